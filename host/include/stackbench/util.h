@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Small helpers shared by all stackbench code: whole-file reads, bounded string copies,
+ * strict number parsing. All return SB_ERR_* codes with a detail naming the subject.
+ */
+#ifndef STACKBENCH_UTIL_H
+#define STACKBENCH_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL).
+ * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_PERM, SB_ERR_IO or SB_ERR_NOMEM.
+ */
+int sb_read_file(const char *path, char **data, size_t *len);
+
+/*
+ * Write data to path atomically (temporary file in the same folder, fsync, rename).
+ * Returns 0 or SB_ERR_IO.
+ */
+int sb_write_file_atomic(const char *path, const void *data, size_t len);
+
+/* Copy src into dst of size bytes, always terminated; returns strlen(src) (truncated if >= size). */
+size_t sb_strlcpy(char *dst, const char *src, size_t size);
+
+/*
+ * Parse all of s as an unsigned integer (decimal, or hex with 0x); optional k/M/G suffix
+ * (powers of 1024) when allow_suffix. Returns 0 or SB_ERR_INVAL (detail names what).
+ */
+int sb_parse_u64(const char *s, const char *what, bool allow_suffix, uint64_t *out);
+
+/* Parse all of s as a finite double. Returns 0 or SB_ERR_INVAL (detail names what). */
+int sb_parse_double(const char *s, const char *what, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_UTIL_H */

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stackbench/error.h"
+#include "stackbench/util.h"
+
+static int errno_code(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+		return SB_ERR_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+		return SB_ERR_PERM;
+	case ENOMEM:
+		return SB_ERR_NOMEM;
+	default:
+		return SB_ERR_IO;
+	}
+}
+
+int sb_read_file(const char *path, char **data, size_t *len)
+{
+	FILE *f;
+	char *buf = NULL;
+	size_t size = 0, used = 0, n;
+	int err;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		err = errno;
+		return sb_error_set(errno_code(err), "cannot open '%s': %s", path, strerror(err));
+	}
+	for (;;) {
+		if (used + 4096 + 1 > size) {
+			size_t nsize = size ? size * 2 : 65536;
+			char *nbuf = realloc(buf, nsize);
+
+			if (!nbuf) {
+				err =
+				    sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", path);
+				goto fail;
+			}
+			buf = nbuf;
+			size = nsize;
+		}
+		n = fread(buf + used, 1, size - used - 1, f);
+		used += n;
+		if (n == 0) {
+			if (ferror(f)) {
+				err = sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path,
+				                   strerror(errno));
+				goto fail;
+			}
+			break;
+		}
+	}
+	fclose(f);
+	buf[used] = '\0';
+	*data = buf;
+	*len = used;
+	return 0;
+fail:
+	free(buf);
+	fclose(f);
+	return err;
+}
+
+int sb_write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char tmp[PATH_MAX];
+	int fd, err;
+	const char *p = data;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
+		return sb_error_set(SB_ERR_INVAL, "path too long: '%s'", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = errno;
+		return sb_error_set(errno_code(err), "cannot create '%s': %s", tmp, strerror(err));
+	}
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			err =
+			    sb_error_set(SB_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+			goto fail;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fsync(fd) < 0) {
+		err = sb_error_set(SB_ERR_IO, "cannot sync '%s': %s", tmp, strerror(errno));
+		goto fail;
+	}
+	close(fd);
+	if (rename(tmp, path) < 0) {
+		err = errno;
+		unlink(tmp);
+		return sb_error_set(SB_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
+		                    strerror(err));
+	}
+	return 0;
+fail:
+	close(fd);
+	unlink(tmp);
+	return err;
+}
+
+size_t sb_strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+int sb_parse_u64(const char *s, const char *what, bool allow_suffix, uint64_t *out)
+{
+	unsigned long long v;
+	uint64_t mul = 1;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		goto bad;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || end == s)
+		goto bad;
+	if (*end && allow_suffix && !end[1]) {
+		switch (*end) {
+		case 'k':
+		case 'K':
+			mul = 1ull << 10;
+			break;
+		case 'M':
+			mul = 1ull << 20;
+			break;
+		case 'G':
+			mul = 1ull << 30;
+			break;
+		default:
+			goto bad;
+		}
+		end++;
+	}
+	if (*end)
+		goto bad;
+	if (v > UINT64_MAX / mul)
+		return sb_error_set(SB_ERR_INVAL, "%s: '%s' is too large", what, s);
+	*out = (uint64_t)v * mul;
+	return 0;
+bad:
+	return sb_error_set(SB_ERR_INVAL, "%s: expected an unsigned integer, got '%s'", what,
+	                    s ? s : "");
+}
+
+int sb_parse_double(const char *s, const char *what, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		goto bad;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || end == s || !isfinite(v))
+		goto bad;
+	*out = v;
+	return 0;
+bad:
+	return sb_error_set(SB_ERR_INVAL, "%s: expected a number, got '%s'", what, s ? s : "");
+}

@@ -1,0 +1,449 @@
+/* SPDX-License-Identifier: MIT */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libfyaml.h>
+
+#include "stackbench/error.h"
+#include "stackbench/util.h"
+#include "stackbench/yaml.h"
+
+static void diag_discard(struct fy_diag *diag, void *user, const char *buf, size_t len)
+{
+	(void)diag;
+	(void)user;
+	(void)buf;
+	(void)len;
+}
+
+static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
+{
+	struct fy_diag_cfg dcfg;
+	struct fy_parse_cfg pcfg;
+	struct fy_diag *diag;
+	struct fy_diag_error *de;
+	void *it = NULL;
+	int err;
+
+	memset(y, 0, sizeof(*y));
+	y->name = strdup(name);
+	if (!y->name) {
+		free(text);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	}
+	fy_diag_cfg_default(&dcfg);
+	dcfg.fp = NULL;
+	dcfg.output_fn = diag_discard;
+	dcfg.colorize = false;
+	diag = fy_diag_create(&dcfg);
+	if (!diag) {
+		free(text);
+		err = sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+		goto fail_diag;
+	}
+	fy_diag_set_collect_errors(diag, true);
+	memset(&pcfg, 0, sizeof(pcfg));
+	pcfg.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;
+	pcfg.diag = diag;
+	/* Takes ownership of text (freed with the document or on failure). */
+	y->fyd = fy_document_build_from_malloc_string(&pcfg, text, len);
+	if (!y->fyd) {
+		de = fy_diag_errors_iterate(diag, &it);
+		if (de)
+			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s",
+			                   name, de->line + 1, de->column + 1, de->msg);
+		else
+			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s': not valid YAML", name);
+		goto fail_doc;
+	}
+	fy_diag_unref(diag);
+	return 0;
+
+fail_doc:
+	fy_diag_unref(diag);
+fail_diag:
+	free(y->name);
+	y->name = NULL;
+	return err;
+}
+
+int sb_yaml_load_file(struct sb_yaml *y, const char *path)
+{
+	char *text;
+	size_t len;
+	int err;
+
+	err = sb_read_file(path, &text, &len);
+	if (err < 0) {
+		memset(y, 0, sizeof(*y));
+		return err;
+	}
+	return load(y, path, text, len);
+}
+
+int sb_yaml_load_string(struct sb_yaml *y, const char *name, const char *text, size_t len)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy) {
+		memset(y, 0, sizeof(*y));
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	return load(y, name, copy, len);
+}
+
+void sb_yaml_release(struct sb_yaml *y)
+{
+	if (y->fyd)
+		fy_document_destroy(y->fyd);
+	free(y->name);
+	y->fyd = NULL;
+	y->name = NULL;
+}
+
+struct fy_node *sb_yaml_root(const struct sb_yaml *y)
+{
+	return y->fyd ? fy_document_root(y->fyd) : NULL;
+}
+
+int sb_yaml_line(struct fy_node *n)
+{
+	struct fy_token *t;
+	const struct fy_mark *m;
+	struct fy_node_pair *p;
+	void *it = NULL;
+
+	if (!n)
+		return 0;
+	switch (fy_node_get_type(n)) {
+	case FYNT_SCALAR:
+		t = fy_node_get_scalar_token(n);
+		m = t ? fy_token_start_mark(t) : NULL;
+		return m ? m->line + 1 : 0;
+	case FYNT_MAPPING:
+		p = fy_node_mapping_iterate(n, &it);
+		return p ? sb_yaml_line(fy_node_pair_key(p)) : 0;
+	case FYNT_SEQUENCE:
+		return sb_yaml_line(fy_node_sequence_iterate(n, &it));
+	}
+	return 0;
+}
+
+int sb_yaml_error(const struct sb_yaml *y, struct fy_node *at, int err, const char *fmt, ...)
+{
+	char msg[768];
+	va_list ap;
+	int line = sb_yaml_line(at);
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		return sb_error_set(err, "cannot parse '%s' line %d: %s", y->name, line, msg);
+	return sb_error_set(err, "cannot parse '%s': %s", y->name, msg);
+}
+
+int sb_yaml_expect_map(const struct sb_yaml *y, struct fy_node *n, const char *what)
+{
+	if (!n || !fy_node_is_mapping(n))
+		return sb_yaml_error(y, n, SB_ERR_PARSE, "%s must be a mapping", what);
+	return 0;
+}
+
+int sb_yaml_expect_seq(const struct sb_yaml *y, struct fy_node *n, const char *what)
+{
+	if (!n || !fy_node_is_sequence(n))
+		return sb_yaml_error(y, n, SB_ERR_PARSE, "%s must be a list", what);
+	return 0;
+}
+
+int sb_yaml_check_keys(const struct sb_yaml *y, struct fy_node *map, const char *where,
+                       const char *const allowed[])
+{
+	struct fy_node_pair *p;
+	void *it = NULL;
+
+	while ((p = fy_node_mapping_iterate(map, &it))) {
+		struct fy_node *k = fy_node_pair_key(p);
+		const char *key = k ? fy_node_get_scalar0(k) : NULL;
+		size_t i;
+
+		if (!key)
+			return sb_yaml_error(y, k, SB_ERR_PARSE, "keys in '%s' must be plain text",
+			                     where);
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(allowed[i], key))
+				break;
+		if (!allowed[i])
+			return sb_yaml_error(y, k, SB_ERR_PARSE, "unknown key '%s' in '%s'", key,
+			                     where);
+	}
+	return 0;
+}
+
+struct fy_node *sb_yaml_get(struct fy_node *map, const char *key)
+{
+	if (!map || !fy_node_is_mapping(map))
+		return NULL;
+	return fy_node_mapping_lookup_by_string(map, key, FY_NT);
+}
+
+static const char *scalar(struct fy_node *n)
+{
+	if (!n || !fy_node_is_scalar(n) || fy_node_is_alias(n))
+		return NULL;
+	return fy_node_get_scalar0(n);
+}
+
+int sb_yaml_to_str(const struct sb_yaml *y, struct fy_node *n, const char *what, const char **out)
+{
+	const char *s = scalar(n);
+
+	if (!s)
+		return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: expected a text value", what);
+	*out = s;
+	return 0;
+}
+
+/* Copy s without '_' separators into buf; false if it does not fit or is empty. */
+static bool strip_separators(const char *s, char *buf, size_t size)
+{
+	size_t j = 0;
+
+	for (; *s; s++) {
+		if (*s == '_')
+			continue;
+		if (j + 1 >= size)
+			return false;
+		buf[j++] = *s;
+	}
+	buf[j] = '\0';
+	return j > 0;
+}
+
+int sb_yaml_to_u64(const struct sb_yaml *y, struct fy_node *n, const char *what, uint64_t min,
+                   uint64_t max, uint64_t *out)
+{
+	const char *s = scalar(n);
+	char buf[80];
+	char *end;
+	unsigned long long v;
+
+	if (!s || !strip_separators(s, buf, sizeof(buf)) || buf[0] == '-' || buf[0] == '+')
+		goto bad;
+	errno = 0;
+	v = strtoull(buf, &end, 0);
+	if (errno || *end)
+		goto bad;
+	if (v < min || v > max)
+		return sb_yaml_error(y, n, SB_ERR_PARSE,
+		                     "%s: %llu is out of range [%" PRIu64 ", %" PRIu64 "]", what, v,
+		                     min, max);
+	*out = v;
+	return 0;
+bad:
+	return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: expected an unsigned integer, got '%s'", what,
+	                     s ? s : "(not a scalar)");
+}
+
+int sb_yaml_to_i64(const struct sb_yaml *y, struct fy_node *n, const char *what, int64_t min,
+                   int64_t max, int64_t *out)
+{
+	const char *s = scalar(n);
+	char buf[80];
+	char *end;
+	long long v;
+
+	if (!s || !strip_separators(s, buf, sizeof(buf)))
+		goto bad;
+	errno = 0;
+	v = strtoll(buf, &end, 0);
+	if (errno || *end)
+		goto bad;
+	if (v < min || v > max)
+		return sb_yaml_error(y, n, SB_ERR_PARSE,
+		                     "%s: %lld is out of range [%" PRId64 ", %" PRId64 "]", what, v,
+		                     min, max);
+	*out = v;
+	return 0;
+bad:
+	return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: expected an integer, got '%s'", what,
+	                     s ? s : "(not a scalar)");
+}
+
+int sb_yaml_to_double(const struct sb_yaml *y, struct fy_node *n, const char *what, double min,
+                      double max, double *out)
+{
+	const char *s = scalar(n);
+	char buf[80];
+	char *end;
+	double v;
+
+	if (!s || !strip_separators(s, buf, sizeof(buf)))
+		goto bad;
+	errno = 0;
+	v = strtod(buf, &end);
+	if (errno || *end || !isfinite(v))
+		goto bad;
+	if (v < min || v > max)
+		return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: %g is out of range [%g, %g]", what, v,
+		                     min, max);
+	*out = v;
+	return 0;
+bad:
+	return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: expected a number, got '%s'", what,
+	                     s ? s : "(not a scalar)");
+}
+
+int sb_yaml_to_bool(const struct sb_yaml *y, struct fy_node *n, const char *what, bool *out)
+{
+	static const char *const yes[] = {"true", "yes", "on", NULL};
+	static const char *const no[] = {"false", "no", "off", NULL};
+	const char *s = scalar(n);
+
+	for (size_t i = 0; s && yes[i]; i++) {
+		if (!strcmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: expected true or false, got '%s'", what,
+	                     s ? s : "(not a scalar)");
+}
+
+int sb_yaml_to_enum(const struct sb_yaml *y, struct fy_node *n, const char *what,
+                    const char *const names[], int *out)
+{
+	const char *s = scalar(n);
+	char list[512];
+	size_t off = 0;
+
+	for (int i = 0; s && names[i]; i++) {
+		if (!strcmp(s, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	list[0] = '\0';
+	for (int i = 0; names[i] && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+		                        names[i]);
+	return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: unknown value '%s' (expected %s)", what,
+	                     s ? s : "(not a scalar)", list);
+}
+
+static int lookup(const struct sb_yaml *y, struct fy_node *map, const char *key, bool required,
+                  struct fy_node **n, char *what, size_t what_size)
+{
+	*n = sb_yaml_get(map, key);
+	snprintf(what, what_size, "key '%s'", key);
+	if (!*n) {
+		if (required)
+			return sb_yaml_error(y, map, SB_ERR_PARSE, "missing key '%s'", key);
+		return 0;
+	}
+	return 1;
+}
+
+#define SB_YAML_GETTER(fn, conv, type, ...)                                                        \
+	int fn                                                                                     \
+	{                                                                                          \
+		struct fy_node *n;                                                                 \
+		char what[96];                                                                     \
+		type tmp;                                                                          \
+		int err = lookup(y, map, key, required, &n, what, sizeof(what));                   \
+		if (err <= 0)                                                                      \
+			return err;                                                                \
+		err = conv(y, n, what, __VA_ARGS__, &tmp);                                         \
+		if (err < 0)                                                                       \
+			return err;                                                                \
+		*out = tmp;                                                                        \
+		return 1;                                                                          \
+	}
+
+SB_YAML_GETTER(sb_yaml_get_u64(const struct sb_yaml *y, struct fy_node *map, const char *key,
+                               bool required, uint64_t min, uint64_t max, uint64_t *out),
+               sb_yaml_to_u64, uint64_t, min, max)
+SB_YAML_GETTER(sb_yaml_get_i64(const struct sb_yaml *y, struct fy_node *map, const char *key,
+                               bool required, int64_t min, int64_t max, int64_t *out),
+               sb_yaml_to_i64, int64_t, min, max)
+SB_YAML_GETTER(sb_yaml_get_double(const struct sb_yaml *y, struct fy_node *map, const char *key,
+                                  bool required, double min, double max, double *out),
+               sb_yaml_to_double, double, min, max)
+SB_YAML_GETTER(sb_yaml_get_enum(const struct sb_yaml *y, struct fy_node *map, const char *key,
+                                bool required, const char *const names[], int *out),
+               sb_yaml_to_enum, int, names)
+
+int sb_yaml_get_u32(const struct sb_yaml *y, struct fy_node *map, const char *key, bool required,
+                    uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+	int err = sb_yaml_get_u64(y, map, key, required, min, max, &v);
+
+	if (err == 1)
+		*out = (uint32_t)v;
+	return err;
+}
+
+int sb_yaml_get_bool(const struct sb_yaml *y, struct fy_node *map, const char *key, bool required,
+                     bool *out)
+{
+	struct fy_node *n;
+	char what[96];
+	int err = lookup(y, map, key, required, &n, what, sizeof(what));
+
+	if (err <= 0)
+		return err;
+	err = sb_yaml_to_bool(y, n, what, out);
+	return err < 0 ? err : 1;
+}
+
+int sb_yaml_get_str(const struct sb_yaml *y, struct fy_node *map, const char *key, bool required,
+                    const char **out)
+{
+	struct fy_node *n;
+	char what[96];
+	int err = lookup(y, map, key, required, &n, what, sizeof(what));
+
+	if (err <= 0)
+		return err;
+	err = sb_yaml_to_str(y, n, what, out);
+	return err < 0 ? err : 1;
+}
+
+struct fy_node *sb_yaml_seq_next(struct fy_node *seq, void **iter)
+{
+	return fy_node_sequence_iterate(seq, iter);
+}
+
+int sb_yaml_seq_len(struct fy_node *seq)
+{
+	return fy_node_sequence_item_count(seq);
+}
+
+bool sb_yaml_map_next(struct fy_node *map, void **iter, const char **key, struct fy_node **value,
+                      struct fy_node **key_node)
+{
+	struct fy_node_pair *p = fy_node_mapping_iterate(map, iter);
+
+	if (!p)
+		return false;
+	if (key_node)
+		*key_node = fy_node_pair_key(p);
+	*key = fy_node_get_scalar0(fy_node_pair_key(p));
+	if (!*key)
+		*key = "";
+	*value = fy_node_pair_value(p);
+	return true;
+}

@@ -1,0 +1,10 @@
+#!/bin/sh
+# Configure and build stackbench into a build folder.
+#   scripts/build.sh [BUILD_DIR] [extra cmake options...]
+# BUILD_DIR defaults to ./build. Warnings are errors (as in CI).
+set -eu
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+[ $# -gt 0 ] && shift
+cmake -S . -B "$dir" -DSB_WERROR=ON "$@" >/dev/null
+cmake --build "$dir" -j "$(nproc)"

@@ -1,0 +1,37 @@
+#!/bin/sh
+# Install the Debian 12 packages stackbench needs to build, test and run.
+# Idempotent: only packages that are missing are installed. Run as root (or with sudo).
+set -eu
+
+PKGS="
+build-essential cmake pkg-config git ca-certificates
+libfyaml-dev libcjson-dev libsqlite3-dev sqlite3 libzstd-dev
+libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev
+libcriterion-dev
+gnuplot-nox
+verilator iverilog yosys
+qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	echo "deps: all packages present"
+	exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO="sudo"
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing
