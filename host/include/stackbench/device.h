@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device API: one board (simulated or real) behind a transport. Opening a device walks its
+ * self-describing register blocks; after that, host code finds blocks by type and programs
+ * registers with the offsets of the generated register map (sb_regmap.h).
+ *
+ * The device also owns the bench clock: sb_device_now_ns() / sb_device_wait_ns() are a
+ * monotonic clock on hardware and the model's virtual time in simulation, so one host code
+ * path serves both.
+ */
+#ifndef STACKBENCH_DEVICE_H
+#define STACKBENCH_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sb_device;
+
+/* A register block found by the walk. */
+struct sb_block_info {
+	uint32_t offset;
+	uint32_t type;
+	uint32_t version; /* major << 16 | minor */
+	uint32_t next;
+	const char *name; /* block name from the register map, or NULL for an unknown type */
+};
+
+/* The firmware-ID block. */
+struct sb_fw_info {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t fw_version;
+	uint32_t build_id;
+	uint32_t regmap_hash;
+	uint32_t regmap_size;
+};
+
+/* A buffer the board can write by DMA. */
+struct sb_dma_buf {
+	void *host;
+	uint64_t bus;
+	size_t len;
+	void *priv;
+};
+
+#define SB_DEVICE_MAX_BLOCKS 128
+
+/*
+ * Open the board named by uri (see stackbench/uri.h), walk its register blocks and check them.
+ * Returns 0 or:
+ *   SB_ERR_URI            malformed URI;
+ *   SB_ERR_NOT_FOUND      no such device node, PCI function or profile;
+ *   SB_ERR_NOT_SUPPORTED  transport not available in this build or on this machine;
+ *   SB_ERR_PERM, SB_ERR_IO opening or mapping failed;
+ *   SB_ERR_BAD_MAGIC      no firmware-ID block at offset 0, or a wrong magic;
+ *   SB_ERR_VERSION        a known block has an unsupported major version;
+ *   SB_ERR_LOOP           the NEXT pointers form a loop (or too many blocks);
+ *   SB_ERR_ALIGN          a NEXT pointer is not block-aligned;
+ *   SB_ERR_RANGE          a NEXT pointer lies outside the register space;
+ *   SB_ERR_PARSE          bad simulator profile or option;
+ *   SB_ERR_NOMEM.
+ * The detail (sb_error_detail()) names the URI and the offending block.
+ */
+int sb_device_open(struct sb_device **dev, const char *uri);
+
+/* Close and free; NULL is ignored. */
+void sb_device_close(struct sb_device *dev);
+
+const char *sb_device_uri(const struct sb_device *dev);
+const char *sb_device_transport(const struct sb_device *dev);
+
+/* Register access at byte offsets. Return 0 or the transport's error (SB_ERR_RANGE, SB_ERR_IO). */
+int sb_device_read32(struct sb_device *dev, uint32_t offset, uint32_t *value);
+int sb_device_write32(struct sb_device *dev, uint32_t offset, uint32_t value);
+/* 64-bit registers: low word first (it latches the high word), then the high word. */
+int sb_device_read64(struct sb_device *dev, uint32_t offset, uint64_t *value);
+int sb_device_write64(struct sb_device *dev, uint32_t offset, uint64_t value);
+
+/* Bytes of register space of the transport. */
+uint32_t sb_device_regspace_size(const struct sb_device *dev);
+
+/* The blocks in walk order. */
+unsigned sb_device_block_count(const struct sb_device *dev);
+const struct sb_block_info *sb_device_block(const struct sb_device *dev, unsigned i);
+
+/* Offset of the index-th block of a type; SB_ERR_NOT_FOUND if there is none. */
+int sb_device_find_block(const struct sb_device *dev, uint32_t type, unsigned index,
+                         uint32_t *offset);
+
+/* Number of blocks of a type (e.g. GUPS ports). */
+unsigned sb_device_count_blocks(const struct sb_device *dev, uint32_t type);
+
+/* Number of GUPS ports. */
+unsigned sb_device_port_count(const struct sb_device *dev);
+
+const struct sb_fw_info *sb_device_fw(const struct sb_device *dev);
+
+/* Bench clock, in nanoseconds since the device was opened (simulation) or since boot. */
+uint64_t sb_device_now_ns(struct sb_device *dev);
+
+/*
+ * Let ns nanoseconds of bench time pass: sleep on hardware, advance the model in simulation.
+ * Returns 0, SB_ERR_INTERRUPTED, or the model's error.
+ */
+int sb_device_wait_ns(struct sb_device *dev, uint64_t ns);
+
+/* Allocate / free a buffer the board can write. SB_ERR_NOT_SUPPORTED where unavailable. */
+int sb_device_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *buf);
+void sb_device_dma_free(struct sb_device *dev, struct sb_dma_buf *buf);
+
+/*
+ * Wait up to timeout_ns of bench time for one of the events in mask (irq block bits); *events
+ * receives the pending bits. Returns 0, SB_ERR_TIMEOUT, or a transport error.
+ */
+int sb_device_wait_event(struct sb_device *dev, uint32_t mask, uint64_t timeout_ns,
+                         uint32_t *events);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_DEVICE_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The transport operations table: the only path by which host code touches a board. The sim,
+ * pci and dev transports implement it; tests implement it with scripted fakes.
+ */
+#ifndef STACKBENCH_TRANSPORT_H
+#define STACKBENCH_TRANSPORT_H
+
+#include <stdint.h>
+
+#include "stackbench/device.h"
+#include "stackbench/uri.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sb_transport_ops {
+	const char *name;
+	/* Open the board named by uri; store the transport's state in *priv. */
+	int (*open)(const struct sb_uri *uri, void **priv);
+	void (*close)(void *priv);
+	int (*read32)(void *priv, uint32_t offset, uint32_t *value);
+	int (*write32)(void *priv, uint32_t offset, uint32_t value);
+	/* Optional: a 64-bit read in one access; NULL = low then high read32. */
+	int (*read64)(void *priv, uint32_t offset, uint64_t *value);
+	/* Bytes of register space. */
+	uint32_t (*regspace_size)(void *priv);
+	/* The bench clock. */
+	uint64_t (*now_ns)(void *priv);
+	int (*wait_ns)(void *priv, uint64_t ns);
+	/* Optional (NULL = SB_ERR_NOT_SUPPORTED). */
+	int (*dma_alloc)(void *priv, size_t len, struct sb_dma_buf *buf);
+	void (*dma_free)(void *priv, struct sb_dma_buf *buf);
+	/* Optional (NULL = poll the irq block on the bench clock). */
+	int (*wait_event)(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events);
+};
+
+/* The built-in transports. */
+extern const struct sb_transport_ops sb_transport_sim;
+extern const struct sb_transport_ops sb_transport_pci;
+extern const struct sb_transport_ops sb_transport_dev;
+
+/*
+ * Open a device over an already opened transport (tests, tools): walks the register blocks as
+ * sb_device_open() does. label is what sb_device_uri() reports. On failure ops->close(priv)
+ * is called. Same return codes as sb_device_open().
+ */
+int sb_device_open_transport(struct sb_device **dev, const struct sb_transport_ops *ops, void *priv,
+                             const char *label);
+
+/* Monotonic clock helpers for hardware transports. */
+uint64_t sb_monotonic_ns(void);
+int sb_sleep_ns(uint64_t ns);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_TRANSPORT_H */
