@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* The stackbench command-line tool: subcommand table and shared helpers. */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <stdio.h>
+
+/* Exit codes (documented in `stackbench --help` and docs/cli.md). */
+enum sb_exit {
+	SB_EXIT_OK = 0,      /* success */
+	SB_EXIT_FAILURE = 1, /* the operation failed (device error, failed measurement, I/O) */
+	SB_EXIT_USAGE = 2,   /* bad command line */
+	SB_EXIT_DEVICE = 3,  /* the device could not be opened or is not a stackbench board */
+	SB_EXIT_INPUT = 4,   /* bad input file (campaign, profile, trace) */
+};
+
+struct sb_cli_command {
+	const char *name;
+	const char *summary;
+	/* argv[0] is the command name; getopt state is reset before the call. */
+	int (*run)(int argc, char **argv);
+	void (*help)(FILE *out);
+};
+
+/* The commands, in the order `stackbench --help` lists them. */
+extern const struct sb_cli_command sb_cmd_info;
+
+/* Print "stackbench: DETAIL" (or the code's text) to stderr; return the exit code for err. */
+int sb_cli_error(int err);
+
+/* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
+int sb_cli_device_error(int err);
+
+/* "stackbench CMD: MESSAGE" + "try 'stackbench CMD --help'" on stderr; returns SB_EXIT_USAGE. */
+int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
+const char *sb_cli_default_device(void);
+
+#endif /* SB_CLI_H */

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackbench: the command-line tool. Global options, then a subcommand.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "stackbench/log.h"
+#include "stackbench/version.h"
+
+static const struct sb_cli_command *const commands[] = {
+    &sb_cmd_info,
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: stackbench [-v|-q]... [--log-level LEVEL] COMMAND [ARGS...]\n"
+	    "       stackbench --help | --version\n"
+	    "       stackbench help COMMAND\n"
+	    "\n"
+	    "Characterize 3D-stacked memory on the bench (HMC on the AC-510) or on the simulated\n"
+	    "bench when no board is attached (device URI sim:).\n"
+	    "\n"
+	    "Commands:\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(out, "  %-12s %s\n", commands[i]->name, commands[i]->summary);
+	fprintf(
+	    out,
+	    "\n"
+	    "Global options:\n"
+	    "  -v, --verbose          more log output (repeat for debug, trace)\n"
+	    "  -q, --quiet            less log output (errors only; twice: nothing)\n"
+	    "      --log-level LEVEL  none, error, warn, info, debug or trace\n"
+	    "  -h, --help             this help\n"
+	    "  -V, --version          print the version\n"
+	    "\n"
+	    "Device URIs: sim:[PROFILE][?KEY=VALUE&...]  pci:[DDDD:]BB:DD.F  dev:/dev/stackbenchN\n"
+	    "The default device is $STACKBENCH_DEVICE, or sim: when it is unset.\n"
+	    "\n"
+	    "Exit codes: 0 success, 1 failure, 2 bad command line, 3 device cannot be opened,\n"
+	    "4 bad input file.\n");
+}
+
+static const struct sb_cli_command *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i]->name, name))
+			return commands[i];
+	return NULL;
+}
+
+static int parse_level(const char *s, int *level)
+{
+	for (int l = SB_LOG_NONE; l <= SB_LOG_TRACE; l++) {
+		if (!strcmp(s, sb_log_level_name((enum sb_log_level)l))) {
+			*level = l;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"verbose", no_argument, NULL, 'v'},         {"quiet", no_argument, NULL, 'q'},
+	    {"log-level", required_argument, NULL, 'L'}, {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},         {NULL, 0, NULL, 0},
+	};
+	const struct sb_cli_command *cmd;
+	int level = SB_LOG_WARN;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+vqhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'v':
+			if (level < SB_LOG_TRACE)
+				level++;
+			break;
+		case 'q':
+			if (level > SB_LOG_NONE)
+				level--;
+			break;
+		case 'L':
+			if (parse_level(optarg, &level) < 0) {
+				fprintf(stderr,
+				        "stackbench: unknown log level '%s' (none, error, warn, "
+				        "info, debug, trace)\n",
+				        optarg);
+				return SB_EXIT_USAGE;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return SB_EXIT_OK;
+		case 'V':
+			printf("stackbench %s\n", sb_version());
+			return SB_EXIT_OK;
+		default:
+			usage(stderr);
+			return SB_EXIT_USAGE;
+		}
+	}
+	sb_log_set_level((enum sb_log_level)level);
+	if (optind >= argc) {
+		usage(stderr);
+		return SB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[optind], "help")) {
+		if (optind + 1 >= argc) {
+			usage(stdout);
+			return SB_EXIT_OK;
+		}
+		cmd = find(argv[optind + 1]);
+		if (!cmd) {
+			fprintf(stderr, "stackbench: unknown command '%s'\n", argv[optind + 1]);
+			return SB_EXIT_USAGE;
+		}
+		cmd->help(stdout);
+		return SB_EXIT_OK;
+	}
+	cmd = find(argv[optind]);
+	if (!cmd) {
+		fprintf(stderr, "stackbench: unknown command '%s'; see 'stackbench --help'\n",
+		        argv[optind]);
+		return SB_EXIT_USAGE;
+	}
+	argc -= optind;
+	argv += optind;
+	optind = 0; /* restart getopt for the subcommand */
+	return cmd->run(argc, argv);
+}
