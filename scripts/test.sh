@@ -1,0 +1,13 @@
+#!/bin/sh
+# Quick start, second command (and what CI runs): install what is missing, build, run the whole
+# test suite, then build with AddressSanitizer + UndefinedBehaviorSanitizer and run the C tests
+# again there.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/deps.sh
+./scripts/build.sh build
+(cd build && ctest --output-on-failure -j "$(nproc)")
+./scripts/build.sh build-asan -DSB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|regmap')
+echo "test.sh: all tests passed"
