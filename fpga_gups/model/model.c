@@ -280,3 +280,9 @@ void *sb_model_dma_ptr(struct sb_model *m, uint64_t bus_addr, size_t len)
 	}
 	return NULL;
 }
+
+void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void *ctx)
+{
+	m->req_hook = fn;
+	m->req_hook_ctx = ctx;
+}

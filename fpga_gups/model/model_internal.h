@@ -30,6 +30,8 @@ struct sb_model {
 		uint32_t crc_errors, link_retries, error_responses, thermal_events;
 	} hmc;
 	struct sb_model_dma dma[SB_MODEL_DMA_MAX];
+	sb_model_request_fn req_hook;
+	void *req_hook_ctx;
 };
 
 uint64_t sb_model_cycles(const struct sb_model *m);

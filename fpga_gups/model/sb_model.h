@@ -63,4 +63,21 @@ void sb_model_dma_unmap(struct sb_model *m, uint64_t bus_addr);
 /* Interrupt lines: the irq block's pending bits (status & mask). */
 uint32_t sb_model_irq_pending(const struct sb_model *m);
 
+/*
+ * Observation for tests and co-simulation (not used by host code): every request the GUPS
+ * engine submits to the HMC controller, in submission order.
+ */
+struct sb_model_request {
+	uint64_t time_ps; /* submission time */
+	uint64_t addr;    /* 34-bit byte address */
+	uint8_t port;
+	uint8_t write; /* 0 read, 1 write */
+	uint8_t flits; /* data flits 1..8 */
+	uint8_t tag;
+};
+typedef void (*sb_model_request_fn)(void *ctx, const struct sb_model_request *req);
+
+/* Install (fn != NULL) or remove the request observer. */
+void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void *ctx);
+
 #endif /* SB_MODEL_H */
