@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xBF4873DFull,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x65A7C88Dull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -408,6 +408,40 @@ static const struct sb_regmap_reg r_gups_port[] = {
 	 NULL, 0, "Seed of the random address generator (0 is replaced by 1)."},
 };
 
+static const struct sb_regmap_field f_sim_ctrl_control[] = {
+	{"ff_enable", 0, 0, SB_ACC_RW, false, 0x1u, NULL, 0, "Allow steady-state fast-forward."},
+	{"inject_thermal", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Put the cube into thermal failure now."},
+};
+
+static const struct sb_regmap_field f_sim_ctrl_ff_status[] = {
+	{"used", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Fast-forward was used since the last port start."},
+	{"active", 1, 1, SB_ACC_RO, false, 0x0u, NULL, 0, "The ports are in a converged steady state."},
+};
+
+static const struct sb_regmap_reg r_sim_ctrl[] = {
+	{"control", 0xCu, 32, 1, 0x4u, SB_ACC_RW, 0x1ull,
+	 {0x00000001u, 0x00000000u}, {0x00000002u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_sim_ctrl_control, 2, ""},
+	{"ff_tolerance_ppm", 0x10u, 32, 1, 0x4u, SB_ACC_RW, 0x1388ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Fast-forward when throughput and mean latency of consecutive windows agree within this (parts per million)."},
+	{"ff_window_us", 0x14u, 32, 1, 0x4u, SB_ACC_RW, 0x14ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Length of a convergence window in microseconds of simulated time."},
+	{"ff_status", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_sim_ctrl_ff_status, 2, ""},
+	{"ff_skipped_ns", 0x20u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Simulated time advanced by fast-forward since the last port start."},
+	{"ff_jumps", 0x28u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Fast-forward jumps since the last port start."},
+	{"requests", 0x30u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Requests simulated one by one since the model started (not counting fast-forwarded ones)."},
+};
+
 const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"fw_id", 0x53420001u, 0x00010000u, 0x20u, r_fw_id, 5, "Firmware identification; always at offset 0. The host checks the magic, the block's major version and the register-map hash before it trusts anything else."},
 	{"board", 0x53420002u, 0x00010000u, 0x40u, r_board, 9, "The board and the memory device on it."},
@@ -416,8 +450,9 @@ const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"trace", 0x53420004u, 0x00010000u, 0x80u, r_trace, 16, "Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip buffer readable through rd_index / rd_data or, with control.dma, into a host ring buffer at buf_addr."},
 	{"stream", 0x53420006u, 0x00010000u, 0x200u, r_stream, 7, "Stream GUPS: the host fills up to 28 request entries, starts the group on one port and reads back each request's latency and status. In integrity mode write data is a pattern of (data_seed, address, beat) and read data is compared with the same pattern."},
 	{"gups_port", 0x53420010u, 0x00010000u, 0x100u, r_gups_port, 23, "One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) | addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw."},
+	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
 };
-const unsigned sb_regmap_nblocks = 7;
+const unsigned sb_regmap_nblocks = 8;
 
 const struct sb_regmap_instance sb_regmap_layout[] = {
 	{0, 0x0u, 1, 0x20u},
@@ -427,8 +462,9 @@ const struct sb_regmap_instance sb_regmap_layout[] = {
 	{4, 0x400u, 1, 0x80u},
 	{5, 0x800u, 1, 0x200u},
 	{6, 0x1000u, 9, 0x100u},
+	{7, 0x1F00u, 1, 0x40u},
 };
-const unsigned sb_regmap_nlayout = 7;
+const unsigned sb_regmap_nlayout = 8;
 
 static const struct sb_regmap_record_field rf_trace_record[] = {
 	{"time_lo", 0, 0, 31, "Issue time in user-clock cycles, low word."},
