@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The board model: register behaviour of the AC-510 design and simulated time.
+ * The board model: register behaviour of the AC-510 design (identity, HMC controller, resets,
+ * interrupts, the simulator's own sim_ctrl block) and simulated time. The GUPS engine, links
+ * and cube are in engine.c, fast-forward in ff.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -9,17 +11,12 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 
-static uint64_t cycles_at(const struct sb_model *m, uint64_t ps)
-{
-	return (uint64_t)((unsigned __int128)ps * m->prof.user_clock_hz / 1000000000000ull);
-}
-
 uint64_t sb_model_cycles(const struct sb_model *m)
 {
-	return cycles_at(m, m->now_ps);
+	return m->now / m->tm.cycle;
 }
 
-static void raise_irq(struct sb_model *m, uint32_t bits)
+void sb_model_raise_irq(struct sb_model *m, uint32_t bits)
 {
 	uint32_t off = m->blk_irq + SB_IRQ_STATUS;
 
@@ -44,45 +41,93 @@ static uint64_t hmc_status(const struct sb_model *m)
 	return v;
 }
 
-static uint64_t reg_read(void *ctx, const struct sb_regloc *l, uint64_t stored)
+static uint64_t hmc_read(struct sb_model *m, uint32_t reg, uint64_t stored)
 {
-	struct sb_model *m = ctx;
-	uint32_t ro = l->reg->offset;
-
-	switch (l->block_type) {
-	case SB_BLK_BOARD_TYPE:
-		if (ro == SB_BOARD_CYCLES)
-			return sb_model_cycles(m);
-		return stored;
-	case SB_BLK_HMC_CTRL_TYPE:
-		switch (ro) {
-		case SB_HMC_CTRL_STATUS:
-			return hmc_status(m);
-		case SB_HMC_CTRL_LINK_STATUS:
-			return m->hmc.ready ? (1u << m->prof.links) - 1 : 0;
-		case SB_HMC_CTRL_CRC_ERRORS:
-			return m->hmc.crc_errors;
-		case SB_HMC_CTRL_LINK_RETRIES:
-			return m->hmc.link_retries;
-		case SB_HMC_CTRL_ERROR_RESPONSES:
-			return m->hmc.error_responses;
-		case SB_HMC_CTRL_THERMAL_EVENTS:
-			return m->hmc.thermal_events;
-		}
-		return stored;
-	case SB_BLK_IRQ_TYPE:
-		if (ro == SB_IRQ_PENDING)
-			return sb_model_irq_pending(m);
-		return stored;
+	switch (reg) {
+	case SB_HMC_CTRL_STATUS:
+		return hmc_status(m);
+	case SB_HMC_CTRL_LINK_STATUS:
+		return m->hmc.ready ? (1u << m->prof.links) - 1 : 0;
+	case SB_HMC_CTRL_CRC_ERRORS:
+		return m->hmc.crc_errors;
+	case SB_HMC_CTRL_LINK_RETRIES:
+		return m->hmc.link_retries;
+	case SB_HMC_CTRL_ERROR_RESPONSES:
+		sb_engine_settle(m, m->now);
+		return m->hmc.error_responses;
+	case SB_HMC_CTRL_THERMAL_EVENTS:
+		return m->hmc.thermal_events;
 	default:
 		return stored;
 	}
 }
 
+static uint64_t sim_read(struct sb_model *m, uint32_t reg, uint64_t stored)
+{
+	switch (reg) {
+	case SB_SIM_CTRL_FF_STATUS:
+		return (m->st.ff_used ? SB_SIM_CTRL_FF_STATUS_USED_MASK : 0) |
+		       (m->st.ff_active ? SB_SIM_CTRL_FF_STATUS_ACTIVE_MASK : 0);
+	case SB_SIM_CTRL_FF_SKIPPED_NS:
+		return m->st.ff_skipped_ticks / SB_TICKS_PER_PS / 1000;
+	case SB_SIM_CTRL_FF_JUMPS:
+		return m->st.ff_jumps;
+	case SB_SIM_CTRL_REQUESTS:
+		return m->st.requests;
+	default:
+		return stored;
+	}
+}
+
+static uint64_t reg_read(void *ctx, const struct sb_regloc *l, uint64_t stored)
+{
+	struct sb_model *m = ctx;
+	uint32_t reg = l->reg->offset;
+
+	switch (l->block_type) {
+	case SB_BLK_BOARD_TYPE:
+		return reg == SB_BOARD_CYCLES ? sb_model_cycles(m) : stored;
+	case SB_BLK_HMC_CTRL_TYPE:
+		return hmc_read(m, reg, stored);
+	case SB_BLK_IRQ_TYPE:
+		if (reg == SB_IRQ_PENDING)
+			return sb_model_irq_pending(m);
+		return stored;
+	case SB_BLK_TRACE_TYPE:
+		return sb_engine_trace_read(m, l, stored);
+	case SB_BLK_STREAM_TYPE:
+		return sb_engine_stream_read(m, l, stored);
+	case SB_BLK_GUPS_PORT_TYPE:
+		return sb_engine_port_read(m, l->instance, reg, stored);
+	case SB_BLK_SIM_CTRL_TYPE:
+		return sim_read(m, reg, stored);
+	default:
+		return stored;
+	}
+}
+
+/* The cube or the links go down: what is in flight never comes back. */
+static void links_down(struct sb_model *m)
+{
+	m->hmc.ready = false;
+	m->hmc.in_reset = true;
+	m->hmc.init_busy = false;
+	sb_engine_drop_inflight(m, m->now, 0);
+}
+
 static void hmc_reset(struct sb_model *m, uint32_t pulses)
 {
+	bool was_failed = m->hmc.fail_tick != SB_TICK_NEVER;
+
+	if (pulses & SB_HMC_CTRL_RESET_PORTS_MASK)
+		sb_engine_ports_reset(m);
+	if (pulses & (SB_HMC_CTRL_RESET_CUBE_MASK | SB_HMC_CTRL_RESET_TRANSCEIVERS_MASK)) {
+		if (!was_failed)
+			links_down(m);
+	}
 	if (pulses & SB_HMC_CTRL_RESET_CUBE_MASK) {
-		sb_info("sim: cube reset");
+		sb_info("sim: cube reset at %llu ns", (unsigned long long)(m->now / 3000));
+		sb_engine_cube_reset(m);
 		m->hmc.thermal_fail = false;
 		m->hmc.error = false;
 		m->hmc.errstat = 0;
@@ -90,7 +135,7 @@ static void hmc_reset(struct sb_model *m, uint32_t pulses)
 		m->hmc.in_reset = true;
 	}
 	if (pulses & SB_HMC_CTRL_RESET_TRANSCEIVERS_MASK) {
-		sb_info("sim: transceiver reset");
+		sb_info("sim: transceiver reset at %llu ns", (unsigned long long)(m->now / 3000));
 		m->hmc.ready = false;
 		m->hmc.in_reset = true;
 	}
@@ -99,23 +144,72 @@ static void hmc_reset(struct sb_model *m, uint32_t pulses)
 		m->hmc.link_retries = 0;
 		m->hmc.error_responses = 0;
 	}
+	sb_engine_wake(m);
+}
+
+static void hmc_write(struct sb_model *m, uint32_t reg, uint32_t value, uint32_t pulses)
+{
+	switch (reg) {
+	case SB_HMC_CTRL_RESET:
+		hmc_reset(m, pulses);
+		break;
+	case SB_HMC_CTRL_CONTROL:
+		if ((pulses & SB_HMC_CTRL_CONTROL_INIT_MASK) && !m->hmc.init_busy &&
+		    m->hmc.fail_tick == SB_TICK_NEVER) {
+			m->hmc.init_busy = true;
+			m->hmc.init_done = m->now + m->prof.init_time_ps * SB_TICKS_PER_PS;
+		}
+		break;
+	case SB_HMC_CTRL_ADDR_MODE:
+		sb_engine_set_addr_mode(m, SB_FIELD_GET(SB_HMC_CTRL_ADDR_MODE_BLOCK, value));
+		break;
+	case SB_HMC_CTRL_FLOW_THRESHOLD:
+		sb_engine_flow_update(m);
+		break;
+	default:
+		break;
+	}
+}
+
+static void sim_write(struct sb_model *m, uint32_t reg, uint32_t value, uint32_t pulses)
+{
+	if (reg == SB_SIM_CTRL_CONTROL) {
+		m->ff.enable = value & SB_SIM_CTRL_CONTROL_FF_ENABLE_MASK;
+		if (!m->ff.enable)
+			m->ff.w_end = SB_TICK_NEVER;
+		else
+			sb_engine_ff_begin(m, m->now);
+		if (pulses & SB_SIM_CTRL_CONTROL_INJECT_THERMAL_MASK)
+			sb_model_thermal_failure(m);
+	} else if (reg == SB_SIM_CTRL_FF_TOLERANCE_PPM) {
+		m->ff.tol_ppm = value ? value : 1;
+	} else if (reg == SB_SIM_CTRL_FF_WINDOW_US) {
+		m->ff.window = (uint64_t)(value ? value : 1) * 1000000ull * SB_TICKS_PER_PS;
+		if (m->ff.enable)
+			sb_engine_ff_begin(m, m->now);
+	}
 }
 
 static void reg_write(void *ctx, const struct sb_regloc *l, uint32_t value, uint32_t pulses)
 {
 	struct sb_model *m = ctx;
-	uint32_t ro = l->reg->offset;
+	uint32_t reg = l->reg->offset;
 
-	(void)value;
 	switch (l->block_type) {
 	case SB_BLK_HMC_CTRL_TYPE:
-		if (ro == SB_HMC_CTRL_RESET)
-			hmc_reset(m, pulses);
-		else if (ro == SB_HMC_CTRL_CONTROL && (pulses & SB_HMC_CTRL_CONTROL_INIT_MASK) &&
-		         !m->hmc.init_busy) {
-			m->hmc.init_busy = true;
-			m->hmc.init_done_ps = m->now_ps + m->prof.init_time_ps;
-		}
+		hmc_write(m, reg, value, pulses);
+		break;
+	case SB_BLK_GUPS_PORT_TYPE:
+		sb_engine_port_write(m, l->instance, reg, pulses);
+		break;
+	case SB_BLK_STREAM_TYPE:
+		sb_engine_stream_write(m, l, pulses);
+		break;
+	case SB_BLK_TRACE_TYPE:
+		sb_engine_trace_write(m, l, value, pulses);
+		break;
+	case SB_BLK_SIM_CTRL_TYPE:
+		sim_write(m, reg, value, pulses);
 		break;
 	default:
 		break;
@@ -139,7 +233,7 @@ static void set_identity(struct sb_model *m)
 	        SB_FIELD_PREP(SB_BOARD_LINK_CONFIG_LANE_RATE, p->lane_rate_mbps / 100));
 	sb_regfile_set32(
 	    rf, board + SB_BOARD_CUBE_CONFIG,
-	    SB_FIELD_PREP(SB_BOARD_CUBE_CONFIG_CAPACITY_GB, p->capacity_gb) |
+	    SB_FIELD_PREP(SB_BOARD_CUBE_CONFIG_CAPACITY_GB, (p->capacity_mb + 1023) / 1024) |
 	        SB_FIELD_PREP(SB_BOARD_CUBE_CONFIG_VAULTS, p->vaults) |
 	        SB_FIELD_PREP(SB_BOARD_CUBE_CONFIG_BANKS_PER_VAULT, p->banks_per_vault) |
 	        SB_FIELD_PREP(SB_BOARD_CUBE_CONFIG_HMC_REV, p->hmc_rev));
@@ -148,14 +242,16 @@ static void set_identity(struct sb_model *m)
 	                     SB_BOARD_FEATURES_SIMULATED_MASK);
 	sb_regfile_set32(rf, board + SB_BOARD_SERIAL, p->serial);
 	for (unsigned i = 0; i < p->ports; i++) {
-		uint32_t port = sb_regfile_block(rf, SB_BLK_GUPS_PORT_TYPE, i);
+		uint32_t port = m->blk_port[i];
 		uint32_t info = sb_regfile_get32(rf, port + SB_GUPS_PORT_INFO);
 
 		info &= ~(SB_GUPS_PORT_INFO_INDEX_MASK | SB_GUPS_PORT_INFO_LINK_MASK);
 		info |= SB_FIELD_PREP(SB_GUPS_PORT_INFO_INDEX, i) |
-		        SB_FIELD_PREP(SB_GUPS_PORT_INFO_LINK, i * p->links / p->ports);
+		        SB_FIELD_PREP(SB_GUPS_PORT_INFO_LINK, sb_engine_port_link(m, i));
 		sb_regfile_set32(rf, port + SB_GUPS_PORT_INFO, info);
 	}
+	sb_regfile_set32(rf, m->blk_sim + SB_SIM_CTRL_FF_TOLERANCE_PPM, p->ff_tolerance_ppm);
+	sb_regfile_set32(rf, m->blk_sim + SB_SIM_CTRL_FF_WINDOW_US, p->ff_window_us);
 }
 
 int sb_model_new(struct sb_model **out, const char *profile, const struct sb_model_opt *opts,
@@ -178,13 +274,25 @@ int sb_model_new(struct sb_model **out, const char *profile, const struct sb_mod
 	m->blk_board = sb_regfile_block(&m->rf, SB_BLK_BOARD_TYPE, 0);
 	m->blk_hmc = sb_regfile_block(&m->rf, SB_BLK_HMC_CTRL_TYPE, 0);
 	m->blk_irq = sb_regfile_block(&m->rf, SB_BLK_IRQ_TYPE, 0);
+	m->blk_trace = sb_regfile_block(&m->rf, SB_BLK_TRACE_TYPE, 0);
+	m->blk_stream = sb_regfile_block(&m->rf, SB_BLK_STREAM_TYPE, 0);
+	m->blk_sim = sb_regfile_block(&m->rf, SB_BLK_SIM_CTRL_TYPE, 0);
+	for (unsigned i = 0; i < m->prof.ports; i++)
+		m->blk_port[i] = sb_regfile_block(&m->rf, SB_BLK_GUPS_PORT_TYPE, i);
+	err = sb_engine_init(m);
+	if (err < 0)
+		goto fail_engine;
 	set_identity(m);
 	m->hmc.ready = true;
+	sb_engine_flow_update(m);
 	*out = m;
 	sb_dbg("sim: board model '%s' from '%s', %u ports", m->prof.name, m->prof.path,
 	       m->prof.ports);
 	return 0;
 
+fail_engine:
+	sb_engine_release(m);
+	sb_regfile_release(&m->rf);
 fail_profile:
 	free(m);
 	return err;
@@ -194,6 +302,7 @@ void sb_model_free(struct sb_model *m)
 {
 	if (!m)
 		return;
+	sb_engine_release(m);
 	sb_regfile_release(&m->rf);
 	free(m);
 }
@@ -220,25 +329,29 @@ uint32_t sb_model_regspace_size(const struct sb_model *m)
 
 uint64_t sb_model_now_ps(const struct sb_model *m)
 {
-	return m->now_ps;
+	return m->now / SB_TICKS_PER_PS;
 }
 
 int sb_model_advance(struct sb_model *m, uint64_t dt_ps)
 {
-	uint64_t until = m->now_ps + dt_ps;
+	uint64_t until = m->now + dt_ps * SB_TICKS_PER_PS;
+	int err;
 
-	if (m->hmc.init_busy && m->hmc.init_done_ps <= until) {
+	if (m->hmc.init_busy && m->hmc.init_done <= until) {
+		err = sb_engine_run(m, m->hmc.init_done);
+		if (err < 0)
+			return err;
+		m->now = m->hmc.init_done;
 		m->hmc.init_busy = false;
 		m->hmc.in_reset = false;
 		m->hmc.ready = true;
+		sb_engine_wake(m);
 	}
-	m->now_ps = until;
+	err = sb_engine_run(m, until);
+	if (err < 0)
+		return err;
+	m->now = until;
 	return 0;
-}
-
-void sb_model_raise_irq(struct sb_model *m, uint32_t bits)
-{
-	raise_irq(m, bits);
 }
 
 uint32_t sb_model_irq_pending(const struct sb_model *m)
@@ -285,4 +398,31 @@ void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void 
 {
 	m->req_hook = fn;
 	m->req_hook_ctx = ctx;
+}
+
+void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a)
+{
+	uint64_t trefi = m->hot ? m->tm.trefi / 2 : m->tm.trefi;
+
+	*a = m->act;
+	a->refreshes = m->now / trefi * m->nvaults;
+}
+
+void sb_model_set_temperature(struct sb_model *m, double junction_c)
+{
+	m->temp_c = junction_c;
+	m->hot = junction_c > m->prof.hot_refresh_c;
+}
+
+void sb_model_thermal_failure(struct sb_model *m)
+{
+	if (m->hmc.fail_tick != SB_TICK_NEVER)
+		return;
+	sb_info("sim: thermal failure at %llu ns", (unsigned long long)(m->now / 3000));
+	sb_engine_thermal_fail(m, m->now);
+}
+
+bool sb_model_failed(const struct sb_model *m)
+{
+	return m->hmc.fail_tick != SB_TICK_NEVER;
 }

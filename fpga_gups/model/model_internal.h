@@ -6,11 +6,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
 #include "profile.h"
 #include "regfile.h"
 #include "sb_model.h"
 
 #define SB_MODEL_DMA_MAX 4
+#define SB_MAX_PORTS 9
+#define SB_MAX_VAULTS 16
+#define SB_MAX_LINKS 4
+#define SB_STREAM_ENTRIES 28
 
 struct sb_model_dma {
 	void *host;
@@ -18,24 +23,120 @@ struct sb_model_dma {
 	uint64_t bus;
 };
 
+/* Memory contents kept for stream GUPS integrity checks: 16-byte blocks written by streams. */
+struct sb_mem_entry {
+	uint64_t block; /* address >> 4, +1 (0 = empty slot) */
+	uint32_t data[4];
+};
+
+struct sb_memory {
+	struct sb_mem_entry *tab;
+	size_t cap, used;
+	uint32_t power_seed; /* contents of never-written blocks; changes when contents are lost */
+};
+
+struct sb_stream_entry {
+	uint64_t addr;
+	uint8_t write, flits;
+	bool issued, done, error, mismatch;
+	uint8_t errstat;
+	uint32_t latency;
+};
+
+struct sb_trace {
+	bool enable, dma;
+	uint32_t burst_len, gap, port_mask, buf_size;
+	uint64_t buf_addr;
+	uint32_t in_burst;  /* records in the current burst */
+	uint64_t gap_until; /* tick when the next burst may start */
+	uint32_t sample_id;
+	uint64_t records, dropped;
+	uint32_t wr_ptr;
+	bool wrapped, full;
+	uint32_t *onchip; /* onchip_depth records */
+	uint32_t onchip_depth, onchip_count;
+	uint32_t rd_index;
+};
+
 struct sb_model {
 	struct sb_profile prof;
 	struct sb_regfile rf;
-	uint64_t now_ps;
-	uint32_t blk_board, blk_hmc, blk_irq;
+	uint64_t now; /* ticks */
+	uint32_t blk_board, blk_hmc, blk_irq, blk_trace, blk_stream, blk_sim;
+	uint32_t blk_port[SB_MAX_PORTS];
 	struct {
 		bool ready, thermal_fail, error, init_busy, in_reset;
 		uint32_t errstat;
-		uint64_t init_done_ps;
+		uint64_t init_done; /* ticks */
+		uint64_t fail_tick; /* SB_TICK_NEVER: no failure */
 		uint32_t crc_errors, link_retries, error_responses, thermal_events;
 	} hmc;
 	struct sb_model_dma dma[SB_MODEL_DMA_MAX];
 	sb_model_request_fn req_hook;
 	void *req_hook_ctx;
+
+	/* engine */
+	struct sb_timing tm;
+	unsigned nports, nlinks, nvaults, nbanks;
+	unsigned vault_shift, bank_shift; /* from the address-mapping mode */
+	unsigned flow_limit; /* outstanding requests per port (hmc_ctrl.flow_threshold) */
+	struct sb_port port[SB_MAX_PORTS];
+	uint64_t port_next[SB_MAX_PORTS]; /* copy of each port's t_next, for a quick scan */
+	struct sb_link link[SB_MAX_LINKS];
+	struct sb_vault *vault; /* nvaults */
+	double temp_c;          /* cube temperature from the bench (refresh rate) */
+	bool hot;
+	struct sb_engine_stats st;
+	struct sb_memory mem;
+	struct sb_trace trace;
+	struct {
+		struct sb_stream_entry e[SB_STREAM_ENTRIES];
+		unsigned count, port, completed, mismatches;
+		bool busy, done, error, integrity;
+		uint32_t seed;
+		uint64_t t_first, t_last;
+	} stream;
+	/* fast-forward */
+	struct {
+		bool enable;
+		uint64_t window; /* ticks */
+		uint32_t tol_ppm;
+		unsigned need;  /* converged windows required */
+		uint64_t w_end; /* end of the current window (SB_TICK_NEVER: not measuring) */
+		unsigned agree;
+		double last_rate, last_lat;
+	} ff;
+	/* activity for the bench model, and its value at the start of the fast-forward window */
+	struct sb_model_activity act, ff_act;
 };
 
 uint64_t sb_model_cycles(const struct sb_model *m);
 void sb_model_raise_irq(struct sb_model *m, uint32_t bits);
 void *sb_model_dma_ptr(struct sb_model *m, uint64_t bus_addr, size_t len);
+
+/* engine.c: the GUPS engine, infrastructure, links, cube. */
+int sb_engine_init(struct sb_model *m);
+void sb_engine_release(struct sb_model *m);
+int sb_engine_run(struct sb_model *m, uint64_t until);
+void sb_engine_settle(struct sb_model *m, uint64_t now);
+uint64_t sb_engine_port_read(struct sb_model *m, unsigned port, uint32_t reg, uint64_t stored);
+void sb_engine_port_write(struct sb_model *m, unsigned port, uint32_t reg, uint32_t pulses);
+void sb_engine_ports_reset(struct sb_model *m);
+void sb_engine_cube_reset(struct sb_model *m);
+void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode);
+void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
+void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announce);
+unsigned sb_engine_port_link(const struct sb_model *m, unsigned port);
+void sb_engine_wake(struct sb_model *m);
+void sb_engine_flow_update(struct sb_model *m);
+/* ff.c: steady-state fast-forward */
+void sb_engine_ff_begin(struct sb_model *m, uint64_t t);
+int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until);
+/* stream.c and trace capture */
+uint64_t sb_engine_stream_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
+void sb_engine_stream_write(struct sb_model *m, const struct sb_regloc *l, uint32_t pulses);
+uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
+void sb_engine_trace_write(struct sb_model *m, const struct sb_regloc *l, uint32_t value,
+                           uint32_t pulses);
 
 #endif /* SB_MODEL_INTERNAL_H */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,106 +42,176 @@ int sb_profile_find(const char *name, char *path, size_t size)
 	                    name, SB_PROFILE_SOURCE_DIR, SB_PROFILE_INSTALL_DIR);
 }
 
-static int parse_board(const struct sb_yaml *y, struct fy_node *n, struct sb_profile *p)
+/* A numeric parameter of a profile section: key, range, where it goes. */
+struct num_key {
+	const char *key;
+	double min, max;
+	size_t off;
+	char kind; /* 'd' double, 'u' uint32_t, 'q' uint64_t */
+};
+
+#define DK(k, lo, hi)                                                                              \
+	{                                                                                          \
+#k, lo, hi, offsetof(struct sb_profile, k), 'd'                                    \
+	}
+#define UK(k, lo, hi)                                                                              \
+	{                                                                                          \
+#k, lo, hi, offsetof(struct sb_profile, k), 'u'                                    \
+	}
+#define QK(k, lo, hi)                                                                              \
+	{                                                                                          \
+#k, lo, hi, offsetof(struct sb_profile, k), 'q'                                    \
+	}
+
+/* Read a section whose keys are all in the table (all required; no other keys allowed). */
+static int parse_section(const struct sb_yaml *y, struct fy_node *root, const char *where,
+                         const struct num_key *keys, size_t nkeys, struct sb_profile *p)
 {
-	static const char *const keys[] = {"board_id", "ports",    "user_clock_hz",
-	                                   "serial",   "build_id", NULL};
+	struct fy_node *n = sb_yaml_get(root, where);
+	const char *names[48];
+	char what[64];
 	int err;
 
-	if ((err = sb_yaml_expect_map(y, n, "key 'board'")) < 0 ||
-	    (err = sb_yaml_check_keys(y, n, "board", keys)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "board_id", true, 0, UINT32_MAX, &p->board_id)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "ports", true, 1, SB_LAYOUT_GUPS_PORT_COUNT, &p->ports)) <
-	        0 ||
-	    (err = sb_yaml_get_u64(y, n, "user_clock_hz", true, 1000000, 1000000000,
-	                           &p->user_clock_hz)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "serial", false, 0, UINT32_MAX, &p->serial)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "build_id", false, 0, UINT32_MAX, &p->build_id)) < 0)
+	snprintf(what, sizeof(what), "key '%s'", where);
+	if (!n)
+		return sb_yaml_error(y, root, SB_ERR_PARSE, "missing section '%s'", where);
+	if (nkeys >= SB_ARRAY_SIZE(names))
+		return sb_error_set(SB_ERR_INVAL, "profile section '%s' too large", where);
+	for (size_t i = 0; i < nkeys; i++)
+		names[i] = keys[i].key;
+	names[nkeys] = NULL;
+	if ((err = sb_yaml_expect_map(y, n, what)) < 0 ||
+	    (err = sb_yaml_check_keys(y, n, where, names)) < 0)
 		return err;
+	for (size_t i = 0; i < nkeys; i++) {
+		const struct num_key *k = &keys[i];
+		char *dst = (char *)p + k->off;
+
+		switch (k->kind) {
+		case 'd':
+			err = sb_yaml_get_double(y, n, k->key, true, k->min, k->max, (double *)dst);
+			break;
+		case 'u':
+			err = sb_yaml_get_u32(y, n, k->key, true, (uint32_t)k->min,
+			                      (uint32_t)k->max, (uint32_t *)dst);
+			break;
+		default:
+			err = sb_yaml_get_u64(y, n, k->key, true, (uint64_t)k->min,
+			                      (uint64_t)k->max, (uint64_t *)dst);
+			break;
+		}
+		if (err < 0)
+			return err;
+	}
 	return 0;
 }
 
-static int parse_links(const struct sb_yaml *y, struct fy_node *n, struct sb_profile *p)
-{
-	static const char *const keys[] = {"count", "lanes", "lane_rate_mbps", NULL};
-	int err;
+static const struct num_key board_keys[] = {
+    UK(board_id, 0, 4294967295.0), UK(ports, 1, SB_LAYOUT_GUPS_PORT_COUNT),
+    QK(user_clock_hz, 1e6, 1e9),   UK(serial, 0, 4294967295.0),
+    UK(build_id, 0, 4294967295.0),
+};
 
-	if ((err = sb_yaml_expect_map(y, n, "key 'links'")) < 0 ||
-	    (err = sb_yaml_check_keys(y, n, "links", keys)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "count", true, 1, 4, &p->links)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "lanes", true, 8, 16, &p->lanes)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "lane_rate_mbps", true, 10000, 30000,
-	                           &p->lane_rate_mbps)) < 0)
-		return err;
+static const struct num_key link_keys[] = {
+    UK(links, 1, 4),
+    UK(lanes, 8, 16),
+    UK(lane_rate_mbps, 10000, 30000),
+};
+
+static const struct num_key infra_keys[] = {
+    QK(init_time_ps, 0, 1e13),       UK(port_flit_cycles, 1, 16),    UK(tx_f2p_cycles, 0, 1000),
+    UK(tx_arb_cycles, 0, 1000),      UK(tx_seq_crc_cycles, 0, 1000), UK(tx_serdes_cycles, 0, 1000),
+    UK(tx_transmit_cycles, 0, 1000), UK(datapath_flits, 1, 32),      DK(rx_path_ns, 0, 100000),
+    UK(max_outstanding, 1, 1024),
+};
+
+static const struct num_key cube_keys[] = {
+    UK(hmc_rev, 1, 2),           UK(capacity_mb, 256, 16384),  UK(vaults, 16, 16),
+    UK(banks_per_vault, 8, 16),  DK(cube_in_ns, 0, 10000),     DK(cube_out_ns, 0, 10000),
+    DK(xbar_local_ns, 0, 10000), DK(xbar_remote_ns, 0, 10000), UK(vault_queue, 1, 1024),
+};
+
+static const struct num_key dram_keys[] = {
+    DK(tck_ns, 0.1, 100),  DK(tcl_ns, 0, 1000),    DK(tcwl_ns, 0, 1000),  DK(trcd_ns, 0, 1000),
+    DK(trp_ns, 0, 1000),   DK(tras_ns, 0, 1000),   DK(trc_ns, 0, 1000),   DK(tccd_ns, 0.1, 1000),
+    DK(trrd_ns, 0, 1000),  DK(tfaw_ns, 0, 1000),   DK(twr_ns, 0, 1000),   DK(trtp_ns, 0, 1000),
+    DK(trfc_ns, 0, 10000), DK(trefi_ns, 100, 1e7), UK(bus_bytes, 16, 64), DK(hot_refresh_c, 0, 200),
+};
+
+static const struct num_key sim_keys[] = {
+    UK(ff_window_us, 1, 100000),
+    UK(ff_tolerance_ppm, 1, 1000000),
+    UK(ff_windows, 2, 100),
+};
+
+static int check_profile(const struct sb_yaml *y, struct fy_node *root, struct sb_profile *p)
+{
 	if (p->lanes != 8 && p->lanes != 16)
-		return sb_yaml_error(y, sb_yaml_get(n, "lanes"), SB_ERR_PARSE,
+		return sb_yaml_error(y, sb_yaml_get(root, "links"), SB_ERR_PARSE,
 		                     "key 'lanes': a link is 8 (half) or 16 (full) lanes wide");
-	return 0;
-}
-
-static int parse_cube(const struct sb_yaml *y, struct fy_node *n, struct sb_profile *p)
-{
-	static const char *const keys[] = {"hmc_rev", "capacity_gb", "vaults", "banks_per_vault",
-	                                   NULL};
-	int err;
-
-	if ((err = sb_yaml_expect_map(y, n, "key 'cube'")) < 0 ||
-	    (err = sb_yaml_check_keys(y, n, "cube", keys)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "hmc_rev", true, 1, 2, &p->hmc_rev)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "capacity_gb", true, 1, 16, &p->capacity_gb)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "vaults", true, 16, 32, &p->vaults)) < 0 ||
-	    (err = sb_yaml_get_u32(y, n, "banks_per_vault", true, 8, 16, &p->banks_per_vault)) < 0)
-		return err;
-	return 0;
-}
-
-static int parse_infra(const struct sb_yaml *y, struct fy_node *n, struct sb_profile *p)
-{
-	static const char *const keys[] = {"init_time_us", NULL};
-	uint64_t us = 0;
-	int err;
-
-	if ((err = sb_yaml_expect_map(y, n, "key 'infrastructure'")) < 0 ||
-	    (err = sb_yaml_check_keys(y, n, "infrastructure", keys)) < 0 ||
-	    (err = sb_yaml_get_u64(y, n, "init_time_us", true, 0, 10000000, &us)) < 0)
-		return err;
-	p->init_time_ps = us * 1000000;
+	if (p->banks_per_vault != 8 && p->banks_per_vault != 16)
+		return sb_yaml_error(y, sb_yaml_get(root, "cube"), SB_ERR_PARSE,
+		                     "key 'banks_per_vault': 8 or 16");
+	if (p->bus_bytes != 16 && p->bus_bytes != 32 && p->bus_bytes != 64)
+		return sb_yaml_error(y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
+		                     "key 'bus_bytes': 16, 32 or 64");
+	if (p->trc_ns < p->tras_ns || p->trefi_ns <= p->trfc_ns)
+		return sb_yaml_error(
+		    y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
+		    "DRAM timings inconsistent (need tRC >= tRAS and tREFI > tRFC)");
 	return 0;
 }
 
 static int apply_opt(struct sb_profile *p, const struct sb_model_opt *o)
 {
+	static const struct {
+		const char *key;
+		uint64_t min, max;
+		size_t off;
+		bool wide;
+	} opts[] = {
+	    {"ports", 1, SB_LAYOUT_GUPS_PORT_COUNT, offsetof(struct sb_profile, ports), false},
+	    {"links", 1, 4, offsetof(struct sb_profile, links), false},
+	    {"lanes", 8, 16, offsetof(struct sb_profile, lanes), false},
+	    {"lane_rate_mbps", 10000, 30000, offsetof(struct sb_profile, lane_rate_mbps), false},
+	    {"vault_queue", 1, 1024, offsetof(struct sb_profile, vault_queue), false},
+	    {"seed", 0, UINT64_MAX, offsetof(struct sb_profile, seed), true},
+	};
+	char what[96];
 	uint64_t v;
 	int err;
 
-	if (!strcmp(o->key, "ports")) {
-		if ((err = sb_parse_u64(o->value, "sim option 'ports'", false, &v)) < 0)
-			return err;
-		if (v < 1 || v > SB_LAYOUT_GUPS_PORT_COUNT)
-			return sb_error_set(SB_ERR_PARSE,
-			                    "sim option 'ports': %llu is out of range [1, %u]",
-			                    (unsigned long long)v, SB_LAYOUT_GUPS_PORT_COUNT);
-		p->ports = (uint32_t)v;
+	for (size_t i = 0; i < SB_ARRAY_SIZE(opts); i++) {
+		if (strcmp(o->key, opts[i].key))
+			continue;
+		snprintf(what, sizeof(what), "sim option '%s'", o->key);
+		if ((err = sb_parse_u64(o->value, what, false, &v)) < 0)
+			return SB_ERR_PARSE;
+		if (v < opts[i].min || v > opts[i].max)
+			return sb_error_set(SB_ERR_PARSE, "%s: %llu is out of range [%llu, %llu]",
+			                    what, (unsigned long long)v,
+			                    (unsigned long long)opts[i].min,
+			                    (unsigned long long)opts[i].max);
+		if (opts[i].wide)
+			*(uint64_t *)((char *)p + opts[i].off) = v;
+		else
+			*(uint32_t *)((char *)p + opts[i].off) = (uint32_t)v;
+		if (!strcmp(o->key, "lanes") && v != 8 && v != 16)
+			return sb_error_set(SB_ERR_PARSE, "%s: a link is 8 or 16 lanes wide", what);
 		return 0;
 	}
-	if (!strcmp(o->key, "links")) {
-		if ((err = sb_parse_u64(o->value, "sim option 'links'", false, &v)) < 0)
-			return err;
-		if (v != 2 && v != 4)
-			return sb_error_set(SB_ERR_PARSE,
-			                    "sim option 'links': %llu (expected 2 or 4)",
-			                    (unsigned long long)v);
-		p->links = (uint32_t)v;
-		return 0;
-	}
-	return sb_error_set(SB_ERR_PARSE, "unknown sim option '%s' (known: ports, links)", o->key);
+	return sb_error_set(SB_ERR_PARSE,
+	                    "unknown sim option '%s' (known: ports, links, lanes, lane_rate_mbps, "
+	                    "vault_queue, seed)",
+	                    o->key);
 }
 
 int sb_profile_load(struct sb_profile *p, const char *name_or_path, const struct sb_model_opt *opts,
                     size_t nopts)
 {
-	static const char *const keys[] = {"name", "description",    "board", "links",
-	                                   "cube", "infrastructure", NULL};
+	static const char *const keys[] = {"name",  "description",    "board",
+	                                   "links", "infrastructure", "cube",
+	                                   "dram",  "simulation",     NULL};
 	struct sb_yaml y;
 	struct fy_node *root;
 	const char *name;
@@ -157,10 +228,16 @@ int sb_profile_load(struct sb_profile *p, const char *name_or_path, const struct
 	if ((err = sb_yaml_expect_map(&y, root, "the profile")) < 0 ||
 	    (err = sb_yaml_check_keys(&y, root, "profile", keys)) < 0 ||
 	    (err = sb_yaml_get_str(&y, root, "name", true, &name)) < 0 ||
-	    (err = parse_board(&y, sb_yaml_get(root, "board"), p)) < 0 ||
-	    (err = parse_links(&y, sb_yaml_get(root, "links"), p)) < 0 ||
-	    (err = parse_cube(&y, sb_yaml_get(root, "cube"), p)) < 0 ||
-	    (err = parse_infra(&y, sb_yaml_get(root, "infrastructure"), p)) < 0)
+	    (err = parse_section(&y, root, "board", board_keys, SB_ARRAY_SIZE(board_keys), p)) <
+	        0 ||
+	    (err = parse_section(&y, root, "links", link_keys, SB_ARRAY_SIZE(link_keys), p)) < 0 ||
+	    (err = parse_section(&y, root, "infrastructure", infra_keys, SB_ARRAY_SIZE(infra_keys),
+	                         p)) < 0 ||
+	    (err = parse_section(&y, root, "cube", cube_keys, SB_ARRAY_SIZE(cube_keys), p)) < 0 ||
+	    (err = parse_section(&y, root, "dram", dram_keys, SB_ARRAY_SIZE(dram_keys), p)) < 0 ||
+	    (err = parse_section(&y, root, "simulation", sim_keys, SB_ARRAY_SIZE(sim_keys), p)) <
+	        0 ||
+	    (err = check_profile(&y, root, p)) < 0)
 		goto out;
 	sb_strlcpy(p->name, name, sizeof(p->name));
 	for (size_t i = 0; i < nopts; i++)

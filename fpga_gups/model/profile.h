@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Device profiles: every parameter of the board model, read from a YAML file
- * (fpga_gups/model/profiles/NAME.yaml, documented there and in docs/model.md).
+ * (fpga_gups/model/profiles/NAME.yaml). docs/model.md explains each parameter and its source.
  */
 #ifndef SB_MODEL_PROFILE_H
 #define SB_MODEL_PROFILE_H
@@ -15,23 +15,54 @@
 struct sb_profile {
 	char name[64];
 	char path[512];
+	uint64_t seed; /* model randomness (memory power-up contents, refresh phases) */
+
 	/* board */
 	uint32_t board_id;
 	uint32_t ports;
 	uint64_t user_clock_hz;
 	uint32_t serial;
 	uint32_t build_id;
+
 	/* links */
 	uint32_t links;
 	uint32_t lanes;
 	uint32_t lane_rate_mbps;
+
+	/* FPGA infrastructure (cycles of the user clock unless named otherwise) */
+	uint64_t init_time_ps;       /* link training + cube init after a reset */
+	uint32_t port_flit_cycles;   /* cycles per flit on a user port (submission) */
+	uint32_t tx_f2p_cycles;      /* FlitsToParallel */
+	uint32_t tx_arb_cycles;      /* arbitration without contention */
+	uint32_t tx_seq_crc_cycles;  /* sequence number, flow control, CRC */
+	uint32_t tx_serdes_cycles;   /* conversion to the SerDes protocol */
+	uint32_t tx_transmit_cycles; /* transmit overhead besides one cycle per flit */
+	uint32_t
+	    datapath_flits; /* flits per cycle through the controller (FlitsToParallel width) */
+	double rx_path_ns;  /* response path from the link to the port */
+	uint32_t max_outstanding; /* hard cap of outstanding requests per port (model memory) */
+
 	/* cube */
 	uint32_t hmc_rev;
-	uint32_t capacity_gb;
+	uint32_t capacity_mb;
 	uint32_t vaults;
 	uint32_t banks_per_vault;
-	/* infrastructure */
-	uint64_t init_time_ps; /* link training + cube init after a reset */
+	double cube_in_ns;     /* link deserialization and packet decode in the logic die */
+	double cube_out_ns;    /* packet encode and serialization start */
+	double xbar_local_ns;  /* link to a vault of its own quadrant */
+	double xbar_remote_ns; /* link to a vault of another quadrant */
+	uint32_t vault_queue;  /* requests a vault controller holds */
+
+	/* DRAM (ns) */
+	double tck_ns, tcl_ns, tcwl_ns, trcd_ns, trp_ns, tras_ns, trc_ns, tccd_ns, trrd_ns;
+	double tfaw_ns, twr_ns, trtp_ns, trfc_ns, trefi_ns;
+	uint32_t bus_bytes;   /* vault data bus transfer size */
+	double hot_refresh_c; /* above this temperature refresh runs twice as often */
+
+	/* simulation */
+	uint32_t ff_window_us;     /* fast-forward: convergence window */
+	uint32_t ff_tolerance_ppm; /* fast-forward: max relative change between windows */
+	uint32_t ff_windows;       /* fast-forward: consecutive converged windows required */
 };
 
 /*

@@ -80,4 +80,28 @@ typedef void (*sb_model_request_fn)(void *ctx, const struct sb_model_request *re
 /* Install (fn != NULL) or remove the request observer. */
 void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void *ctx);
 
+/*
+ * Coupling with the bench model (the simulated bench's thermal and power model drives these;
+ * host code never does).
+ */
+struct sb_model_activity {
+	uint64_t reads, writes;           /* requests served by the DRAM */
+	uint64_t read_bytes, write_bytes; /* payload moved */
+	uint64_t req_flits, resp_flits;   /* flits on all links, per direction */
+	uint64_t activates;               /* DRAM row activations */
+	uint64_t refreshes;               /* all-bank refreshes (all vaults) */
+};
+
+/* Cumulative activity since the model was created (extrapolated over fast-forward). */
+void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a);
+
+/* Junction temperature of the cube, for temperature-dependent refresh (2x above 85 C). */
+void sb_model_set_temperature(struct sb_model *m, double junction_c);
+
+/* Put the cube into thermal failure now: error responses, then no service until reset. */
+void sb_model_thermal_failure(struct sb_model *m);
+
+/* True while the cube is in thermal failure (until a cube reset). */
+bool sb_model_failed(const struct sb_model *m);
+
 #endif /* SB_MODEL_H */

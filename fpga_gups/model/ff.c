@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Steady-state fast-forward.
+ *
+ * Bandwidth runs last 20 s and thermal runs 200 s of bench time; simulating every request of
+ * them is possible but slow. When the ports run unchanged traffic, the engine measures windows
+ * of ff_window_us: total request rate and mean read latency of consecutive windows. After
+ * ff_windows windows agree within ff_tolerance_ppm, it jumps: it advances every counter by the
+ * last window's rate times the skipped time, shifts all of its time state (port, link, vault,
+ * calendar reservations) by the same amount, and goes on simulating. The skipped time is a
+ * multiple of the user clock, the flit time, the DRAM slot and the refresh interval, so the
+ * state after the jump is the state before it, moved in time. It always leaves at least one
+ * window to simulate at the end of an advance.
+ *
+ * Not fast-forwarded: while a stream group, trace capture, an initialization or a thermal
+ * failure is in progress, or when a port would reach its iteration limit inside the jump.
+ * The address generators are not advanced over the skipped requests (the simulated sequence
+ * continues where simulation stopped), so fast-forwarded and fully simulated runs agree in
+ * rates and latencies to within the tolerance, not request by request. The sim_ctrl block
+ * reports the use; `stackbench point --no-fast-forward` turns it off.
+ */
+#include <string.h>
+
+#include "model_internal.h"
+
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Least common multiple, 0 when it exceeds limit. */
+static uint64_t lcm64(uint64_t a, uint64_t b, uint64_t limit)
+{
+	uint64_t g = gcd64(a, b);
+
+	if (!a || !b)
+		return 0;
+	if (a / g > limit / b)
+		return 0;
+	return a / g * b;
+}
+
+/* The time quantum a jump must be a multiple of. */
+static uint64_t quantum(const struct sb_model *m)
+{
+	const struct sb_timing *t = &m->tm;
+	uint64_t limit = 1000000000ull * SB_TICKS_PER_PS; /* 1 ms */
+	uint64_t q = lcm64(t->cycle, t->flit, limit);
+
+	q = q ? lcm64(q, t->dram_slot, limit) : 0;
+	q = q ? lcm64(q, t->trefi, limit) : 0;
+	return q;
+}
+
+static bool eligible(const struct sb_model *m)
+{
+	bool any = false;
+
+	if (!m->ff.enable || m->stream.busy || m->trace.enable || !m->hmc.ready ||
+	    m->hmc.init_busy || m->hmc.fail_tick != SB_TICK_NEVER)
+		return false;
+	for (unsigned i = 0; i < m->nports; i++) {
+		const struct sb_port *p = &m->port[i];
+
+		if (p->started && p->enabled && !p->stopped_lost)
+			any = true;
+	}
+	return any;
+}
+
+static void snapshot(struct sb_model *m)
+{
+	for (unsigned i = 0; i < m->nports; i++) {
+		struct sb_port *p = &m->port[i];
+
+		p->w_reads = p->reads;
+		p->w_writes = p->writes;
+		p->w_read_data = p->read_data;
+		p->w_lat_sum = p->lat_sum;
+		p->w_lat_count = p->lat_count;
+		p->w_iters = p->iters;
+	}
+}
+
+/* Start measuring from tick t (called when a port starts). */
+void sb_engine_ff_begin(struct sb_model *m, uint64_t t)
+{
+	m->ff.agree = 0;
+	m->ff.last_rate = -1;
+	m->ff.last_lat = -1;
+	m->ff.w_end = m->ff.enable ? t + m->ff.window : SB_TICK_NEVER;
+	snapshot(m);
+}
+
+static bool agrees(double a, double b, uint32_t tol_ppm)
+{
+	double d = a > b ? a - b : b - a;
+	double ref = a > b ? a : b;
+
+	return ref <= 0 || d / ref * 1e6 <= tol_ppm;
+}
+
+static uint64_t scale(uint64_t delta, uint64_t num, uint64_t den)
+{
+	return (uint64_t)((unsigned __int128)delta * num / den);
+}
+
+static void shift_calendar(struct sb_calendar *c, uint64_t dt)
+{
+	uint64_t slots = dt / c->slot_ticks;
+
+	c->base += slots;
+	c->full += slots;
+	if (c->overflow)
+		c->overflow += slots;
+}
+
+static void shift_time(struct sb_model *m, uint64_t dt)
+{
+	for (unsigned i = 0; i < m->nports; i++) {
+		struct sb_port *p = &m->port[i];
+
+		p->t_free += dt;
+		if (p->t_next != SB_TICK_NEVER)
+			p->t_next += dt;
+		m->port_next[i] = p->t_next;
+		for (unsigned k = 0; k < p->ndone; k++) {
+			p->done[k].t_issue += dt;
+			if (p->done[k].t_done != SB_TICK_NEVER)
+				p->done[k].t_done += dt;
+		}
+		for (unsigned k = 0; k < p->nwb; k++)
+			p->wb[k].t_ready += dt;
+		shift_calendar(&p->rx, dt);
+	}
+	for (unsigned l = 0; l < m->nlinks; l++) {
+		struct sb_link *lk = &m->link[l];
+
+		lk->tx_free += dt;
+		if (lk->in_block)
+			lk->in_block += dt;
+		shift_calendar(&lk->rx, dt);
+	}
+	for (unsigned v = 0; v < m->nvaults; v++) {
+		struct sb_vault *vv = &m->vault[v];
+
+		for (unsigned b = 0; b < 16; b++)
+			if (vv->bank_free[b])
+				vv->bank_free[b] += dt;
+		for (unsigned k = 0; k < m->prof.vault_queue; k++)
+			if (vv->admit[k])
+				vv->admit[k] += dt;
+		shift_calendar(&vv->act, dt);
+		shift_calendar(&vv->bus, dt);
+	}
+}
+
+/* Jump dt ticks ahead, extrapolating the window [w_start, w_end) of length m->ff.window. */
+static void jump(struct sb_model *m, uint64_t dt)
+{
+	uint64_t w = m->ff.window;
+	uint64_t reqs = 0;
+
+	for (unsigned i = 0; i < m->nports; i++) {
+		struct sb_port *p = &m->port[i];
+
+		p->reads += scale(dt, p->reads - p->w_reads, w);
+		p->writes += scale(dt, p->writes - p->w_writes, w);
+		p->read_data += scale(dt, p->read_data - p->w_read_data, w);
+		p->lat_sum += scale(dt, p->lat_sum - p->w_lat_sum, w);
+		p->lat_count += scale(dt, p->lat_count - p->w_lat_count, w);
+		p->iters += scale(dt, p->iters - p->w_iters, w);
+		reqs += (p->reads - p->w_reads) + (p->writes - p->w_writes);
+	}
+	/* Bench activity, extrapolated from the window's share. */
+	{
+		struct sb_model_activity *a = &m->act;
+		const struct sb_model_activity *s = &m->ff_act;
+
+		a->reads += scale(dt, a->reads - s->reads, w);
+		a->writes += scale(dt, a->writes - s->writes, w);
+		a->read_bytes += scale(dt, a->read_bytes - s->read_bytes, w);
+		a->write_bytes += scale(dt, a->write_bytes - s->write_bytes, w);
+		a->req_flits += scale(dt, a->req_flits - s->req_flits, w);
+		a->resp_flits += scale(dt, a->resp_flits - s->resp_flits, w);
+		a->activates += scale(dt, a->activates - s->activates, w);
+	}
+	(void)reqs;
+	shift_time(m, dt);
+	m->st.ff_skipped_ticks += dt;
+	m->st.ff_jumps++;
+	m->st.ff_used = true;
+}
+
+/* Would any port reach its iteration limit within dt (plus a window of margin)? */
+static bool limit_within(const struct sb_model *m, uint64_t dt)
+{
+	for (unsigned i = 0; i < m->nports; i++) {
+		const struct sb_port *p = &m->port[i];
+		uint64_t per_window = p->iters - p->w_iters;
+
+		if (!p->started || !p->iter_limit)
+			continue;
+		if (p->iters >= p->iter_limit)
+			return true;
+		if (scale(dt + 2 * m->ff.window, per_window, m->ff.window) >=
+		    p->iter_limit - p->iters)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The engine reached the end of a measuring window at tick t; until is the end of the current
+ * advance. Decide whether to jump, and start the next window.
+ */
+int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until)
+{
+	uint64_t reqs = 0, lat_sum = 0, lat_count = 0;
+	double rate, lat;
+
+	sb_engine_settle(m, t);
+	if (!eligible(m)) {
+		m->ff.agree = 0;
+		m->ff.w_end = m->ff.enable ? t + m->ff.window : SB_TICK_NEVER;
+		m->st.ff_active = false;
+		snapshot(m);
+		m->ff_act = m->act;
+		return 0;
+	}
+	for (unsigned i = 0; i < m->nports; i++) {
+		const struct sb_port *p = &m->port[i];
+
+		reqs += (p->reads - p->w_reads) + (p->writes - p->w_writes);
+		lat_sum += p->lat_sum - p->w_lat_sum;
+		lat_count += p->lat_count - p->w_lat_count;
+	}
+	rate = (double)reqs;
+	lat = lat_count ? (double)lat_sum / (double)lat_count : 0;
+	if (m->ff.last_rate >= 0 && agrees(rate, m->ff.last_rate, m->ff.tol_ppm) &&
+	    agrees(lat, m->ff.last_lat, m->ff.tol_ppm))
+		m->ff.agree++;
+	else
+		m->ff.agree = 0;
+	m->ff.last_rate = rate;
+	m->ff.last_lat = lat;
+	m->st.ff_active = m->ff.agree + 1 >= m->ff.need;
+	if (m->st.ff_active && until > t + 2 * m->ff.window) {
+		uint64_t q = quantum(m);
+		uint64_t dt = q ? (until - t - 2 * m->ff.window) / q * q : 0;
+
+		if (dt && !limit_within(m, dt)) {
+			jump(m, dt);
+			t += dt;
+			m->ff.agree = 0;
+		}
+	}
+	m->ff.w_end = t + m->ff.window;
+	snapshot(m);
+	m->ff_act = m->act;
+	return 0;
+}
