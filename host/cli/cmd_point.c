@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackbench point: run one measurement point and print its metrics.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "cli.h"
+#include "stackbench/device.h"
+#include "stackbench/error.h"
+#include "stackbench/gups.h"
+#include "stackbench/pattern.h"
+#include "stackbench/point.h"
+#include "stackbench/util.h"
+
+static void point_help(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: stackbench point [--device URI] [--type ro|wo|rw] [--size BYTES]\n"
+	    "                        [--mask LO-HI] [--pattern NAME] [--ports N]\n"
+	    "                        [--mode random|linear] [--duration-us T] [--stream N]\n"
+	    "                        [--iterations N] [--seed S] [--addr-mode 32|64|128]\n"
+	    "                        [--posted] [--no-fast-forward] [--json]\n"
+	    "\n"
+	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
+	    "and print bandwidth, request rate and latency.\n"
+	    "\n"
+	    "  -d, --device URI      board to use\n"
+	    "  -t, --type T          ro (default), wo or rw\n"
+	    "  -s, --size BYTES      request size 16..128 in steps of 16 (default 128)\n"
+	    "  -m, --mask LO-HI      force address bits LO..HI to 0 (on top of the pattern)\n"
+	    "  -p, --pattern NAME    all (default), 1bank 2bank 4bank 8bank 16bank (banks of\n"
+	    "                        vault 0), 1vault 2vault 4vault 8vault 16vault\n"
+	    "  -n, --ports N         ports issuing requests (default: all)\n"
+	    "      --mode M          random (default) or linear addresses\n"
+	    "  -D, --duration-us T   microseconds of bench time the ports issue (default 1000)\n"
+	    "      --stream N        stream GUPS: groups of N requests (1..28) on port 0; with\n"
+	    "                        rw, N/2 writes then reads of the same addresses, compared\n"
+	    "      --iterations N    stop each port after N iterations (stream: N groups)\n"
+	    "      --seed S          seed of the address generators (default 1)\n"
+	    "      --addr-mode B     set the cube's address-mapping block size first\n"
+	    "      --posted          posted writes (no write responses)\n"
+	    "      --no-fast-forward simulate every request (simulated board only)\n"
+	    "  -j, --json            print one JSON object\n"
+	    "  -h, --help            this help\n"
+	    "\n"
+	    "Bandwidth counts request and response packets with header and tail (flit\n"
+	    "accounting) in both directions, in GB/s (1e9 bytes per second).\n");
+}
+
+static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
+{
+	cJSON *o = cJSON_CreateObject();
+	double ns = 1e9 / clock_hz;
+
+	cJSON_AddNumberToObject(o, "reads", (double)c->reads);
+	cJSON_AddNumberToObject(o, "writes", (double)c->writes);
+	cJSON_AddNumberToObject(o, "read_data_bytes", (double)c->read_data_flits * 16);
+	cJSON_AddNumberToObject(o, "latency_min_ns", c->lat_count ? c->lat_min_cycles * ns : 0);
+	cJSON_AddNumberToObject(o, "latency_avg_ns",
+	                        c->lat_count ? (double)c->lat_sum_cycles / c->lat_count * ns : 0);
+	cJSON_AddNumberToObject(o, "latency_max_ns", c->lat_count ? c->lat_max_cycles * ns : 0);
+	cJSON_AddNumberToObject(o, "tag_peak", c->tag_peak);
+	cJSON_AddNumberToObject(o, "lost_tags", c->lost_tags);
+	return o;
+}
+
+static int print_json(const struct sb_point_spec *s, const char *pattern,
+                      const struct sb_point_result *r)
+{
+	const struct sb_bench_metrics *m = &r->metrics;
+	cJSON *o = cJSON_CreateObject(), *ports;
+	char buf[32];
+	char *text;
+
+	cJSON_AddStringToObject(o, "type", sb_req_type_name(s->type));
+	cJSON_AddNumberToObject(o, "size", s->size);
+	cJSON_AddStringToObject(o, "pattern", pattern);
+	snprintf(buf, sizeof(buf), "0x%09llx", (unsigned long long)s->mask);
+	cJSON_AddStringToObject(o, "mask", buf);
+	snprintf(buf, sizeof(buf), "0x%09llx", (unsigned long long)s->antimask);
+	cJSON_AddStringToObject(o, "antimask", buf);
+	cJSON_AddStringToObject(o, "mode", s->gen == SB_GEN_LINEAR ? "linear" : "random");
+	cJSON_AddNumberToObject(o, "ports", r->ports);
+	cJSON_AddNumberToObject(o, "stream", s->stream);
+	cJSON_AddNumberToObject(o, "bandwidth_gbps", m->bandwidth_gbps);
+	cJSON_AddNumberToObject(o, "payload_gbps", m->payload_gbps);
+	cJSON_AddNumberToObject(o, "mrps", m->mrps);
+	cJSON_AddNumberToObject(o, "reads", (double)r->total.reads);
+	cJSON_AddNumberToObject(o, "writes", (double)r->total.writes);
+	cJSON_AddNumberToObject(o, "latency_min_ns", m->lat_min_ns);
+	cJSON_AddNumberToObject(o, "latency_avg_ns", m->lat_avg_ns);
+	cJSON_AddNumberToObject(o, "latency_max_ns", m->lat_max_ns);
+	cJSON_AddNumberToObject(o, "occupancy", m->occupancy);
+	cJSON_AddNumberToObject(o, "duration_ns", (double)r->duration_ns);
+	cJSON_AddBoolToObject(o, "fast_forward", r->fast_forward);
+	cJSON_AddNumberToObject(o, "fast_forward_ns", (double)r->ff_skipped_ns);
+	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
+	cJSON_AddBoolToObject(o, "failed", r->failed);
+	if (s->stream) {
+		cJSON_AddNumberToObject(o, "stream_groups", r->stream_groups);
+		cJSON_AddNumberToObject(o, "mismatches", r->mismatches);
+	}
+	ports = cJSON_AddArrayToObject(o, "per_port");
+	for (unsigned i = 0; i < r->ports; i++)
+		cJSON_AddItemToArray(ports, port_json(&r->port[i], r->clock_hz));
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return SB_EXIT_FAILURE;
+	printf("%s\n", text);
+	free(text);
+	return SB_EXIT_OK;
+}
+
+static void print_text(const struct sb_point_spec *s, const char *pattern,
+                       const struct sb_point_result *r)
+{
+	const struct sb_bench_metrics *m = &r->metrics;
+
+	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s\n",
+	       sb_req_type_name(s->type), s->size, pattern,
+	       s->gen == SB_GEN_LINEAR ? "linear" : "random", r->ports, r->ports == 1 ? "" : "s",
+	       s->stream ? " (stream)" : "");
+	printf("duration   %.3f us%s\n", r->duration_ns / 1e3,
+	       r->fast_forward ? " (steady state fast-forwarded)" : "");
+	printf("requests   %llu reads, %llu writes\n", (unsigned long long)r->total.reads,
+	       (unsigned long long)r->total.writes);
+	printf("bandwidth  %.3f GB/s (payload %.3f GB/s), %.2f MRPS\n", m->bandwidth_gbps,
+	       m->payload_gbps, m->mrps);
+	if (r->total.lat_count)
+		printf("latency    min %.1f ns, avg %.1f ns, max %.1f ns (reads in flight %.1f)\n",
+		       m->lat_min_ns, m->lat_avg_ns, m->lat_max_ns, m->occupancy);
+	if (s->stream)
+		printf("stream     %u groups, %u mismatches\n", r->stream_groups, r->mismatches);
+	if (r->total.lost_tags)
+		printf("lost tags  %u\n", r->total.lost_tags);
+	if (r->failed)
+		printf("FAILED     the cube reported a thermal failure\n");
+}
+
+enum { OPT_MODE = 256, OPT_STREAM, OPT_ITER, OPT_SEED, OPT_NOFF, OPT_ADDRMODE, OPT_POSTED };
+
+static int point_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"device", required_argument, NULL, 'd'},
+	    {"type", required_argument, NULL, 't'},
+	    {"size", required_argument, NULL, 's'},
+	    {"mask", required_argument, NULL, 'm'},
+	    {"pattern", required_argument, NULL, 'p'},
+	    {"ports", required_argument, NULL, 'n'},
+	    {"mode", required_argument, NULL, OPT_MODE},
+	    {"duration-us", required_argument, NULL, 'D'},
+	    {"stream", required_argument, NULL, OPT_STREAM},
+	    {"iterations", required_argument, NULL, OPT_ITER},
+	    {"seed", required_argument, NULL, OPT_SEED},
+	    {"addr-mode", required_argument, NULL, OPT_ADDRMODE},
+	    {"posted", no_argument, NULL, OPT_POSTED},
+	    {"no-fast-forward", no_argument, NULL, OPT_NOFF},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *uri = sb_cli_default_device(), *pattern = "all", *mask_arg = NULL;
+	struct sb_point_spec spec;
+	struct sb_point_result res;
+	struct sb_board_info board;
+	struct sb_hmc_status hst;
+	struct sb_geometry geo;
+	struct sb_device *dev;
+	uint64_t v, ports = 0;
+	int c, err, json = 0, rc;
+
+	sb_point_spec_init(&spec, 0);
+	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			uri = optarg;
+			break;
+		case 't':
+			if (sb_req_type_parse(optarg, &spec.type) < 0)
+				return sb_cli_usage_error("point", "%s", sb_error_detail());
+			break;
+		case 's':
+			if (sb_parse_u64(optarg, "--size", false, &v) < 0)
+				return sb_cli_usage_error("point", "%s", sb_error_detail());
+			if (v < 16 || v > 128 || v % 16)
+				return sb_cli_usage_error(
+				    "point", "--size %s: 16..128 in steps of 16", optarg);
+			spec.size = (unsigned)v;
+			break;
+		case 'm':
+			mask_arg = optarg;
+			break;
+		case 'p':
+			pattern = optarg;
+			break;
+		case 'n':
+			if (sb_parse_u64(optarg, "--ports", false, &ports) < 0 || !ports)
+				return sb_cli_usage_error("point", "--ports %s: a number >= 1",
+				                          optarg);
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "random"))
+				spec.gen = SB_GEN_RANDOM;
+			else if (!strcmp(optarg, "linear"))
+				spec.gen = SB_GEN_LINEAR;
+			else
+				return sb_cli_usage_error("point", "--mode %s: random or linear",
+				                          optarg);
+			break;
+		case 'D':
+			if (sb_parse_u64(optarg, "--duration-us", false, &v) < 0 ||
+			    v > 1000000000ull)
+				return sb_cli_usage_error("point", "--duration-us %s: microseconds",
+				                          optarg);
+			spec.duration_ns = v * 1000;
+			break;
+		case OPT_STREAM:
+			if (sb_parse_u64(optarg, "--stream", false, &v) < 0 || v < 1 ||
+			    v > SB_STREAM_MAX)
+				return sb_cli_usage_error("point", "--stream %s: 1..%d", optarg,
+				                          SB_STREAM_MAX);
+			spec.stream = (unsigned)v;
+			break;
+		case OPT_ITER:
+			if (sb_parse_u64(optarg, "--iterations", true, &spec.iterations) < 0)
+				return sb_cli_usage_error("point", "%s", sb_error_detail());
+			break;
+		case OPT_SEED:
+			if (sb_parse_u64(optarg, "--seed", false, &spec.seed) < 0)
+				return sb_cli_usage_error("point", "%s", sb_error_detail());
+			break;
+		case OPT_ADDRMODE:
+			if (sb_parse_u64(optarg, "--addr-mode", false, &v) < 0 ||
+			    (v != 32 && v != 64 && v != 128))
+				return sb_cli_usage_error("point", "--addr-mode %s: 32, 64 or 128",
+				                          optarg);
+			spec.addr_mode_bytes = (unsigned)v;
+			break;
+		case OPT_POSTED:
+			spec.posted = true;
+			break;
+		case OPT_NOFF:
+			spec.fast_forward = false;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			point_help(stdout);
+			return SB_EXIT_OK;
+		default:
+			return sb_cli_usage_error("point", "bad option");
+		}
+	}
+	if (optind != argc)
+		return sb_cli_usage_error("point", "unexpected argument '%s'", argv[optind]);
+	if (spec.iterations && spec.duration_ns == 1000000 && !spec.stream)
+		spec.duration_ns = 0; /* iteration-limited: run until done */
+	if ((err = sb_device_open(&dev, uri)) < 0)
+		return sb_cli_device_error(err);
+	if ((err = sb_board_info(dev, &board)) < 0 || (err = sb_hmc_status(dev, &hst)) < 0) {
+		rc = sb_cli_error(err);
+		goto out;
+	}
+	spec.ports = ports ? (unsigned)ports : sb_device_port_count(dev);
+	geo.vaults = board.vaults;
+	geo.banks_per_vault = board.banks_per_vault;
+	geo.block_bytes = spec.addr_mode_bytes ? spec.addr_mode_bytes : hst.addr_mode_bytes;
+	if (sb_pattern_masks(pattern, &geo, &spec.mask, &spec.antimask) < 0 ||
+	    (mask_arg && sb_mask_range(mask_arg, &spec.mask) < 0)) {
+		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
+		goto out;
+	}
+	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
+		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("point", "%s", sb_error_detail())
+		                         : sb_cli_error(err);
+		goto out;
+	}
+	if (json)
+		rc = print_json(&spec, pattern, &res);
+	else {
+		print_text(&spec, pattern, &res);
+		rc = SB_EXIT_OK;
+	}
+	if (res.failed && rc == SB_EXIT_OK)
+		rc = SB_EXIT_FAILURE;
+out:
+	sb_device_close(dev);
+	return rc;
+}
+
+const struct sb_cli_command sb_cmd_point = {
+    .name = "point",
+    .summary = "run one measurement point and print its metrics",
+    .run = point_run,
+    .help = point_help,
+};
