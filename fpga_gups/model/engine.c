@@ -268,6 +268,7 @@ static inline void cal_take(struct sb_calendar *c, uint64_t s, unsigned k)
 
 /* ---- heaps ------------------------------------------------------------------------------ */
 
+/* Outstanding requests of a port: a binary min-heap on t_done. */
 static void done_push(struct sb_port *p, const struct sb_done *d)
 {
 	unsigned i = p->ndone++;
@@ -445,6 +446,14 @@ unsigned sb_engine_port_link(const struct sb_model *m, unsigned port)
 	return port * m->prof.links / m->prof.ports;
 }
 
+void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
+                   unsigned *quadrant)
+{
+	*vault = (unsigned)(addr >> m->vault_shift) & (m->nvaults - 1);
+	*bank = (unsigned)(addr >> m->bank_shift) & (m->nbanks - 1);
+	*quadrant = *vault >> 2;
+}
+
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode)
 {
 	/* Max block 32/64/128 B: vault bits start at 5/6/7 (hmc-facts §3). */
@@ -565,7 +574,7 @@ static inline unsigned pop16(uint64_t x)
 	return pop8[x & 0xFF] + pop8[(x >> 8) & 0xFF];
 }
 
-/* tFAW: may an activate go in slot a, given the activates already placed? */
+/* tFAW: may an activate go in slot a, given the activates already placed in `act`? */
 static bool faw_ok(const struct sb_timing *t, const struct sb_calendar *act, uint64_t a)
 {
 	unsigned f = t->faw_slots;
@@ -601,11 +610,6 @@ static uint64_t vault_access(struct sb_model *m, struct sb_vault *v, unsigned ba
 	for (int guard = 0; guard < 100000; guard++) {
 		uint64_t r, b;
 
-		a = cal_find(&v->act, a, 1);
-		if (!faw_ok(t, &v->act, a)) {
-			a++;
-			continue;
-		}
 		r = refresh_fit(m, v, a * slot, occ);
 		if (r != a * slot) {
 			a = sb_div_up(&t->div_slot, r);
@@ -616,9 +620,18 @@ static uint64_t vault_access(struct sb_model *m, struct sb_vault *v, unsigned ba
 			a = b - d;
 			continue;
 		}
+		/*
+		 * Activates: the first transfer follows its activate at a fixed offset, so one
+		 * transfer per bus slot already spaces activates by tRRD (= tCCD). tFAW can only
+		 * bind for single-transfer accesses (four need 4 slots < tFAW = 6 slots); then each
+		 * taken bus slot is one activate, and the window is checked on the bus calendar.
+		 */
+		if (transfers == 1 && !faw_ok(t, &v->bus, a + d)) {
+			a++;
+			continue;
+		}
 		break;
 	}
-	cal_take(&v->act, a, 1);
 	cal_take(&v->bus, a + d, transfers);
 	v->bank_free[bank] = a * slot + occ;
 	v->activates++;
@@ -1451,7 +1464,6 @@ static void calendars_advance(struct sb_model *m, uint64_t now)
 	for (unsigned i = 0; i < m->nports; i++)
 		cal_advance(&m->port[i].rx, sb_div(&m->tm.div_cycle, now));
 	for (unsigned v = 0; v < m->nvaults; v++) {
-		cal_advance(&m->vault[v].act, sb_div(&m->tm.div_slot, now));
 		cal_advance(&m->vault[v].bus, sb_div(&m->tm.div_slot, now));
 	}
 }
@@ -1504,7 +1516,6 @@ int sb_engine_init(struct sb_model *m)
 	for (unsigned v = 0; v < m->nvaults; v++) {
 		struct sb_vault *vv = &m->vault[v];
 
-		cal_init(&vv->act, m->tm.dram_slot);
 		cal_init(&vv->bus, m->tm.dram_slot);
 		/* Vaults refresh staggered across the refresh interval. */
 		vv->refresh_phase = m->tm.trefi * v / m->nvaults + (pr->seed % 997) * m->tm.cycle;

@@ -136,7 +136,6 @@ struct sb_port {
 struct sb_vault {
 	uint64_t bank_free[16]; /* bank ready for the next activate */
 	uint64_t refresh_phase; /* offset of this vault's refresh windows */
-	struct sb_calendar act; /* activates (tRRD slots; tFAW checked on it) */
 	struct sb_calendar bus; /* data bus transfers (tCCD slots) */
 	uint64_t *admit;        /* ring of the last vault_queue admission starts */
 	unsigned admit_pos;

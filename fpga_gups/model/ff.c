@@ -156,7 +156,6 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 		for (unsigned k = 0; k < m->prof.vault_queue; k++)
 			if (vv->admit[k])
 				vv->admit[k] += dt;
-		shift_calendar(&vv->act, dt);
 		shift_calendar(&vv->bus, dt);
 	}
 }

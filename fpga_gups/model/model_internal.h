@@ -124,6 +124,9 @@ void sb_engine_port_write(struct sb_model *m, unsigned port, uint32_t reg, uint3
 void sb_engine_ports_reset(struct sb_model *m);
 void sb_engine_cube_reset(struct sb_model *m);
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode);
+/* Address decoding of the current address-mapping mode (hmc-facts §3). */
+void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
+                   unsigned *quadrant);
 void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
 void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announce);
 unsigned sb_engine_port_link(const struct sb_model *m, unsigned port);

@@ -76,7 +76,7 @@ int sb_gups_port_block(struct sb_device *dev, unsigned port, uint32_t *offset)
 
 int sb_gups_port_configure(struct sb_device *dev, unsigned port, const struct sb_port_config *c)
 {
-	uint32_t p;
+	uint32_t p, ctl;
 	int err;
 
 	if (c->size < 16 || c->size > 128 || c->size % 16)
@@ -88,8 +88,12 @@ int sb_gups_port_configure(struct sb_device *dev, unsigned port, const struct sb
 		return sb_error_set(SB_ERR_INVAL, "bad request type %d", c->type);
 	if ((err = sb_gups_port_block(dev, port, &p)) < 0)
 		return err;
-	if ((err = sb_device_write32(dev, p + SB_GUPS_PORT_CONTROL,
-	                             SB_FIELD_PREP(SB_GUPS_PORT_CONTROL_TYPE, c->type))) < 0 ||
+	ctl = SB_FIELD_PREP(SB_GUPS_PORT_CONTROL_TYPE, c->type) |
+	      SB_FIELD_PREP(SB_GUPS_PORT_CONTROL_MODE, c->gen == SB_GEN_LINEAR
+	                                                   ? SB_GUPS_PORT_CONTROL_MODE_LINEAR
+	                                                   : SB_GUPS_PORT_CONTROL_MODE_RANDOM) |
+	      (c->posted ? SB_GUPS_PORT_CONTROL_POSTED_MASK : 0);
+	if ((err = sb_device_write32(dev, p + SB_GUPS_PORT_CONTROL, ctl)) < 0 ||
 	    (err = sb_device_write32(dev, p + SB_GUPS_PORT_REQ_SIZE,
 	                             SB_FIELD_PREP(SB_GUPS_PORT_REQ_SIZE_FLITS, c->size / 16))) <
 	        0 ||

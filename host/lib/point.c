@@ -339,8 +339,8 @@ static int run_stream(struct sb_device *dev, const struct sb_point_spec *s,
 			c->lat_count++;
 		}
 		r->stream_groups++;
-	} while (sb_device_now_ns(dev) - t0 < s->duration_ns &&
-	         (!s->iterations || r->stream_groups < s->iterations));
+	} while (s->iterations ? r->stream_groups < s->iterations
+	                       : sb_device_now_ns(dev) - t0 < s->duration_ns);
 	r->duration_ns = sb_device_now_ns(dev) - t0;
 	(void)port0;
 	return 0;
