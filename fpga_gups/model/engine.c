@@ -269,43 +269,93 @@ static inline void cal_take(struct sb_calendar *c, uint64_t s, unsigned k)
 /* ---- heaps ------------------------------------------------------------------------------ */
 
 /* Outstanding requests of a port: a binary min-heap on t_done. */
-static void done_push(struct sb_port *p, const struct sb_done *d)
+static inline uint64_t done_key(const struct sb_model *m, const struct sb_done *d, unsigned idx)
+{
+	uint64_t cyc =
+	    d->t_done == SB_TICK_NEVER ? SB_DONE_NEVER_CYCLES : sb_div(&m->tm.div_cycle, d->t_done);
+
+	return cyc << SB_DONE_IDX_BITS | idx;
+}
+
+static void heap_push(struct sb_port *p, uint64_t key)
 {
 	unsigned i = p->ndone++;
 
 	while (i) {
 		unsigned parent = (i - 1) / 2;
 
-		if (p->done[parent].t_done <= d->t_done)
+		if (p->heap[parent] <= key)
 			break;
-		p->done[i] = p->done[parent];
+		p->heap[i] = p->heap[parent];
 		i = parent;
 	}
-	p->done[i] = *d;
+	p->heap[i] = key;
+}
+
+static void done_push(const struct sb_model *m, struct sb_port *p, const struct sb_done *d)
+{
+	unsigned idx = p->free_slots[--p->nfree];
+
+	p->slots[idx] = *d;
+	heap_push(p, done_key(m, d, idx));
 }
 
 static void done_pop(struct sb_port *p, struct sb_done *out)
 {
-	struct sb_done last;
-	unsigned i = 0, n;
+	uint64_t top = p->heap[0], last;
+	unsigned i = 0, n, idx = (unsigned)(top & (SB_DONE_MAX - 1));
 
-	*out = p->done[0];
-	last = p->done[--p->ndone];
+	*out = p->slots[idx];
+	p->free_slots[p->nfree++] = (uint16_t)idx;
+	last = p->heap[--p->ndone];
 	n = p->ndone;
 	for (;;) {
 		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && p->done[c + 1].t_done < p->done[c].t_done)
+		if (c + 1 < n && p->heap[c + 1] < p->heap[c])
 			c++;
-		if (last.t_done <= p->done[c].t_done)
+		if (last <= p->heap[c])
 			break;
-		p->done[i] = p->done[c];
+		p->heap[i] = p->heap[c];
 		i = c;
 	}
 	if (n)
-		p->done[i] = last;
+		p->heap[i] = last;
+}
+
+/* Completion tick of the earliest outstanding request (the port has one). */
+static inline uint64_t done_first(const struct sb_port *p)
+{
+	return p->slots[p->heap[0] & (SB_DONE_MAX - 1)].t_done;
+}
+
+/* Rebuild the heap after payload completion times changed. */
+static void done_rebuild(const struct sb_model *m, struct sb_port *p)
+{
+	unsigned n = p->ndone;
+
+	p->ndone = 0;
+	for (unsigned k = 0; k < n; k++) {
+		unsigned idx = (unsigned)(p->heap[k] & (SB_DONE_MAX - 1));
+
+		heap_push(p, done_key(m, &p->slots[idx], idx));
+	}
+}
+
+void sb_engine_done_rebuild(struct sb_model *m, struct sb_port *p)
+{
+	done_rebuild(m, p);
+}
+
+/* Forget every outstanding request. */
+static void done_clear(struct sb_port *p)
+{
+	p->ndone = 0;
+	p->nfree = p->cap;
+	for (unsigned i = 0; i < p->cap; i++)
+		p->free_slots[i] = (uint16_t)(p->cap - 1 - i);
 }
 
 static void wb_push(struct sb_port *p, uint64_t t, uint64_t addr)
@@ -860,7 +910,7 @@ static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_d
 /* Retire everything outstanding at p that completed by now. */
 static void port_retire(struct sb_model *m, struct sb_port *p, uint64_t now)
 {
-	while (p->ndone && p->done[0].t_done <= now) {
+	while (p->ndone && done_first(p) <= now) {
 		struct sb_done d;
 		bool lost;
 
@@ -907,10 +957,10 @@ static void port_schedule(struct sb_model *m, struct sb_port *p)
 		t = max64(p->t_free, p->wb[0].t_ready);
 	if (port_can_iterate(m, p) || stream_pending(m, p))
 		t = min64(t, p->t_free);
-	else if (p->ndone && p->done[0].t_done != SB_TICK_NEVER)
-		t = min64(t, max64(p->t_free, p->done[0].t_done));
-	if (p->type == SB_TYPE_RW && p->ndone && p->done[0].t_done != SB_TICK_NEVER)
-		t = min64(t, max64(p->t_free, p->done[0].t_done));
+	else if (p->ndone && done_first(p) != SB_TICK_NEVER)
+		t = min64(t, max64(p->t_free, done_first(p)));
+	if (p->type == SB_TYPE_RW && p->ndone && done_first(p) != SB_TICK_NEVER)
+		t = min64(t, max64(p->t_free, done_first(p)));
 	/* Every candidate is a clock edge: t_free, response arrivals, write-back readiness. */
 	(void)cyc;
 	p->t_next = t;
@@ -976,7 +1026,7 @@ static void port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool w
 		if (p->tags > p->tag_peak)
 			p->tag_peak = p->tags;
 	}
-	done_push(p, &d);
+	done_push(m, p, &d);
 }
 
 static void stream_issue(struct sb_model *m, struct sb_port *p, uint64_t t);
@@ -1019,7 +1069,7 @@ static void port_clear_stats(struct sb_port *p)
 static void port_drop(struct sb_port *p)
 {
 	p->tag_used = 0;
-	p->ndone = 0;
+	done_clear(p);
 	p->nwb = 0;
 	p->tags = 0;
 	p->outstanding = 0;
@@ -1165,10 +1215,8 @@ void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announc
 		uint32_t tag_ctrl = port_reg32(m, p, SB_GUPS_PORT_TAG_CTRL);
 		uint64_t timeout =
 		    (uint64_t)port_reg32(m, p, SB_GUPS_PORT_TAG_TIMEOUT) * m->tm.cycle;
-		unsigned n = p->ndone;
-
-		for (unsigned k = 0; k < n; k++) {
-			struct sb_done *d = &p->done[k];
+		for (unsigned k = 0; k < p->ndone; k++) {
+			struct sb_done *d = &p->slots[p->heap[k] & (SB_DONE_MAX - 1)];
 
 			if (d->t_done <= tick || done_errstat(d) == SB_DONE_LOST)
 				continue;
@@ -1182,13 +1230,7 @@ void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announc
 				d->t_done = SB_TICK_NEVER;
 			}
 		}
-		/* Completion times changed: rebuild the heap. */
-		p->ndone = 0;
-		for (unsigned k = 0; k < n; k++) {
-			struct sb_done d = p->done[k];
-
-			done_push(p, &d);
-		}
+		done_rebuild(m, p);
 		/* Write-backs not yet issued are abandoned with their reads. */
 		p->nwb = 0;
 		port_schedule(m, p);
@@ -1532,10 +1574,13 @@ int sb_engine_init(struct sb_model *m)
 		p->link = sb_engine_port_link(m, i);
 		cal_init(&p->rx, m->tm.cycle);
 		p->cap = cap;
-		p->done = calloc(cap, sizeof(*p->done));
+		p->slots = calloc(cap, sizeof(*p->slots));
+		p->heap = calloc(cap, sizeof(*p->heap));
+		p->free_slots = calloc(cap, sizeof(*p->free_slots));
 		p->wb = calloc(cap, sizeof(*p->wb));
-		if (!p->done || !p->wb)
+		if (!p->slots || !p->heap || !p->free_slots || !p->wb)
 			return sb_error_set(SB_ERR_NOMEM, "out of memory for the GUPS ports");
+		done_clear(p);
 		port_clear_stats(p);
 		p->t_next = SB_TICK_NEVER;
 	}
@@ -1564,9 +1609,13 @@ void sb_engine_release(struct sb_model *m)
 	free(m->vault);
 	m->vault = NULL;
 	for (unsigned i = 0; i < SB_MAX_PORTS; i++) {
-		free(m->port[i].done);
+		free(m->port[i].slots);
+		free(m->port[i].heap);
+		free(m->port[i].free_slots);
 		free(m->port[i].wb);
-		m->port[i].done = NULL;
+		m->port[i].slots = NULL;
+		m->port[i].heap = NULL;
+		m->port[i].free_slots = NULL;
 		m->port[i].wb = NULL;
 	}
 	free(m->trace.onchip);

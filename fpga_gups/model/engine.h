@@ -40,6 +40,9 @@ struct sb_done {         /* a request outstanding at a port (24 bytes: heap entr
 };
 
 #define SB_DONE_LOST 0xFFu /* errstat value marking a request declared lost */
+#define SB_DONE_IDX_BITS 11
+#define SB_DONE_MAX (1u << SB_DONE_IDX_BITS)
+#define SB_DONE_NEVER_CYCLES ((1ull << (64 - SB_DONE_IDX_BITS)) - 1)
 
 static inline uint64_t sb_done_info(uint64_t addr, unsigned write, unsigned flits, unsigned errstat,
                                     unsigned stream, unsigned tag)
@@ -112,8 +115,12 @@ struct sb_port {
 	uint64_t tag_used;     /* tag pool: bit t set while tag t is out */
 	unsigned outstanding;  /* non-posted requests outstanding */
 	/* outstanding requests, min-heap on t_done */
-	struct sb_done *done;
-	unsigned ndone, cap;
+	/* Outstanding requests: payloads in slots[], a binary min-heap of 8-byte keys
+	 * (completion cycle << SB_DONE_IDX_BITS | slot) so that heap moves stay small. */
+	struct sb_done *slots;
+	uint64_t *heap;
+	uint16_t *free_slots;
+	unsigned ndone, nfree, cap;
 	/* rw write-backs, min-heap on t_ready */
 	struct sb_wb *wb;
 	unsigned nwb;

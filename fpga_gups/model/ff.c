@@ -131,10 +131,13 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 			p->t_next += dt;
 		m->port_next[i] = p->t_next;
 		for (unsigned k = 0; k < p->ndone; k++) {
-			p->done[k].t_issue += dt;
-			if (p->done[k].t_done != SB_TICK_NEVER)
-				p->done[k].t_done += dt;
+			struct sb_done *d = &p->slots[p->heap[k] & (SB_DONE_MAX - 1)];
+
+			d->t_issue += dt;
+			if (d->t_done != SB_TICK_NEVER)
+				d->t_done += dt;
 		}
+		sb_engine_done_rebuild(m, p);
 		for (unsigned k = 0; k < p->nwb; k++)
 			p->wb[k].t_ready += dt;
 		shift_calendar(&p->rx, dt);

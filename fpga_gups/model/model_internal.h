@@ -131,6 +131,7 @@ void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
 void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announce);
 unsigned sb_engine_port_link(const struct sb_model *m, unsigned port);
 void sb_engine_wake(struct sb_model *m);
+void sb_engine_done_rebuild(struct sb_model *m, struct sb_port *p);
 void sb_engine_flow_update(struct sb_model *m);
 /* ff.c: steady-state fast-forward */
 void sb_engine_ff_begin(struct sb_model *m, uint64_t t);
