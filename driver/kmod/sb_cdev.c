@@ -184,7 +184,7 @@ static long sb_ioc_region_info(struct sb_board *b, void __user *uarg)
 
 static long sb_ioc_reg_access(struct sb_board *b, void __user *uarg)
 {
-	struct sb_reg_access ra;
+	struct sb_reg_io ra;
 	u32 usize, v32;
 	int ret;
 

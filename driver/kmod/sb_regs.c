@@ -60,14 +60,18 @@ int sb_bridge_attach(struct sb_board *b)
 }
 
 /*
- * One mailbox transaction. The bridge answers in microseconds; spin briefly, then sleep
- * between polls so that a stalled bridge does not hog the CPU. Called with reg_lock held.
+ * One mailbox transaction. The bridge answers in microseconds; spin for up to
+ * SB_BRIDGE_SPIN_US, then sleep between polls so that a stalled bridge does not hog the CPU.
+ * Called with reg_lock held.
  */
+#define SB_BRIDGE_SPIN_US 100
+
 static int sb_bridge_xfer(struct sb_board *b, u32 op, u32 off, u64 *val)
 {
 	void __iomem *mb = b->bridge;
-	ktime_t deadline = ktime_add_ms(ktime_get(), sb_bridge_timeout_ms);
-	unsigned int spins = 0;
+	ktime_t start = ktime_get();
+	ktime_t spin_end = ktime_add_us(start, SB_BRIDGE_SPIN_US);
+	ktime_t deadline = ktime_add_ms(start, sb_bridge_timeout_ms);
 	u32 seq = b->mb_seq + 1;
 	u32 status;
 
@@ -80,16 +84,18 @@ static int sb_bridge_xfer(struct sb_board *b, u32 op, u32 off, u64 *val)
 	iowrite32(seq, mb + SB_BRIDGE_MB_REQ_SEQ);
 	b->mb_seq = seq;
 	while (ioread32(mb + SB_BRIDGE_MB_ACK_SEQ) != seq) {
-		if (ktime_after(ktime_get(), deadline)) {
+		ktime_t now = ktime_get();
+
+		if (ktime_after(now, deadline)) {
 			dev_err_ratelimited(&b->dev,
 			                    "bridge did not answer within %u ms (op %u at %#x)\n",
 			                    sb_bridge_timeout_ms, op, off);
 			return -ETIMEDOUT;
 		}
-		if (++spins < 200)
+		if (ktime_before(now, spin_end))
 			cpu_relax();
 		else
-			usleep_range(10, 50);
+			usleep_range(20, 100);
 	}
 	status = ioread32(mb + SB_BRIDGE_MB_STATUS);
 	*val = (u64)ioread32(mb + SB_BRIDGE_MB_RESULT_HI) << 32 |

@@ -199,7 +199,7 @@ static int check_range(struct devt *d, uint32_t offset, uint32_t width, const ch
 
 static int reg_ioctl(struct devt *d, uint32_t op, uint32_t offset, uint64_t *value)
 {
-	struct sb_reg_access ra = {.size = sizeof(ra), .op = op, .offset = offset, .value = *value};
+	struct sb_reg_io ra = {.size = sizeof(ra), .op = op, .offset = offset, .value = *value};
 	int err = ioc(d, SB_IOC_REG_ACCESS, &ra, "register access");
 
 	*value = ra.value;

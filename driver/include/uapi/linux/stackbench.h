@@ -112,7 +112,7 @@ struct sb_region_info {
  * both halves without any other access of this device in between. offset must be 4-byte
  * aligned and the access inside the register region; reserved must be 0.
  */
-struct sb_reg_access {
+struct sb_reg_io {
 	__u32 size;
 	__u32 op;     /* SB_REG_* */
 	__u32 offset; /* byte offset in the register space */
@@ -138,6 +138,6 @@ struct sb_event {
 #define SB_IOC_API_VERSION _IO(SB_IOC_MAGIC, 0x00) /* struct sb_api_version */
 #define SB_IOC_DEVICE_INFO _IO(SB_IOC_MAGIC, 0x01) /* struct sb_device_info */
 #define SB_IOC_REGION_INFO _IO(SB_IOC_MAGIC, 0x02) /* struct sb_region_info */
-#define SB_IOC_REG_ACCESS _IO(SB_IOC_MAGIC, 0x03)  /* struct sb_reg_access */
+#define SB_IOC_REG_ACCESS _IO(SB_IOC_MAGIC, 0x03)  /* struct sb_reg_io */
 
 #endif /* _UAPI_LINUX_STACKBENCH_H */
