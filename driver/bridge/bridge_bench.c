@@ -9,6 +9,8 @@
  *   mailbox read32 / write32   doorbell to acknowledgement (the exact path, dev: in the VM);
  *   image store                a plain store to a write-only command word until the bridge
  *                              has applied it (the word reads 0 again) (the pci: / mmap path);
+ *   mailbox read32 after idle  the same, 5 ms after the previous access (the bridge sleeps
+ *                              --sleep-us between polls once idle for --spin-us);
  *   image refresh interval     how often a read-only word (board.cycles) changes in the image.
  * Do not run it while a guest uses the same bridge.
  */
@@ -143,6 +145,15 @@ int main(int argc, char **argv)
 		t[i] = sb_monotonic_ns() - t0;
 	}
 	report("image store applied", t, n);
+	/* The first access after the bridge went idle (it sleeps between polls then). */
+	for (unsigned i = 0; i < 200; i++) {
+		usleep(5000);
+		t0 = sb_monotonic_ns();
+		if (mailbox(SB_BRIDGE_OP_READ32, scratch, 0, &v) != SB_BRIDGE_ST_OK)
+			goto fail;
+		t[i] = sb_monotonic_ns() - t0;
+	}
+	report("mailbox read32 after idle", t, 200);
 	/* Let the bridge go idle, then time how the image follows a read-only word. */
 	usleep(20000);
 	last = rd(cycles);
