@@ -380,7 +380,7 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 			break;
 		}
 		vma->vm_private_data = (void *)SB_VMA_REGS;
-		vma->vm_flags |= VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP;
+		sb_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
 		break;
 	case SB_REGION_TRACE:
@@ -389,7 +389,7 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 			ret = -EINVAL;
 		} else {
 			vma->vm_private_data = (void *)SB_VMA_TRACE;
-			vma->vm_flags |= VM_DONTEXPAND | VM_DONTDUMP;
+			sb_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
 			/* dma_mmap_coherent() takes vm_pgoff as the offset in the buffer. */
 			vma->vm_pgoff = pgoff;
 			ret = dma_mmap_coherent(&b->pdev->dev, vma, b->trace_cpu, b->trace_dma,
@@ -426,5 +426,4 @@ const struct file_operations sb_fops = {
     .read = sb_read,
     .poll = sb_poll,
     .mmap = sb_mmap,
-    .llseek = no_llseek,
 };

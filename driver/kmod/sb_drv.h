@@ -28,8 +28,21 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/version.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+
+/* Kernel API differences (Debian 12 has 6.1; dkms may build for newer kernels). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define sb_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#else
+#define sb_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define sb_class_create(name) class_create(name)
+#else
+#define sb_class_create(name) class_create(THIS_MODULE, name)
+#endif
 
 #define SB_DRV_NAME "stackbench"
 #define SB_MAX_BOARDS 16

@@ -290,7 +290,7 @@ static int __init sb_init(void)
 	ret = alloc_chrdev_region(&sb_devt, 0, SB_MAX_BOARDS, SB_DRV_NAME);
 	if (ret)
 		return ret;
-	sb_class = class_create(THIS_MODULE, SB_DRV_NAME);
+	sb_class = sb_class_create(SB_DRV_NAME);
 	if (IS_ERR(sb_class)) {
 		ret = PTR_ERR(sb_class);
 		goto fail_chrdev;
