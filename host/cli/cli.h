@@ -24,6 +24,7 @@ struct sb_cli_command {
 
 /* The commands, in the order `stackbench --help` lists them. */
 extern const struct sb_cli_command sb_cmd_info;
+extern const struct sb_cli_command sb_cmd_devices;
 extern const struct sb_cli_command sb_cmd_point;
 
 /* Print "stackbench: DETAIL" (or the code's text) to stderr; return the exit code for err. */

@@ -12,6 +12,7 @@
 
 static const struct sb_cli_command *const commands[] = {
     &sb_cmd_info,
+    &sb_cmd_devices,
     &sb_cmd_point,
 };
 

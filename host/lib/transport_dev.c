@@ -1,47 +1,265 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dev: transport: the stackbench kernel module's character device (/dev/stackbenchN).
- * Its ioctl interface (driver/ uapi header) is defined by the driver work; until then opening
- * a dev: URI reports SB_ERR_NOT_SUPPORTED.
+ * The dev: transport: the stackbench kernel module's character device (/dev/stackbenchN),
+ * through its uapi (driver/include/uapi/linux/stackbench.h).
+ *
+ * Register access: on a board the module reports SB_DEVICE_F_MMAP_EXACT and registers are
+ * plain loads and stores on a mapping of the register region (no system call per access). In
+ * test mode (the simulated board behind QEMU's ivshmem, served by the bridge) a mapping is
+ * only an image of the registers, so each access is an SB_IOC_REG_ACCESS ioctl, which the
+ * module performs exactly. The URI option access=mmap|ioctl overrides the choice.
+ *
+ * DMA: the module's trace buffer (one per board) is what dma_alloc hands out. Events: poll(2)
+ * and read(2) on the device.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <linux/stackbench.h>
+
 #include "stackbench/error.h"
+#include "stackbench/log.h"
 #include "stackbench/transport.h"
+
+struct devt {
+	int fd;
+	char path[SB_URI_PATH_MAX];
+	struct sb_device_info info;
+	struct sb_region_info regs, trace;
+	bool use_mmap;
+	volatile uint32_t *map; /* the register region, when use_mmap */
+	bool trace_in_use;
+};
+
+static int errno_to_sb(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENXIO:
+	case ENODEV:
+		return SB_ERR_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+		return SB_ERR_PERM;
+	case EINVAL:
+		return SB_ERR_RANGE;
+	case ETIMEDOUT:
+		return SB_ERR_TIMEOUT;
+	case EINTR:
+		return SB_ERR_INTERRUPTED;
+	case ENOTTY:
+		return SB_ERR_NOT_SUPPORTED;
+	default:
+		return SB_ERR_IO;
+	}
+}
+
+static int ioc(struct devt *d, unsigned long cmd, void *arg, const char *what)
+{
+	int e;
+
+	if (ioctl(d->fd, cmd, arg) == 0)
+		return 0;
+	e = errno;
+	if (e == ENODEV)
+		return sb_error_set(SB_ERR_NOT_FOUND, "'%s': %s: the board was removed", d->path,
+		                    what);
+	return sb_error_set(errno_to_sb(e), "'%s': %s: %s", d->path, what, strerror(e));
+}
+
+static int region_info(struct devt *d, uint32_t index, struct sb_region_info *ri)
+{
+	memset(ri, 0, sizeof(*ri));
+	ri->size = sizeof(*ri);
+	ri->index = index;
+	return ioc(d, SB_IOC_REGION_INFO, ri, "region info");
+}
+
+static int identify(struct devt *d)
+{
+	struct sb_api_version v = {.size = sizeof(v)};
+	int err;
+
+	if (ioctl(d->fd, SB_IOC_API_VERSION, &v) < 0) {
+		if (errno == ENOTTY || errno == EINVAL)
+			return sb_error_set(
+			    SB_ERR_NOT_SUPPORTED,
+			    "'%s' is not a stackbench device (no stackbench ioctls)", d->path);
+		return ioc(d, SB_IOC_API_VERSION, &v, "API version");
+	}
+	if (v.version >> 16 != SB_UAPI_VERSION_MAJOR)
+		return sb_error_set(SB_ERR_VERSION,
+		                    "'%s': the stackbench module speaks interface %u.%u, this host "
+		                    "%u.x; update the module or the host",
+		                    d->path, v.version >> 16, v.version & 0xFFFF,
+		                    SB_UAPI_VERSION_MAJOR);
+	d->info.size = sizeof(d->info);
+	if ((err = ioc(d, SB_IOC_DEVICE_INFO, &d->info, "device info")) < 0 ||
+	    (err = region_info(d, SB_REGION_REGS, &d->regs)) < 0 ||
+	    (err = region_info(d, SB_REGION_TRACE, &d->trace)) < 0)
+		return err;
+	if (d->regs.length < 16 || d->regs.length > UINT32_MAX)
+		return sb_error_set(SB_ERR_IO, "'%s': register region of %llu bytes", d->path,
+		                    (unsigned long long)d->regs.length);
+	return 0;
+}
 
 static int dev_open(const struct sb_uri *uri, void **priv)
 {
-	(void)priv;
-	return sb_error_set(
-	    SB_ERR_NOT_SUPPORTED,
-	    "the dev: transport ('%s') needs the stackbench kernel module interface, "
-	    "which this build does not have yet; use pci: or sim:",
-	    uri->path);
+	const char *access_opt = sb_uri_opt(uri, "access");
+	struct devt *d;
+	void *map;
+	int err, e;
+
+	for (unsigned i = 0; i < uri->nopts; i++)
+		if (strcmp(uri->opts[i].key, "access"))
+			return sb_error_set(SB_ERR_URI, "unknown dev: option '%s' (known: access)",
+			                    uri->opts[i].key);
+	if (access_opt && strcmp(access_opt, "mmap") && strcmp(access_opt, "ioctl"))
+		return sb_error_set(SB_ERR_URI, "dev: option 'access': '%s' is not mmap or ioctl",
+		                    access_opt);
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	memcpy(d->path, uri->path, sizeof(d->path));
+	d->fd = open(uri->path, O_RDWR | O_CLOEXEC);
+	if (d->fd < 0) {
+		e = errno;
+		if (e == ENOENT)
+			err = sb_error_set(SB_ERR_NOT_FOUND,
+			                   "no device node '%s' (is the stackbench module loaded?)",
+			                   uri->path);
+		else if (e == EACCES || e == EPERM)
+			err = sb_error_set(SB_ERR_PERM,
+			                   "cannot open '%s': %s (is the user in the stackbench "
+			                   "group? see docs/driver.md)",
+			                   uri->path, strerror(e));
+		else
+			err = sb_error_set(errno_to_sb(e), "cannot open '%s': %s", uri->path,
+			                   strerror(e));
+		goto fail_open;
+	}
+	if ((err = identify(d)) < 0)
+		goto fail_identify;
+	d->use_mmap = access_opt ? !strcmp(access_opt, "mmap")
+	                         : (d->info.flags & SB_DEVICE_F_MMAP_EXACT) != 0;
+	if (d->use_mmap) {
+		map = mmap(NULL, d->regs.length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+		           (off_t)d->regs.offset);
+		if (map == MAP_FAILED) {
+			e = errno;
+			err = sb_error_set(errno_to_sb(e), "cannot map the registers of '%s': %s",
+			                   uri->path, strerror(e));
+			goto fail_identify;
+		}
+		d->map = map;
+	}
+	sb_dbg("'%s': stackbench %04x:%04x at %04x:%02x:%02x.%x, %llu bytes of registers, "
+	       "access by %s%s",
+	       uri->path, d->info.vendor, d->info.device, d->info.pci_domain, d->info.pci_bus,
+	       d->info.pci_dev, d->info.pci_fn, (unsigned long long)d->regs.length,
+	       d->use_mmap ? "mmap" : "ioctl",
+	       d->info.flags & SB_DEVICE_F_TEST_MODE ? " (test mode)" : "");
+	*priv = d;
+	return 0;
+
+fail_identify:
+	close(d->fd);
+fail_open:
+	free(d);
+	return err;
 }
 
 static void dev_close(void *priv)
 {
-	(void)priv;
+	struct devt *d = priv;
+
+	if (d->map)
+		munmap((void *)d->map, d->regs.length);
+	close(d->fd);
+	free(d);
+}
+
+static int check_range(struct devt *d, uint32_t offset, uint32_t width, const char *what)
+{
+	if (offset % 4 || offset >= d->regs.length || width > d->regs.length - offset)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "'%s': register %s at 0x%x outside the 0x%llx-byte "
+		                    "register region",
+		                    d->path, what, offset, (unsigned long long)d->regs.length);
+	return 0;
+}
+
+static int reg_ioctl(struct devt *d, uint32_t op, uint32_t offset, uint64_t *value)
+{
+	struct sb_reg_io ra = {.size = sizeof(ra), .op = op, .offset = offset, .value = *value};
+	int err = ioc(d, SB_IOC_REG_ACCESS, &ra, "register access");
+
+	*value = ra.value;
+	return err;
 }
 
 static int dev_read32(void *priv, uint32_t offset, uint32_t *value)
 {
-	(void)priv;
-	(void)offset;
+	struct devt *d = priv;
+	uint64_t v = 0;
+	int err;
+
 	*value = 0xFFFFFFFFu;
-	return SB_ERR_NOT_SUPPORTED;
+	if ((err = check_range(d, offset, 4, "read")) < 0)
+		return err;
+	if (d->map) {
+		*value = d->map[offset / 4];
+		return 0;
+	}
+	if ((err = reg_ioctl(d, SB_REG_READ32, offset, &v)) < 0)
+		return err;
+	*value = (uint32_t)v;
+	return 0;
 }
 
 static int dev_write32(void *priv, uint32_t offset, uint32_t value)
 {
-	(void)priv;
-	(void)offset;
-	(void)value;
-	return SB_ERR_NOT_SUPPORTED;
+	struct devt *d = priv;
+	uint64_t v = value;
+	int err;
+
+	if ((err = check_range(d, offset, 4, "write")) < 0)
+		return err;
+	if (d->map) {
+		d->map[offset / 4] = value;
+		return 0;
+	}
+	return reg_ioctl(d, SB_REG_WRITE32, offset, &v);
+}
+
+static int dev_read64(void *priv, uint32_t offset, uint64_t *value)
+{
+	struct devt *d = priv;
+	int err;
+
+	if ((err = check_range(d, offset, 8, "read")) < 0)
+		return err;
+	if (d->map) {
+		uint32_t lo = d->map[offset / 4];
+
+		*value = (uint64_t)d->map[offset / 4 + 1] << 32 | lo;
+		return 0;
+	}
+	*value = 0;
+	return reg_ioctl(d, SB_REG_READ64, offset, value);
 }
 
 static uint32_t dev_regspace(void *priv)
 {
-	(void)priv;
-	return 0;
+	return (uint32_t)((struct devt *)priv)->regs.length;
 }
 
 static uint64_t dev_now_ns(void *priv)
@@ -56,13 +274,89 @@ static int dev_wait_ns(void *priv, uint64_t ns)
 	return sb_sleep_ns(ns);
 }
 
+static int dev_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
+{
+	struct devt *d = priv;
+	void *p;
+
+	if (!(d->info.flags & SB_DEVICE_F_TRACE_DMA) || !d->trace.flags)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "'%s': the module has no trace buffer",
+		                    d->path);
+	if (d->trace_in_use)
+		return sb_error_set(SB_ERR_BUSY, "'%s': the trace buffer is already in use",
+		                    d->path);
+	if (!len || len > d->trace.length)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "'%s': a %zu-byte DMA buffer; the module's trace buffer has "
+		                    "%llu bytes (module parameter trace_kib)",
+		                    d->path, len, (unsigned long long)d->trace.length);
+	p = mmap(NULL, d->trace.length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
+	         (off_t)d->trace.offset);
+	if (p == MAP_FAILED)
+		return sb_error_set(errno_to_sb(errno), "'%s': cannot map the trace buffer: %s",
+		                    d->path, strerror(errno));
+	d->trace_in_use = true;
+	buf->host = p;
+	buf->bus = d->trace.bus_addr;
+	buf->len = len;
+	return 0;
+}
+
+static void dev_dma_free(void *priv, struct sb_dma_buf *buf)
+{
+	struct devt *d = priv;
+
+	munmap(buf->host, d->trace.length);
+	d->trace_in_use = false;
+}
+
+static int dev_wait_event(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events)
+{
+	struct devt *d = priv;
+	uint64_t deadline = sb_monotonic_ns() + timeout_ns;
+
+	for (;;) {
+		uint64_t now = sb_monotonic_ns();
+		struct pollfd p = {.fd = d->fd, .events = POLLIN};
+		struct sb_event ev;
+		int ms = now >= deadline ? 0 : (int)((deadline - now + 999999) / 1000000);
+		ssize_t n;
+
+		if (poll(&p, 1, ms) < 0) {
+			if (errno == EINTR)
+				return sb_error_set(SB_ERR_INTERRUPTED, "waiting for an event");
+			return sb_error_set(SB_ERR_IO, "'%s': poll: %s", d->path, strerror(errno));
+		}
+		if (p.revents & (POLLERR | POLLHUP))
+			return sb_error_set(SB_ERR_NOT_FOUND, "'%s': the board was removed",
+			                    d->path);
+		if (p.revents & POLLIN) {
+			n = read(d->fd, &ev, sizeof(ev));
+			if (n < 0 && errno != EAGAIN)
+				return sb_error_set(errno_to_sb(errno),
+				                    "'%s': reading an event: %s", d->path,
+				                    strerror(errno));
+			if (n == (ssize_t)sizeof(ev) && (ev.events & mask)) {
+				*events = ev.events & mask;
+				return 0;
+			}
+		}
+		if (sb_monotonic_ns() >= deadline)
+			return SB_ERR_TIMEOUT;
+	}
+}
+
 const struct sb_transport_ops sb_transport_dev = {
     .name = "dev",
     .open = dev_open,
     .close = dev_close,
     .read32 = dev_read32,
     .write32 = dev_write32,
+    .read64 = dev_read64,
     .regspace_size = dev_regspace,
     .now_ns = dev_now_ns,
     .wait_ns = dev_wait_ns,
+    .dma_alloc = dev_dma_alloc,
+    .dma_free = dev_dma_free,
+    .wait_event = dev_wait_event,
 };

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The pci: transport: map a BAR of a PCI function through sysfs (resourceN), no kernel module
- * needed. Enables the device first (writes 1 to 'enable'). No DMA and no interrupts: those
- * need the kernel module (dev:).
+ * needed. Enables the device first (writes 1 to 'enable'). The BAR is the board's register BAR
+ * (BAR0 on the AC-510, BAR2 on QEMU's ivshmem in the VM tests) unless ?bar=N says otherwise.
+ * No DMA and no interrupts: those need the kernel module (dev:). While a driver holds the BAR
+ * the kernel refuses the mapping (CONFIG_IO_STRICT_DEVMEM); use dev: then.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,12 +17,9 @@
 
 #include "stackbench/error.h"
 #include "stackbench/log.h"
+#include "stackbench/pcidev.h"
 #include "stackbench/transport.h"
 #include "stackbench/util.h"
-
-#ifndef SB_SYSFS_PCI
-#define SB_SYSFS_PCI "/sys/bus/pci/devices"
-#endif
 
 struct pci {
 	volatile uint32_t *regs;
@@ -39,7 +38,7 @@ static int errno_to_sb(int e)
 
 static int enable_device(const char *dir)
 {
-	char path[512];
+	char path[4300];
 	int fd, e;
 
 	snprintf(path, sizeof(path), "%s/enable", dir);
@@ -66,7 +65,8 @@ static int enable_device(const char *dir)
 static int pci_open(const struct sb_uri *uri, void **priv)
 {
 	const char *bar_opt = sb_uri_opt(uri, "bar");
-	char dir[300], path[400];
+	char dir[4200], path[4300], driver[64];
+	uint16_t vendor, device;
 	uint64_t bar = 0;
 	struct stat st;
 	struct pci *p;
@@ -82,10 +82,13 @@ static int pci_open(const struct sb_uri *uri, void **priv)
 	if (bar > 5)
 		return sb_error_set(SB_ERR_URI, "pci: option 'bar': %llu is not a BAR (0..5)",
 		                    (unsigned long long)bar);
-	snprintf(dir, sizeof(dir), "%s/%s", SB_SYSFS_PCI, uri->path);
+	snprintf(dir, sizeof(dir), "%s/devices/%s", sb_pcidev_sysfs_root(), uri->path);
 	if (access(dir, F_OK) < 0)
 		return sb_error_set(SB_ERR_NOT_FOUND, "no PCI function %s (no '%s')", uri->path,
 		                    dir);
+	if (!bar_opt && sb_pcidev_read_ids(uri->path, &vendor, &device) == 0 &&
+	    sb_pcidev_register_bar(vendor, device) > 0)
+		bar = (uint64_t)sb_pcidev_register_bar(vendor, device);
 	if ((err = enable_device(dir)) < 0)
 		return err;
 	p = calloc(1, sizeof(*p));
@@ -106,7 +109,16 @@ static int pci_open(const struct sb_uri *uri, void **priv)
 	map = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_SHARED, p->fd, 0);
 	if (map == MAP_FAILED) {
 		e = errno;
-		err = sb_error_set(errno_to_sb(e), "cannot map '%s': %s", path, strerror(e));
+		if (sb_pcidev_read_driver(uri->path, driver, sizeof(driver)) == 0 && driver[0])
+			err = sb_error_set(
+			    errno_to_sb(e),
+			    "cannot map '%s': %s; driver '%s' holds the device (use "
+			    "dev:/dev/stackbenchN with the stackbench module, or unbind "
+			    "the driver)",
+			    path, strerror(e), driver);
+		else
+			err =
+			    sb_error_set(errno_to_sb(e), "cannot map '%s': %s", path, strerror(e));
 		goto fail_map;
 	}
 	p->regs = map;

@@ -172,8 +172,8 @@ Test(transports, dev_and_missing_pci_report_clearly)
 {
 	struct sb_device *d;
 
-	cr_assert_eq(sb_device_open(&d, "dev:/dev/stackbench0"), SB_ERR_NOT_SUPPORTED);
-	cr_assert(strstr(sb_error_detail(), "dev:"), "%s", sb_error_detail());
+	cr_assert_eq(sb_device_open(&d, "dev:/nonexistent/stackbench0"), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(), "'/nonexistent/stackbench0'"), "%s", sb_error_detail());
 	cr_assert_eq(sb_device_open(&d, "pci:00ff:ff:1f.7"), SB_ERR_NOT_FOUND);
 	cr_assert(strstr(sb_error_detail(), "00ff:ff:1f.7"), "%s", sb_error_detail());
 	cr_assert_eq(sb_device_open(&d, "bogus:"), SB_ERR_URI);

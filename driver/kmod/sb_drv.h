@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0-only OR MIT */
+/*
+ * stackbench PCIe driver: internal definitions shared by the files of the module.
+ *
+ * Lifetime. A board (struct sb_board) embeds the struct device of its character device; the
+ * device's release frees the board. Every open file holds a reference, so a board that is
+ * removed (unbind, hot-unplug, rmmod after close) while a process holds /dev/stackbench<N>
+ * open lives on, marked 'removed': every file operation then fails with -ENODEV, poll reports
+ * EPOLLERR | EPOLLHUP and a touch of an existing mapping gets SIGBUS.
+ *
+ * Locking.
+ *   state_lock (rwsem)  'removed' and the hardware resources (registers, IRQ, DMA). File
+ *                       operations and the mapping fault handler hold it for reading while
+ *                       they touch the board; removal takes it for writing to set 'removed'.
+ *   reg_lock (mutex)    serializes 64-bit register pairs and the bridge mailbox.
+ *   files_lock (mutex)  the list of open files (to zap their mappings on removal).
+ *   trace_lock (mutex)  the trace buffer and the count of its user mappings.
+ *   ev_lock (spinlock)  event bookkeeping; taken in the interrupt handler.
+ */
+#ifndef SB_DRV_H
+#define SB_DRV_H
+
+#include <linux/cdev.h>
+#include <linux/device.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/version.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+/* Kernel API differences (Debian 12 has 6.1; dkms may build for newer kernels). */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define sb_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#else
+#define sb_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#endif
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#define sb_class_create(name) class_create(name)
+#else
+#define sb_class_create(name) class_create(THIS_MODULE, name)
+#endif
+
+#define SB_DRV_NAME "stackbench"
+#define SB_MAX_BOARDS 16
+
+#define PCI_VENDOR_ID_PICO 0x19de
+#define SB_IVSHMEM_VENDOR 0x1af4
+#define SB_IVSHMEM_DEVICE 0x1110
+
+/* What kind of PCI function a board is (pci_device_id.driver_data). */
+enum sb_kind {
+	SB_KIND_AC510 = 1,   /* Micron/Pico AC-510: registers in BAR0, MSI/MSI-X */
+	SB_KIND_IVSHMEM = 2, /* QEMU ivshmem-plain served by the bridge: image in BAR2 */
+};
+
+struct sb_fw {
+	u32 magic, block_version, fw_version, build_id, regmap_hash, regmap_size;
+};
+
+struct sb_board {
+	struct device dev; /* the char device's device; release frees the board */
+	struct cdev cdev;
+	struct pci_dev *pdev; /* reference held until release */
+	enum sb_kind kind;
+	int minor;
+
+	struct rw_semaphore state_lock;
+	bool removed;
+
+	/* The register region. */
+	void __iomem *regs;
+	int regs_bar;
+	resource_size_t regs_start; /* bus/physical address of the region */
+	resource_size_t regs_len;   /* bytes exposed (page multiple) */
+	u32 regspace;               /* bytes of register space the firmware implements */
+	struct mutex reg_lock;
+
+	/* Test mode: the bridge's control page (mailbox) in BAR2. */
+	void __iomem *bridge;
+	u32 mb_seq;
+
+	struct sb_fw fw;
+	u32 irq_block;   /* offset of the irq block, or U32_MAX when absent */
+	u32 trace_block; /* offset of the trace block, or U32_MAX when absent */
+
+	/* Events: MSI/MSI-X when irq_vectors > 0, else a polling work item. */
+	int irq_vectors;
+	spinlock_t ev_lock;
+	u64 ev_seq;         /* deliveries so far */
+	u64 ev_bit_seq[32]; /* ev_seq at the latest delivery of each bit */
+	u64 ev_time_ns;
+	wait_queue_head_t ev_wait;
+	struct delayed_work poll_work;
+	unsigned int pollers; /* open files while polling (under files_lock) */
+
+	/* Open files. */
+	struct mutex files_lock;
+	struct list_head files;
+
+	/* The DMA trace buffer. */
+	struct mutex trace_lock;
+	void *trace_cpu;
+	dma_addr_t trace_dma;
+	size_t trace_len;
+	unsigned int trace_maps; /* live user mappings of the buffer */
+};
+
+struct sb_file {
+	struct sb_board *board;
+	struct file *filp;
+	struct list_head node; /* board->files */
+	u64 ev_seen;           /* board->ev_seq when this file last read */
+};
+
+static inline struct sb_board *sb_board_from_dev(struct device *dev)
+{
+	return container_of(dev, struct sb_board, dev);
+}
+
+/* sb_regs.c: register access (MMIO on hardware, the bridge mailbox in test mode). */
+int sb_bridge_attach(struct sb_board *b);
+int sb_reg_read(struct sb_board *b, u32 off, u32 *val);
+int sb_reg_write(struct sb_board *b, u32 off, u32 val);
+int sb_reg_read64(struct sb_board *b, u32 off, u64 *val);
+int sb_reg_write64(struct sb_board *b, u32 off, u64 val);
+int sb_fw_check(struct sb_board *b);
+
+/* sb_events.c */
+int sb_events_init(struct sb_board *b);
+void sb_events_teardown(struct sb_board *b);
+void sb_events_start_polling(struct sb_board *b);
+void sb_events_stop_polling(struct sb_board *b);
+bool sb_events_pending(struct sb_board *b, struct sb_file *f);
+void sb_events_collect(struct sb_board *b, struct sb_file *f, u32 *events, u32 *count,
+                       u64 *time_ns);
+
+/* sb_cdev.c */
+extern const struct file_operations sb_fops;
+void sb_cdev_zap_mappings(struct sb_board *b);
+
+/* sb_main.c */
+extern unsigned int sb_poll_ms;
+extern unsigned int sb_bridge_timeout_ms;
+void sb_trace_free(struct sb_board *b);
+
+#endif /* SB_DRV_H */

@@ -1,0 +1,146 @@
+#!/bin/busybox sh
+# /init of the VM test's initramfs (busybox-static). Runs in the QEMU guest whose ivshmem-plain
+# device is served by stackbench-bridge on the host, prints one CHECK line per check and, last,
+#   SBVM-RESULT pass=N fail=M [failed=name,...]
+# which the host side (run_vm.sh) parses; then powers the guest off.
+#
+# The checks come in phases, one shell function each, run in order by main():
+#   no module   pci: through sysfs (the register image), 'stackbench devices'
+#   module      insmod test_mode=1, dev: (exact ioctl path and mmap), bad requests, trace
+#               buffer, events, removal while open, rmmod refused while open
+#   after       rmmod, then pci: again
+# Adding a phase (e.g. "run one short point through dev: and pci: and compare the counters with
+# sim:", once the model's GUPS engine and 'stackbench point' exist) is one more function and one
+# more line in main().
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /tmp
+mount -t tmpfs tmpfs /tmp
+LOG=/tmp/checks.log
+: >"$LOG"
+SB=/bin/stackbench
+VMCHECK=/bin/sb_vmcheck
+export STACKBENCH_DEVICE=
+
+say() { echo "$@" | tee -a "$LOG"; }
+
+# check NAME CMD...: the command succeeds.
+check() {
+	name=$1
+	shift
+	if "$@" >/tmp/out 2>&1; then
+		say "CHECK $name ok"
+	else
+		say "CHECK $name FAIL: rc=$? $(head -c 400 /tmp/out | tr '\n' ' ')"
+	fi
+}
+
+# check_out NAME RC REGEX CMD...: the command exits with RC and its output matches REGEX.
+check_out() {
+	name=$1 want=$2 re=$3
+	shift 3
+	"$@" >/tmp/out 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ] && { [ -z "$re" ] || grep -qE "$re" /tmp/out; }; then
+		say "CHECK $name ok"
+	else
+		say "CHECK $name FAIL: rc=$rc (want $want), output: $(head -c 600 /tmp/out | tr '\n' ' ')"
+	fi
+}
+
+# vmcheck PHASE ARGS...: sb_vmcheck prints its own CHECK lines.
+vmcheck() {
+	$VMCHECK "$@" 2>&1 | tee -a "$LOG"
+}
+
+# The ivshmem function: found with libpci through 'stackbench devices'.
+find_board() {
+	BDF=$($SB devices | awk '$2 == "1af4:1110" { print $1; exit }')
+	[ -n "$BDF" ]
+}
+
+# check_info NAME URI: 'stackbench info URI' lists the whole block chain and 9 ports.
+BLOCKS="fw_id board hmc_ctrl irq trace stream gups_port gups_port gups_port gups_port gups_port gups_port gups_port gups_port gups_port sim_ctrl"
+check_info() {
+	name=$1 uri=$2
+	$SB info "$uri" >/tmp/out 2>&1
+	rc=$?
+	blocks=$(awk '/^  0x/ { print $4 }' /tmp/out | tr '\n' ' ' | sed 's/ $//')
+	if [ "$rc" = 0 ] && [ "$blocks" = "$BLOCKS" ] && grep -q '^ports      9$' /tmp/out; then
+		say "CHECK $name ok"
+	else
+		say "CHECK $name FAIL: rc=$rc blocks '$blocks', output: $(head -c 300 /tmp/out | tr '\n' ' ')"
+	fi
+}
+
+phase_no_module() {
+	check devices.found find_board
+	check_out devices.unbound 0 "^$BDF  1af4:1110  ivshmem  -  .*pci:$BDF" $SB devices
+	check_out devices.json 0 '"kind":[[:space:]]*"ivshmem"' $SB devices --json
+	# The full block list (fw_id .. 9 gups_port blocks, then the simulator's sim_ctrl) and 9 ports through the image.
+	check_info info.pci "pci:$BDF"
+	vmcheck pci "pci:$BDF"
+}
+
+phase_module() {
+	# Without test_mode the module leaves ivshmem alone.
+	check insmod.plain insmod /lib/stackbench.ko
+	check_out insmod.plain_no_node 1 "" test -e /dev/stackbench0
+	check rmmod.plain rmmod stackbench
+	# A generous mailbox timeout: the bridge shares a loaded host with QEMU.
+	check insmod.test_mode insmod /lib/stackbench.ko test_mode=1 bridge_timeout_ms=5000
+	check node.char_device test -c /dev/stackbench0
+	check_out node.dmesg 0 "stackbench0: simulated board \(test mode\)" dmesg
+	check_out devices.bound 0 "^$BDF  1af4:1110  ivshmem  stackbench .*dev:/dev/stackbench0" \
+		$SB devices
+	check_info info.dev dev:/dev/stackbench0
+	check_info info.dev_mmap "dev:/dev/stackbench0?access=mmap"
+	check_out info.dev_json 0 '"transport":[[:space:]]*"dev"' $SB info --json dev:/dev/stackbench0
+	# sysfs mapping is refused while the module holds the BAR (CONFIG_IO_STRICT_DEVMEM).
+	check_out info.pci_while_bound 3 "driver 'stackbench' holds the device" $SB info "pci:$BDF"
+	check_out info.dev_missing 3 "no device node '/dev/stackbench7'" $SB info dev:/dev/stackbench7
+	vmcheck dev /dev/stackbench0
+	vmcheck bad /dev/stackbench0
+	vmcheck trace /dev/stackbench0
+	vmcheck events /dev/stackbench0
+	vmcheck unplug /dev/stackbench0 "$BDF"
+	check_info info.dev_after_rebind dev:/dev/stackbench0
+	# A process holding the device keeps the module loaded.
+	sleep 30 </dev/stackbench0 &
+	holder=$!
+	sleep 0.3
+	check_out rmmod.refused_while_open 1 "" rmmod stackbench
+	check_out rmmod.still_loaded 0 "^stackbench " cat /proc/modules
+	kill $holder
+	wait $holder 2>/dev/null
+	$VMCHECK latency /dev/stackbench0
+}
+
+phase_after() {
+	check rmmod.test_mode rmmod stackbench
+	check_out node.gone 1 "" test -e /dev/stackbench0
+	vmcheck after "pci:$BDF"
+	check_info info.pci_after "pci:$BDF"
+	check_out dmesg.clean 1 "" sh -c "dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|Call Trace'"
+}
+
+main() {
+	say "SBVM-START $(cat /proc/uptime)"
+	phase_no_module
+	phase_module
+	phase_after
+	pass=$(grep -c '^CHECK .* ok$' "$LOG")
+	fail=$(grep -c '^CHECK .* FAIL' "$LOG")
+	failed=$(grep '^CHECK .* FAIL' "$LOG" | awk '{ print $2 }' | tr '\n' ',' | sed 's/,$//')
+	if [ "$fail" != 0 ]; then
+		dmesg | tail -40
+	fi
+	echo "SBVM-RESULT pass=$pass fail=$fail${failed:+ failed=$failed} uptime=$(cut -d' ' -f1 /proc/uptime)"
+}
+
+main
+sync
+poweroff -f
