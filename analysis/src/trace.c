@@ -96,6 +96,11 @@ void sb_trace_info_warn(struct sb_trace_info *info, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	sb_warn("%s", msg);
+	sb_trace_info_add_warning(info, msg);
+}
+
+void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg)
+{
 	for (uint32_t i = 0; i < info->nwarnings; i++)
 		if (!strcmp(info->warnings[i], msg))
 			return;
@@ -216,7 +221,7 @@ static int merge_sync(struct merge_reader *m, struct merge_child *c)
 		c->map[c->nmapped] = (uint16_t)idx;
 	}
 	for (; c->nwarned < ci->nwarnings; c->nwarned++)
-		sb_trace_info_warn(&m->base.info, "%s", ci->warnings[c->nwarned]);
+		sb_trace_info_add_warning(&m->base.info, ci->warnings[c->nwarned]);
 	m->base.info.fields |= ci->fields;
 	return 0;
 }

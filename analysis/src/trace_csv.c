@@ -132,7 +132,7 @@ static int csv_meta(struct csv_reader *c, char *line)
 	while (*p == ' ')
 		p++;
 	if (!strncmp(p, "warning ", 8)) {
-		sb_trace_info_warn(info, "%s", p + 8);
+		sb_trace_info_add_warning(info, p + 8);
 		return 0;
 	}
 	if (!strncmp(p, "subpartition", 12)) {

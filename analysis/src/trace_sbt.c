@@ -305,7 +305,7 @@ static int sbt_next_block(struct sbt_reader *s)
 
 			memcpy(msg, payload, n);
 			msg[n] = '\0';
-			sb_trace_info_warn(&s->base.info, "%s", msg);
+			sb_trace_info_add_warning(&s->base.info, msg);
 			break;
 		}
 		case CHUNK_END:

@@ -331,7 +331,7 @@ static int ss_run_sync(struct ss_run *s)
 		s->map[i] = (uint16_t)err;
 	}
 	for (; s->cur_warned < ci->nwarnings; s->cur_warned++)
-		sb_trace_info_warn(&s->base.info, "%s", ci->warnings[s->cur_warned]);
+		sb_trace_info_add_warning(&s->base.info, ci->warnings[s->cur_warned]);
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 
 static const struct sb_cli_command *const commands[] = {
     &sb_cmd_info,
+    &sb_cmd_lifetimes,
+    &sb_cmd_trace,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -184,6 +184,8 @@ int sb_trace_info_subpart(struct sb_trace_info *info, const char *name, enum sb_
 /* Add a warning (also logged with sb_warn); silently dropped beyond SB_TRACE_MAX_WARNINGS. */
 void sb_trace_info_warn(struct sb_trace_info *info, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Add a warning without logging it (copying one raised elsewhere); duplicates are dropped. */
+void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg);
 
 /* Writers: the other direction of the converter. */
 struct sb_trace_writer;
