@@ -368,7 +368,7 @@ double sb_device_retention_ns(const struct sb_device *d, double write_hz)
 		return d->points_ns[n - 1];
 	for (i = 0; i + 1 < n && write_hz > d->points_write_hz[i + 1]; i++)
 		;
-	if (write_hz == d->points_write_hz[i + 1])
+	if (write_hz == d->points_write_hz[i + 1] || d->points_ns[i] == d->points_ns[i + 1])
 		return d->points_ns[i + 1];
 	/* linear in log(frequency) and log(retention) */
 	double x = (log(write_hz) - log(d->points_write_hz[i])) /
