@@ -21,7 +21,7 @@
 
 /* Relative equality to 1e-12: "exactly" for ratios computed in doubles. */
 #define expect_ratio(v, want)                                                                      \
-	cr_expect(fabs((v) - (want)) <= 1e-12 * fabs(want), "%s = %.17g, expected %.17g", #v,     \
+	cr_expect(fabs((v) - (want)) <= 1e-12 * fabs(want), "%s = %.17g, expected %.17g", #v,      \
 	          (double)(v), (double)(want))
 
 static struct sb_device_lib lib;
@@ -165,7 +165,8 @@ static void result_of(const int64_t *lifes, size_t n, struct sb_lifetime_result 
 
 	cr_assert(t);
 	for (size_t i = 0; i < n; i++)
-		t[k++] = (struct sb_trace_record){.time = 0, .addr = i, .size = 1, .kind = SB_ACC_WRITE};
+		t[k++] =
+		    (struct sb_trace_record){.time = 0, .addr = i, .size = 1, .kind = SB_ACC_WRITE};
 	/* reads in time order */
 	for (int64_t tt = 0; tt <= 100000; tt++)
 		for (size_t i = 0; i < n; i++)
@@ -348,20 +349,22 @@ Test(devices, json_report_schema)
 	                 "a warning");
 	sp = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "subpartitions"), "buf");
 	cr_assert(sp);
-	static const char *const keys[] = {"reads", "writes", "unique_addresses", "lifetimes",
-	                                   "zero_read_values", "unbacked_reads", "lifetime_cycles",
-	                                   "devices", "composition", "orphans"};
+	static const char *const keys[] = {
+	    "reads",           "writes",           "unique_addresses",
+	    "lifetimes",       "zero_read_values", "unbacked_reads",
+	    "lifetime_cycles", "devices",          "composition",
+	    "orphans"};
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		cr_expect(cJSON_GetObjectItem(sp, keys[i]), "missing key '%s'", keys[i]);
 	cr_expect_eq(cJSON_GetObjectItem(sp, "lifetimes")->valuedouble, 2);
-	cr_expect_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(sp, "lifetime_cycles"), "max")
-	                 ->valuedouble,
-	             2000);
+	cr_expect_eq(
+	    cJSON_GetObjectItem(cJSON_GetObjectItem(sp, "lifetime_cycles"), "max")->valuedouble,
+	    2000);
 	dev = cJSON_GetObjectItem(cJSON_GetObjectItem(sp, "devices"), "si-gcram");
 	cr_assert(dev);
-	static const char *const dkeys[] = {"retention_ns",       "refreshes",
-	                                    "area_um2",           "area_ratio_vs_sram",
-	                                    "energy_j",           "energy_ratio_vs_sram",
+	static const char *const dkeys[] = {"retention_ns",      "refreshes",
+	                                    "area_um2",          "area_ratio_vs_sram",
+	                                    "energy_j",          "energy_ratio_vs_sram",
 	                                    "refresh_free_share"};
 	for (size_t i = 0; i < sizeof(dkeys) / sizeof(dkeys[0]); i++)
 		cr_expect(cJSON_GetObjectItem(dev, dkeys[i]), "missing device key '%s'", dkeys[i]);

@@ -72,7 +72,8 @@ static void expect_bins(const struct sb_lifetime_result *res, int sp, const int6
 
 Test(lifetime, store_starts_a_lifetime_that_ends_at_the_last_read)
 {
-	struct sb_trace_record t[] = {rec(10, 0, 7, W, 0), rec(15, 0, 7, R, 0), rec(20, 0, 7, R, 0)};
+	struct sb_trace_record t[] = {rec(10, 0, 7, W, 0), rec(15, 0, 7, R, 0),
+	                              rec(20, 0, 7, R, 0)};
 	struct sb_lifetime_result res;
 
 	run(t, 3, SB_POLICY_WRITE_ALLOCATE, &res);
@@ -191,7 +192,11 @@ static const struct sb_trace_record cache_trace[] = {
     {.time = 0, .subpart = 1, .addr = 0, .size = 32, .kind = W, .cache = SB_CACHE_MISS},
     {.time = 5, .subpart = 1, .addr = 4, .size = 32, .kind = R, .cache = SB_CACHE_HIT},
     {.time = 10, .subpart = 1, .addr = 64, .size = 32, .kind = R, .cache = SB_CACHE_MISS},
-    {.time = 11, .subpart = 1, .addr = 64, .size = 32, .kind = R,
+    {.time = 11,
+     .subpart = 1,
+     .addr = 64,
+     .size = 32,
+     .kind = R,
      .cache = SB_CACHE_RESERVATION_FAIL},
     {.time = 12, .subpart = 1, .addr = 70, .size = 32, .kind = R, .cache = SB_CACHE_HIT_RESERVED},
     {.time = 20, .subpart = 1, .addr = 64, .size = 32, .kind = R, .cache = SB_CACHE_HIT},
@@ -239,10 +244,20 @@ Test(lifetime, per_unit_caches_and_block_granularity)
 	/* SM 0 and SM 1 hold line 0 separately; addresses 0 and 31 are one 32-byte block */
 	struct sb_trace_record t[] = {
 	    {.time = 0, .subpart = 1, .addr = 0, .size = 32, .kind = R, .cache = SB_CACHE_MISS},
-	    {.time = 1, .subpart = 1, .addr = 0, .size = 32, .kind = R, .unit = 1,
+	    {.time = 1,
+	     .subpart = 1,
+	     .addr = 0,
+	     .size = 32,
+	     .kind = R,
+	     .unit = 1,
 	     .cache = SB_CACHE_MISS},
 	    {.time = 4, .subpart = 1, .addr = 31, .size = 32, .kind = R, .cache = SB_CACHE_HIT},
-	    {.time = 9, .subpart = 1, .addr = 16, .size = 32, .kind = R, .unit = 1,
+	    {.time = 9,
+	     .subpart = 1,
+	     .addr = 16,
+	     .size = 32,
+	     .kind = R,
+	     .unit = 1,
 	     .cache = SB_CACHE_HIT},
 	};
 	struct sb_lifetime_result res;
