@@ -43,6 +43,7 @@ struct hentry {
 struct htab {
 	struct hentry *e;
 	size_t mask, used;
+	struct hentry *last; /* the entry used last: lifetimes repeat */
 };
 
 struct dread {
@@ -153,6 +154,7 @@ static int htab_init(struct htab *t, size_t cap)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (histogram of %zu entries)", cap);
 	t->mask = cap - 1;
 	t->used = 0;
+	t->last = NULL;
 	return 0;
 }
 
@@ -161,6 +163,13 @@ static int htab_add(struct htab *t, int64_t key, uint64_t a, uint64_t b, uint64_
 	size_t i = hash64((uint64_t)key) & t->mask;
 	int err;
 
+	if (t->last && t->last->key == key) {
+		t->last->v[0] += a;
+		t->last->v[1] += b;
+		t->last->v[2] += c;
+		t->last->v[3] += d;
+		return 0;
+	}
 	for (;;) {
 		struct hentry *e = &t->e[i];
 
@@ -195,6 +204,7 @@ static int htab_add(struct htab *t, int64_t key, uint64_t a, uint64_t b, uint64_
 		e->v[1] += b;
 		e->v[2] += c;
 		e->v[3] += d;
+		t->last = e;
 		return 0;
 	}
 }
@@ -328,9 +338,19 @@ static inline int end_value(struct sp_state *s, struct aentry *e)
 	return htab_add(&s->life, life, 1, e->val_bits, 1 + (uint64_t)e->nreads, 0);
 }
 
+/* Distance of the software prefetch: tables larger than the caches are latency bound. */
+#define PREFETCH_AHEAD 16
+
+static inline void atab_prefetch(const struct atab *t, uint64_t key)
+{
+	__builtin_prefetch(&t->e[hash64(key) & t->mask], 1, 1);
+}
+
 static int apply_reads(struct sp_state *s)
 {
 	for (size_t i = 0; i < s->ndr; i++) {
+		if (i + PREFETCH_AHEAD < s->ndr)
+			atab_prefetch(&s->addrs, s->dr[i + PREFETCH_AHEAD].key);
 		struct aentry *e = atab_get(&s->addrs, s->dr[i].key);
 
 		if (!e)
@@ -371,6 +391,7 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
+	eng->records += n;
 	for (size_t i = 0; i < n; i++) {
 		const struct sb_trace_record *r = &recs[i];
 		struct sp_state *s;
@@ -381,17 +402,23 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 		if (r->subpart >= eng->nsp)
 			return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
 			                    r->subpart, eng->nsp);
+		if (i + PREFETCH_AHEAD < n) {
+			const struct sb_trace_record *a = &recs[i + PREFETCH_AHEAD];
+
+			if (a->kind != SB_ACC_FLUSH && a->subpart < eng->nsp) {
+				const struct sp_state *ps = &eng->sp[a->subpart];
+				uint64_t k = a->addr >> ps->shift;
+
+				if (ps->per_unit)
+					k |= (uint64_t)a->unit << 48;
+				atab_prefetch(&ps->addrs, k);
+			}
+		}
 		s = &eng->sp[r->subpart];
 		if (s->started && r->time < s->cur_time)
 			return sb_error_set(
 			    SB_ERR_PARSE, "subpartition '%s' goes back in time (%lld after %lld)",
 			    s->st.sp.name, (long long)r->time, (long long)s->cur_time);
-		eng->records++;
-		if (!eng->any || r->time < eng->first)
-			eng->first = r->time;
-		if (!eng->any || r->time > eng->last)
-			eng->last = r->time;
-		eng->any = true;
 		if (!s->started) {
 			s->started = true;
 			s->st.first_time = r->time;
@@ -593,6 +620,17 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 	res->info = *info;
 	res->policy = eng->policy;
 	res->records = eng->records;
+	for (size_t i = 0; i < eng->nsp; i++) {
+		const struct sp_state *s = &eng->sp[i];
+
+		if (!s->started)
+			continue;
+		if (!eng->any || s->st.first_time < eng->first)
+			eng->first = s->st.first_time;
+		if (!eng->any || s->st.last_time > eng->last)
+			eng->last = s->st.last_time;
+		eng->any = true;
+	}
 	res->first_time = eng->first;
 	res->last_time = eng->last;
 	res->subparts = calloc(eng->nsp ? eng->nsp : 1, sizeof(*res->subparts));
