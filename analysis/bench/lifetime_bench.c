@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 		struct stat st;
 
 		if (stat(path, &st) == 0)
-			printf("%-34s %.2f bytes per access\n", "sbt size",
+			printf("%-34s %.3f bytes per access\n", "sbt size",
 			       (double)st.st_size / (double)n);
 	}
 

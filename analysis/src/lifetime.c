@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
@@ -85,9 +86,46 @@ static inline size_t hash64(uint64_t k)
 
 /* --- tables ------------------------------------------------------------------------------- */
 
+/*
+ * Zeroed table memory. Large tables are mapped on their own and asked for transparent huge
+ * pages: random probes over tens of MB otherwise miss the TLB on nearly every access.
+ */
+#define HUGE_TABLE_BYTES (2u << 20)
+
+static void *table_alloc(size_t bytes)
+{
+	void *p;
+
+	if (bytes < HUGE_TABLE_BYTES)
+		return calloc(1, bytes);
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+static void table_free(void *p, size_t bytes)
+{
+	if (!p)
+		return;
+	if (bytes < HUGE_TABLE_BYTES)
+		free(p);
+	else
+		munmap(p, bytes);
+}
+
+static void atab_free(struct atab *t)
+{
+	table_free(t->e, t->e ? (t->mask + 1) * sizeof(*t->e) : 0);
+	t->e = NULL;
+}
+
 static int atab_init(struct atab *t, size_t cap)
 {
-	t->e = calloc(cap, sizeof(*t->e));
+	t->e = table_alloc(cap * sizeof(*t->e));
 	if (!t->e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (address table of %zu entries)",
 		                    cap);
@@ -114,7 +152,7 @@ static int atab_grow(struct atab *t)
 		n.e[j] = *e;
 	}
 	n.used = t->used;
-	free(t->e);
+	atab_free(t);
 	*t = n;
 	return 0;
 }
@@ -266,7 +304,7 @@ int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy)
 
 static void sp_release(struct sp_state *s)
 {
-	free(s->addrs.e);
+	atab_free(&s->addrs);
 	free(s->life.e);
 	free(s->dr);
 }
