@@ -697,12 +697,14 @@ void sb_lifetime_result_release(struct sb_lifetime_result *res)
 	res->nsubparts = 0;
 }
 
-int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
-                    struct sb_lifetime_result *res)
+int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
+                             struct sb_lifetime_result *res,
+                             void (*progress)(void *ctx, uint64_t records), void *ctx)
 {
 	enum { BATCH = 4096 };
 	struct sb_trace_record *buf = malloc(BATCH * sizeof(*buf));
 	struct sb_lifetime *eng = NULL;
+	uint64_t total = 0;
 	int n, err;
 
 	memset(res, 0, sizeof(*res));
@@ -710,9 +712,13 @@ int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	if ((err = sb_lifetime_new(&eng, policy)) < 0)
 		goto out;
-	while ((n = sb_trace_read(r, buf, BATCH)) > 0)
+	while ((n = sb_trace_read(r, buf, BATCH)) > 0) {
 		if ((err = sb_lifetime_feed(eng, sb_trace_reader_info(r), buf, (size_t)n)) < 0)
 			goto out;
+		total += (uint64_t)n;
+		if (progress)
+			progress(ctx, total);
+	}
 	if (n < 0) {
 		err = n;
 		goto out;
@@ -722,6 +728,12 @@ out:
 	sb_lifetime_free(eng);
 	free(buf);
 	return err;
+}
+
+int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
+                    struct sb_lifetime_result *res)
+{
+	return sb_lifetime_run_progress(r, policy, res, NULL, NULL);
 }
 
 int sb_lifetime_result_find(const struct sb_lifetime_result *res, const char *name)

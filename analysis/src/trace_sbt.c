@@ -645,6 +645,17 @@ static int sbt_write(struct sb_trace_writer *wr, const struct sb_trace_info *inf
 	return 0;
 }
 
+static void sbt_writer_free(struct sbt_writer *w)
+{
+	if (w->own && w->f)
+		fclose(w->f);
+	ZSTD_freeCCtx(w->cctx);
+	free(w->recs);
+	free(w->raw);
+	free(w->comp);
+	free(w);
+}
+
 static int sbt_close(struct sb_trace_writer *wr, bool finish)
 {
 	struct sbt_writer *w = (struct sbt_writer *)wr;
@@ -661,11 +672,8 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 	}
 	if (w->own && fclose(w->f) != 0 && !err && finish)
 		err = sb_error_set(SB_ERR_IO, "cannot close '%s': %s", w->path, strerror(errno));
-	ZSTD_freeCCtx(w->cctx);
-	free(w->recs);
-	free(w->raw);
-	free(w->comp);
-	free(w);
+	w->f = NULL;
+	sbt_writer_free(w);
 	return err;
 }
 
@@ -723,12 +731,6 @@ int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
 	*wp = &w->base;
 	return 0;
 fail:
-	if (w->f && w->own)
-		fclose(w->f);
-	ZSTD_freeCCtx(w->cctx);
-	free(w->recs);
-	free(w->raw);
-	free(w->comp);
-	free(w);
+	sbt_writer_free(w);
 	return err;
 }

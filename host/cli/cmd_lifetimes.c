@@ -93,41 +93,15 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		       100 * p->total_comp.parts[i].capacity_share);
 }
 
-/* Feed the whole trace through the engine, with progress on a terminal. */
-static int run_engine(struct sb_trace_reader *r, enum sb_cache_policy policy,
-                      struct sb_lifetime_result *res)
+/* Progress of long runs on a terminal: every 16 M accesses. */
+static void show_progress(void *ctx, uint64_t records)
 {
-	enum { BATCH = 8192 };
-	struct sb_trace_record *buf = malloc(BATCH * sizeof(*buf));
-	bool tty = isatty(2);
-	struct sb_lifetime *eng = NULL;
-	uint64_t total = 0, next = 1u << 24;
-	int n, err;
+	uint64_t *next = ctx;
 
-	if (!buf)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((err = sb_lifetime_new(&eng, policy)) < 0)
-		goto out;
-	while ((n = sb_trace_read(r, buf, BATCH)) > 0) {
-		if ((err = sb_lifetime_feed(eng, sb_trace_reader_info(r), buf, (size_t)n)) < 0)
-			goto out;
-		total += (uint64_t)n;
-		if (tty && total >= next) {
-			fprintf(stderr, "\rlifetimes: %.1f M accesses", (double)total / 1e6);
-			next += 1u << 24;
-		}
-	}
-	if (tty && total >= (1u << 24))
-		fprintf(stderr, "\n");
-	if (n < 0) {
-		err = n;
-		goto out;
-	}
-	err = sb_lifetime_finish(eng, sb_trace_reader_info(r), res);
-out:
-	sb_lifetime_free(eng);
-	free(buf);
-	return err;
+	if (records < *next)
+		return;
+	fprintf(stderr, "\rlifetimes: %.1f M accesses", (double)records / 1e6);
+	*next = records + (1u << 24);
 }
 
 static int lifetimes_run(int argc, char **argv)
@@ -156,6 +130,7 @@ static int lifetimes_run(int argc, char **argv)
 	struct sb_projection proj = {0};
 	struct sb_report_meta meta;
 	char *text = NULL;
+	uint64_t next = 1u << 24;
 	int c, rc, err;
 
 	while ((c = getopt_long(argc, argv, "f:d:j:h", opts, NULL)) != -1) {
@@ -211,8 +186,10 @@ static int lifetimes_run(int argc, char **argv)
 	}
 	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
 		goto out;
-	if ((err = run_engine(r, policy, &res)) < 0 ||
-	    (err = sb_projection_compute(&proj, &res, &lib)) < 0) {
+	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
+	if (next > (1u << 24))
+		fprintf(stderr, "\n");
+	if (err < 0 || (err = sb_projection_compute(&proj, &res, &lib)) < 0) {
 		rc = sb_cli_error(err);
 		goto out;
 	}

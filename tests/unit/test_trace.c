@@ -298,30 +298,26 @@ static void expect_text_error(enum sb_trace_format fmt, const char *name, const 
 
 Test(trace, gpgpusim_malformed)
 {
-	static const char *const ok =
-	    "GPGPU-Sim Cycle 1: Load instr from L1D cache at SM 0 bank 0 addr 10 status 0\n";
+	static const char *const bad[][3] = {
+	    {"a.log", "GPGPU-Sim Cycle 2: Load instr from L2 cache at SM 0 addr 10 status 9",
+	     "line 2: status 9 out of range"},
+	    {"b.log", "GPGPU-Sim Cycle 2: Fetch instr from L2 cache at SM 0 addr 10 status 0",
+	     "line 2: unknown access 'Fetch'"},
+	    {"c.log", "GPGPU-Sim Cycle 3: Load instr from L2 cache at SM 0 addr zz status 0",
+	     "line 2: bad value for 'addr'"},
+	    {"d.log", "GPGPU-Sim Cycle 0: Load instr from L2 cache at SM 0 addr 1 status 0",
+	     "line 2: cycle 0 comes after cycle 1"},
+	};
 	char text[512];
 
-	snprintf(text, sizeof(text),
-	         "%sGPGPU-Sim Cycle 2: Load instr from L2 cache at SM 0 bank "
-	         "0 addr 10 status 9\n",
-	         ok);
-	expect_text_error(SB_TRACE_GPGPUSIM, "a.log", text, "line 2: status 9 out of range");
-	snprintf(text, sizeof(text),
-	         "%sGPGPU-Sim Cycle 2: Fetch instr from L2 cache at SM 0 addr 10 "
-	         "status 0\n",
-	         ok);
-	expect_text_error(SB_TRACE_GPGPUSIM, "b.log", text, "line 2: unknown access 'Fetch'");
-	snprintf(text, sizeof(text),
-	         "%sGPGPU-Sim Cycle 3: Load instr from L2 cache at SM 0 addr "
-	         "zz status 0\n",
-	         ok);
-	expect_text_error(SB_TRACE_GPGPUSIM, "c.log", text, "line 2: bad value for 'addr'");
-	snprintf(text, sizeof(text),
-	         "GPGPU-Sim Cycle 9: Load instr from L2 cache at SM 0 addr 1 "
-	         "status 0\n%s",
-	         ok);
-	expect_text_error(SB_TRACE_GPGPUSIM, "d.log", text, "line 2: cycle 1 comes after cycle 9");
+	/* a good line first, then the bad one */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text),
+		         "GPGPU-Sim Cycle 1: Load instr from L1D cache at SM 0 addr 10 status 0\n"
+		         "%s\n",
+		         bad[i][1]);
+		expect_text_error(SB_TRACE_GPGPUSIM, bad[i][0], text, bad[i][2]);
+	}
 	expect_text_error(SB_TRACE_GPGPUSIM, "e.log",
 	                  "GPGPU-Sim Cycle 1: Load instr from L2 cache at SM 0 status 0\n",
 	                  "line 1: missing 'addr'");

@@ -132,6 +132,11 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
                     struct sb_lifetime_result *res);
 
+/* The same, calling progress(ctx, records so far) after every batch of records (for long runs). */
+int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
+                             struct sb_lifetime_result *res,
+                             void (*progress)(void *ctx, uint64_t records), void *ctx);
+
 void sb_lifetime_result_release(struct sb_lifetime_result *res);
 
 /* Index of the named subpartition in res, or -1. */
