@@ -478,14 +478,26 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 			fclose(gp);
 			return err;
 		}
+		/* the x range holds every bin and every finite retention line, with margins */
+		double lo = ticks_ns(st->bins[0].ticks ? (double)st->bins[0].ticks : 0.5, hz);
+		double hi = ticks_ns((double)st->bins[st->nbins - 1].ticks, hz);
+
+		for (size_t d = 0; d < p->ndevices; d++) {
+			double r = sp->devices[d].retention_ns;
+
+			if (isfinite(r) && r < lo)
+				lo = r;
+			if (isfinite(r) && r > hi)
+				hi = r;
+		}
 		k = (size_t)snprintf(
 		    body, sizeof(body),
 		    "reset\nset style fill solid 0.6 border -1\nset grid ytics\n"
 		    "set title 'lifetimes in %s (%llu values; zero-length drawn at "
 		    "half a cycle)'\n"
-		    "set logscale x\nset xlabel 'lifetime (ns)'\n"
+		    "set logscale x\nset xrange [%.6g:%.6g]\nset xlabel 'lifetime (ns)'\n"
 		    "set ylabel 'values'\nset yrange [0:*]\n",
-		    name, (unsigned long long)st->lifetimes);
+		    name, (unsigned long long)st->lifetimes, lo / 2, hi * 2);
 		for (size_t d = 0; d < p->ndevices && k < sizeof(body) - 512; d++) {
 			double r = sp->devices[d].retention_ns;
 			char dn[SB_DEVICE_NAME_MAX];
@@ -498,7 +510,7 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 			    "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead "
 			    "lw 2 dt 2 lc %zu\n"
 			    "set label '%s %.4g ns (%.1f %% refresh-free)' at "
-			    "%.6g, graph %.2f offset 0.5,0 tc lt %zu\n",
+			    "%.6g, graph %.2f offset 0.5,0 tc lt %zu front\n",
 			    r, r, d + 2, dn, r, 100 * sp->devices[d].refresh_free_share, r,
 			    0.95 - 0.06 * (double)d, d + 2);
 		}
