@@ -3,7 +3,10 @@
 #ifndef SB_CLI_H
 #define SB_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
+
+#include "stackbench/trace.h"
 
 /* Exit codes (documented in `stackbench --help` and docs/cli.md). */
 enum sb_exit {
@@ -26,6 +29,8 @@ struct sb_cli_command {
 extern const struct sb_cli_command sb_cmd_info;
 extern const struct sb_cli_command sb_cmd_devices;
 extern const struct sb_cli_command sb_cmd_point;
+extern const struct sb_cli_command sb_cmd_lifetimes;
+extern const struct sb_cli_command sb_cmd_trace;
 
 /* Print "stackbench: DETAIL" (or the code's text) to stderr; return the exit code for err. */
 int sb_cli_error(int err);
@@ -38,5 +43,26 @@ int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
 
 /* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
 const char *sb_cli_default_device(void);
+
+/* Options of the commands that read traces (cmd_trace.c): long-option codes and values. */
+enum {
+	SB_CLI_OPT_FORMAT = 0x100, /* --format FMT */
+	SB_CLI_OPT_CLOCK,          /* --clock-ghz F */
+	SB_CLI_OPT_WORD,           /* --word-bytes N */
+	SB_CLI_OPT_BLOCK,          /* --block-bytes N */
+};
+
+struct sb_cli_trace_opts {
+	enum sb_trace_format fmt;
+	bool have_fmt;
+	struct sb_trace_options topt;
+};
+
+/* Handle trace option c: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one of them. */
+int sb_cli_trace_option(const char *cmd, int c, const char *arg, struct sb_cli_trace_opts *o);
+
+/* Open the inputs (format guessed from the first when not given); 0 or an exit code. */
+int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,
+                      struct sb_trace_reader **r);
 
 #endif /* SB_CLI_H */

@@ -14,6 +14,8 @@ static const struct sb_cli_command *const commands[] = {
     &sb_cmd_info,
     &sb_cmd_devices,
     &sb_cmd_point,
+    &sb_cmd_lifetimes,
+    &sb_cmd_trace,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

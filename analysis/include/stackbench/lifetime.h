@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data-lifetime / device-projection core. The engine follows docs/lifetimes.md (the pinned
+ * rules); in short, per subpartition:
+ *
+ * - a write (a store, or a fetch/fill) starts a value; a later write to the address, a flush or
+ *   program end ends it. Its lifetime runs from the write to its last read; program end
+ *   invalidates every live value but a lifetime still ends at its last read;
+ * - within one time stamp, writes are applied before reads;
+ * - a read of an address that holds no live value is an unbacked read (counted);
+ * - a value never read is a zero-read value (counted; no lifetime); if it was fetched/filled it
+ *   is also an orphan;
+ * - cache records are interpreted with the write-allocate / no-write-allocate policy.
+ *
+ * Memory is proportional to the distinct addresses (open-addressing hash tables, one entry per
+ * address) plus the distinct lifetime values (an exact histogram), never to the trace length.
+ * The projection then applies a device library: refreshes, area, active energy, ratios to the
+ * reference device, refresh-free shares and the heterogeneous composition.
+ */
+#ifndef STACKBENCH_LIFETIME_H
+#define STACKBENCH_LIFETIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "stackbench/devices.h"
+#include "stackbench/trace.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the JSON report schema (docs/lifetimes.md). */
+#define SB_LIFETIME_SCHEMA "stackbench-lifetimes"
+#define SB_LIFETIME_SCHEMA_VERSION "1.0"
+
+enum sb_cache_policy {
+	SB_POLICY_WRITE_ALLOCATE = 0,    /* every miss starts a lifetime */
+	SB_POLICY_NO_WRITE_ALLOCATE = 1, /* write misses allocate nothing */
+};
+
+/* "write-allocate" / "no-write-allocate" -> policy; SB_ERR_INVAL otherwise. */
+int sb_cache_policy_parse(const char *name, enum sb_cache_policy *policy);
+const char *sb_cache_policy_name(enum sb_cache_policy policy);
+
+/* Lifetimes of one length: count values, their bits and their accesses (1 write + reads). */
+struct sb_lifetime_bin {
+	int64_t ticks;
+	uint64_t count;
+	uint64_t bits;
+	uint64_t accesses;
+};
+
+/* Addresses by the longest lifetime they held (0 when they held none). */
+struct sb_address_bin {
+	int64_t max_ticks;
+	uint64_t addresses;
+	uint64_t bits;       /* capacity: Σ widest value at each address */
+	uint64_t read_bits;  /* bits read at these addresses */
+	uint64_t write_bits; /* bits written (stores and fetches) at these addresses */
+};
+
+/* Order statistics of the lifetimes in ticks (nearest rank; valid when lifetimes > 0). */
+struct sb_lifetime_summary {
+	int64_t min;
+	double mean;
+	int64_t median;
+	int64_t p99;
+	int64_t max;
+};
+
+struct sb_subpart_stats {
+	struct sb_trace_subpart sp;
+	uint64_t reads;      /* reads applied (hits, loads) */
+	uint64_t stores;     /* writes by the processing element */
+	uint64_t fetches;    /* fills / fetches from the next level */
+	uint64_t flushes;    /* flush records */
+	uint64_t read_bits;  /* N_r in bits */
+	uint64_t write_bits; /* N_w in bits (stores + fetches) */
+	uint64_t unique_addresses;
+	uint64_t capacity_bits; /* Σ widest value at each address */
+	uint64_t lifetimes;     /* values read at least once */
+	uint64_t lifetime_accesses;
+	uint64_t zero_read_values;
+	uint64_t orphans; /* zero-read values that were fetched / filled */
+	uint64_t unbacked_reads;
+	uint64_t skipped;              /* cache accesses that did not happen (reservation fails) */
+	uint64_t bypassed;             /* write misses under no-write-allocate */
+	uint64_t read_ticks;           /* time stamps with at least one read */
+	uint64_t write_ticks;          /* time stamps with at least one write */
+	int64_t first_time, last_time; /* of this subpartition's accesses */
+	struct sb_lifetime_summary life;
+	struct sb_lifetime_bin *bins; /* ascending ticks */
+	size_t nbins;
+	struct sb_address_bin *abins; /* ascending max_ticks */
+	size_t nabins;
+};
+
+struct sb_lifetime_result {
+	struct sb_trace_info info; /* of the trace, at its end */
+	enum sb_cache_policy policy;
+	uint64_t records;                  /* records seen */
+	int64_t first_time, last_time;     /* of the whole trace (valid when records > 0) */
+	struct sb_subpart_stats *subparts; /* one per info.subparts entry */
+	size_t nsubparts;
+};
+
+/* The engine. */
+struct sb_lifetime;
+
+/* Returns 0 or SB_ERR_NOMEM. */
+int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy);
+void sb_lifetime_free(struct sb_lifetime *eng);
+
+/*
+ * Apply records in time order per subpartition. info describes them (it may have grown since
+ * the last call). SB_ERR_PARSE if a subpartition goes back in time or an index is out of the
+ * table; SB_ERR_NOMEM.
+ */
+int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
+                     const struct sb_trace_record *recs, size_t n);
+
+/*
+ * Program end: invalidate every live value and fill res (release it with
+ * sb_lifetime_result_release()). The engine can be freed afterwards. 0 or SB_ERR_NOMEM.
+ */
+int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info,
+                       struct sb_lifetime_result *res);
+
+/* Read a whole trace through a new engine. Errors of the reader or the engine. */
+int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
+                    struct sb_lifetime_result *res);
+
+/* The same, calling progress(ctx, records so far) after every batch of records (for long runs). */
+int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
+                             struct sb_lifetime_result *res,
+                             void (*progress)(void *ctx, uint64_t records), void *ctx);
+
+void sb_lifetime_result_release(struct sb_lifetime_result *res);
+
+/* Index of the named subpartition in res, or -1. */
+int sb_lifetime_result_find(const struct sb_lifetime_result *res, const char *name);
+
+/* Duration of the trace in ticks (last - first + 1; 0 for an empty trace). */
+int64_t sb_lifetime_result_ticks(const struct sb_lifetime_result *res);
+
+/* --- Device projection ------------------------------------------------------------------- */
+
+struct sb_device_projection {
+	const struct sb_device *dev;
+	double retention_ns;     /* at the subpartition's write frequency; INFINITY if static */
+	uint64_t refreshes;      /* R = Σ floor(T_k / t_r) · B_k, in bits */
+	uint64_t refresh_values; /* Σ floor(T_k / t_r) */
+	uint64_t refresh_free;   /* lifetimes with floor(T_k / t_r) = 0 */
+	uint64_t refresh_free_accesses;
+	double refresh_free_share; /* refresh_free / lifetimes (1 when there are none) */
+	double refresh_free_access_share;
+	double area_um2;         /* A_cell · capacity bits */
+	double read_energy_j;    /* E_read · N_r */
+	double write_energy_j;   /* E_write · N_w */
+	double refresh_energy_j; /* (E_read + E_write) · R */
+	double energy_j;         /* the sum */
+	double area_ratio;       /* to the reference device */
+	double energy_ratio;
+};
+
+/* One device's part of a heterogeneous memory. */
+struct sb_composition_part {
+	const struct sb_device *dev;
+	double retention_ns;
+	int64_t max_lifetime_ticks; /* longest lifetime it holds (-1: none) */
+	uint64_t addresses;
+	uint64_t bits;
+	double capacity_share;
+	double area_um2;
+	double energy_j;
+	uint64_t refreshes; /* bits; 0 unless no static device exists */
+};
+
+struct sb_composition {
+	struct sb_composition_part
+	    *parts; /* devices in assignment order, shortest retention first */
+	size_t nparts;
+	bool refresh_free; /* every lifetime fits its device without refresh */
+	double area_um2, energy_j;
+	double area_ratio; /* to an all-reference memory */
+	double energy_ratio;
+};
+
+struct sb_subpart_projection {
+	double duration_s;
+	double write_hz; /* write frequency: time stamps with a write / total ticks × clock */
+	double read_hz;
+	struct sb_device_projection *devices; /* one per library device, library order */
+	struct sb_composition comp;
+};
+
+struct sb_projection {
+	size_t ndevices;
+	size_t reference; /* index of the reference device */
+	size_t nsubparts;
+	struct sb_subpart_projection *subparts;
+	struct sb_device_projection *total; /* summed over subpartitions */
+	struct sb_composition total_comp;
+};
+
+/*
+ * Project a lifetime result onto the devices of lib (checked with sb_device_lib_check()).
+ * Returns 0, SB_ERR_INVAL or SB_ERR_NOMEM. The projection points into lib: keep lib alive.
+ */
+int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_result *res,
+                          const struct sb_device_lib *lib);
+void sb_projection_release(struct sb_projection *p);
+
+/* --- Reports --------------------------------------------------------------------------------- */
+
+struct sb_report_meta {
+	const char *format;        /* input format name */
+	const char *const *inputs; /* input paths */
+	size_t ninputs;
+};
+
+/*
+ * The JSON report (schema SB_LIFETIME_SCHEMA_VERSION, docs/lifetimes.md) as malloc'ed text.
+ * Returns 0 or SB_ERR_NOMEM.
+ */
+int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct sb_projection *p,
+                            const struct sb_device_lib *lib, const struct sb_report_meta *meta,
+                            char **text);
+
+/*
+ * The exact lifetime histogram as CSV: subpartition, lifetime in ticks and ns, count, bits,
+ * accesses. Returns 0 or SB_ERR_IO.
+ */
+int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path);
+
+/*
+ * Figures in dir (created if needed): per subpartition a lifetime histogram with each device's
+ * retention marked, and area / energy per device; PNG and SVG, drawn by gnuplot run as a
+ * subprocess. SB_ERR_NOT_FOUND if gnuplot is not installed, SB_ERR_IO if it fails.
+ */
+int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
+                     const struct sb_device_lib *lib, const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_LIFETIME_H */

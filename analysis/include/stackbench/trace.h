@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The trace model shared by every source of memory accesses (systolic-array and GPU simulators,
+ * measured HMC traces, CSV files, the project's binary format `sbt`), a streaming reader
+ * interface over it, the importers and the writers (CSV, sbt). docs/trace-format.md describes
+ * the formats; docs/lifetimes.md how the lifetime engine interprets the records.
+ *
+ * Readers stream: they hold one block of records at a time, never the whole trace, so a trace
+ * larger than memory is normal. Records come out in time order per subpartition (importers check
+ * it and reject traces that go back in time, naming the file and line).
+ */
+#ifndef STACKBENCH_TRACE_H
+#define STACKBENCH_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an access does to the memory (the subpartition) it names. */
+enum sb_access_kind {
+	SB_ACC_READ = 0,  /* a read (load) of the stored value */
+	SB_ACC_WRITE = 1, /* a store from the processing element: a new value */
+	SB_ACC_FETCH = 2, /* a fill / fetch from the next level: a new value */
+	SB_ACC_FLUSH =
+	    3, /* end of a program phase: every live value is invalidated (addr unused) */
+	SB_ACC_KIND_COUNT
+};
+
+/*
+ * Cache outcome of an access, where the source knows it. The GPGPU-Sim status codes 0..5 map to
+ * SB_CACHE_HIT..SB_CACHE_MSHR_HIT (code + 1).
+ */
+enum sb_cache_status {
+	SB_CACHE_NONE = 0, /* not a cache access, or unknown */
+	SB_CACHE_HIT = 1,
+	SB_CACHE_HIT_RESERVED = 2,
+	SB_CACHE_MISS = 3,
+	SB_CACHE_RESERVATION_FAIL = 4,
+	SB_CACHE_SECTOR_MISS = 5,
+	SB_CACHE_MSHR_HIT = 6,
+	SB_CACHE_STATUS_COUNT
+};
+
+/* Optional fields a trace carries (sb_trace_info.fields); time, subpartition, address, size
+ * and kind are always present. */
+enum sb_trace_field {
+	SB_FIELD_CACHE = 1u << 0,   /* cache status */
+	SB_FIELD_UNIT = 1u << 1,    /* issuing unit (SM, port, core) */
+	SB_FIELD_PC = 1u << 2,      /* instruction address */
+	SB_FIELD_SAMPLE = 1u << 3,  /* sample id (sampled traces) */
+	SB_FIELD_LATENCY = 1u << 4, /* latency in ticks (measured traces) */
+	SB_FIELD_GROUP = 1u << 5,   /* group: kernel id, layer, phase */
+	SB_FIELD_ALL = (1u << 6) - 1
+};
+
+/* One access. 48 bytes; fields a trace does not carry are 0. */
+struct sb_trace_record {
+	int64_t time;     /* ticks; sb_trace_info.tick_hz ticks per second */
+	uint64_t addr;    /* in units of the subpartition's addr_unit_bytes */
+	uint64_t pc;      /* instruction address */
+	uint32_t size;    /* bytes */
+	uint32_t unit;    /* issuing unit */
+	uint32_t sample;  /* sample id */
+	uint32_t latency; /* ticks */
+	uint32_t group;   /* kernel id, layer, phase */
+	uint16_t subpart; /* index into sb_trace_info.subparts */
+	uint8_t kind;     /* enum sb_access_kind */
+	uint8_t cache;    /* enum sb_cache_status */
+};
+
+enum sb_subpart_type {
+	SB_SUBPART_SCRATCHPAD = 0, /* software-managed buffer: every access is what it says */
+	SB_SUBPART_CACHE = 1,      /* cache: hits and misses, write-allocate policy applies */
+};
+
+#define SB_TRACE_NAME_MAX 32
+#define SB_TRACE_MAX_SUBPARTS 256
+#define SB_TRACE_MAX_WARNINGS 8
+#define SB_TRACE_WARNING_MAX 320
+
+/* An on-chip memory component: a cache level, a scratchpad buffer, a vault, ... */
+struct sb_trace_subpart {
+	char name[SB_TRACE_NAME_MAX];
+	uint8_t type;             /* enum sb_subpart_type */
+	uint8_t per_unit;         /* private to each issuing unit (per-SM L1): unit is part of
+	                             the address */
+	uint32_t addr_unit_bytes; /* bytes per address unit (1: byte addresses; SCALE-Sim: word) */
+	uint32_t block_bytes;     /* granularity of values (line, sector, word), a power-of-two
+	                             multiple of addr_unit_bytes */
+};
+
+/* What a trace is: clock, subpartitions, fields, and warnings its importer raised. */
+struct sb_trace_info {
+	double tick_hz;                 /* ticks per second (the clock, for cycle traces) */
+	char time_unit[8];              /* "cycle", "ns" or "ps": what one tick is */
+	char source[SB_TRACE_NAME_MAX]; /* the format it was imported from */
+	uint32_t fields;                /* enum sb_trace_field bits */
+	uint32_t nsubparts;
+	struct sb_trace_subpart subparts[SB_TRACE_MAX_SUBPARTS];
+	uint32_t nwarnings;
+	char warnings[SB_TRACE_MAX_WARNINGS][SB_TRACE_WARNING_MAX];
+};
+
+enum sb_trace_format {
+	SB_TRACE_SCALESIM = 0, /* SCALE-Sim v2/v3 run or layer folder */
+	SB_TRACE_GPGPUSIM = 1, /* GPGPU-Sim / Accel-Sim L1/L2 cache log */
+	SB_TRACE_CSV = 2,      /* CSV with named columns */
+	SB_TRACE_SBT = 3,      /* stackbench binary trace */
+	SB_TRACE_FORMAT_COUNT
+};
+
+/* Importer options; zero means "the default" for every field. */
+struct sb_trace_options {
+	double clock_hz;      /* clock of cycle traces (default 1 GHz) */
+	uint32_t word_bytes;  /* SCALE-Sim element size in bytes (default 1) */
+	uint32_t block_bytes; /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
+};
+
+/* An open trace: a source of records. */
+struct sb_trace_reader;
+
+/* The operations a reader implements (for importers outside this library). */
+struct sb_trace_reader_ops {
+	/* Fill up to max records; return the count, 0 at the end, or a negative SB_ERR_*. */
+	int (*read)(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
+	void (*free)(struct sb_trace_reader *r);
+};
+
+struct sb_trace_reader {
+	const struct sb_trace_reader_ops *ops;
+	struct sb_trace_info info; /* may grow (subparts, warnings) while reading */
+	char name[256];            /* what it reads, for messages */
+};
+
+/* "scalesim" -> SB_TRACE_SCALESIM ...; SB_ERR_INVAL naming the known formats otherwise. */
+int sb_trace_format_parse(const char *name, enum sb_trace_format *fmt);
+const char *sb_trace_format_name(enum sb_trace_format fmt);
+
+const char *sb_access_kind_name(enum sb_access_kind kind);
+const char *sb_cache_status_name(enum sb_cache_status status);
+
+/*
+ * Open one input. SCALE-Sim takes a run folder (layer0/, layer1/, ... run one after the other)
+ * or a layer folder; the others take a file ("-" is standard input for csv, gpgpusim and sbt).
+ * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO, SB_ERR_PARSE (bad header, file and line in the
+ * detail), SB_ERR_VERSION (sbt of an unknown major version) or SB_ERR_NOMEM.
+ */
+int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
+                  const struct sb_trace_options *opt);
+
+/*
+ * Open several inputs of one format as one trace: records are merged in time order (writes
+ * before reads at equal times), subpartitions are joined by name. All inputs must have the same
+ * clock (SB_ERR_MISMATCH). One input is opened directly.
+ */
+int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
+                       const char *const *paths, size_t npaths, const struct sb_trace_options *opt);
+
+/*
+ * Merge readers that are already open (takes ownership of them, also on failure). name is used
+ * in messages.
+ */
+int sb_trace_merge(struct sb_trace_reader **r, struct sb_trace_reader **children, size_t n,
+                   const char *name);
+
+/* Read up to max records: the count, 0 at the end of the trace, or a negative SB_ERR_*. */
+int sb_trace_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
+
+/* The trace's description; it may grow while reading (new subpartitions, warnings). */
+const struct sb_trace_info *sb_trace_reader_info(const struct sb_trace_reader *r);
+
+void sb_trace_reader_free(struct sb_trace_reader *r);
+
+/* Helpers for importers. */
+void sb_trace_info_init(struct sb_trace_info *info, const char *source, double tick_hz,
+                        const char *time_unit);
+/* Index of the named subpartition, adding it if absent (SB_ERR_RANGE when the table is full). */
+int sb_trace_info_subpart(struct sb_trace_info *info, const char *name, enum sb_subpart_type type,
+                          uint32_t addr_unit_bytes, uint32_t block_bytes);
+/* Add a warning (also logged with sb_warn); silently dropped beyond SB_TRACE_MAX_WARNINGS. */
+void sb_trace_info_warn(struct sb_trace_info *info, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Add a warning without logging it (copying one raised elsewhere); duplicates are dropped. */
+void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg);
+
+/* Writers: the other direction of the converter. */
+struct sb_trace_writer;
+
+/*
+ * Create a writer of format fmt (SB_TRACE_CSV or SB_TRACE_SBT) to path ("-": standard output).
+ * info is the trace's description (clock, subpartitions, fields). SB_ERR_NOT_SUPPORTED for
+ * formats that cannot be written, SB_ERR_IO, SB_ERR_NOMEM.
+ */
+int sb_trace_writer_open(struct sb_trace_writer **w, enum sb_trace_format fmt, const char *path,
+                         const struct sb_trace_info *info);
+/*
+ * Write records; info is the (possibly grown) description of the trace they come from: new
+ * subpartitions and warnings are written before the records that use them.
+ */
+int sb_trace_write(struct sb_trace_writer *w, const struct sb_trace_info *info,
+                   const struct sb_trace_record *recs, size_t n);
+/* Finish the file (end marker, flush, close). Returns 0 or SB_ERR_IO. Frees w in any case. */
+int sb_trace_writer_close(struct sb_trace_writer *w);
+/* Abandon a writer after an error (closes without finishing the file). */
+void sb_trace_writer_abort(struct sb_trace_writer *w);
+
+/*
+ * Convert: read everything from r and write it to path in format fmt. Returns the number of
+ * records written (>= 0) or a negative SB_ERR_*.
+ */
+int64_t sb_trace_convert(struct sb_trace_reader *r, enum sb_trace_format fmt, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_TRACE_H */

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/* Buffered line reading and number parsing for the text importers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stackbench/error.h"
+#include "stackbench/util.h"
+#include "trace_internal.h"
+
+#define LINEBUF_INIT (1u << 20)
+
+int sb_linebuf_open(struct sb_linebuf *lb, const char *path)
+{
+	int e;
+
+	memset(lb, 0, sizeof(*lb));
+	sb_strlcpy(lb->name, path, sizeof(lb->name));
+	if (!strcmp(path, "-")) {
+		lb->fd = 0;
+	} else {
+		lb->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (lb->fd < 0) {
+			e = errno;
+			return sb_error_set(e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
+			                    : e == EACCES               ? SB_ERR_PERM
+			                                                : SB_ERR_IO,
+			                    "cannot open '%s': %s", path, strerror(e));
+		}
+		lb->own_fd = true;
+	}
+	lb->cap = LINEBUF_INIT;
+	lb->buf = malloc(lb->cap + 1);
+	if (!lb->buf) {
+		sb_linebuf_close(lb);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", path);
+	}
+	return 0;
+}
+
+/* Move the unread part to the front, grow if full, and read more. 0, 1 (eof) or error. */
+static int refill(struct sb_linebuf *lb)
+{
+	ssize_t n;
+
+	if (lb->start > 0) {
+		memmove(lb->buf, lb->buf + lb->start, lb->end - lb->start);
+		lb->end -= lb->start;
+		lb->start = 0;
+	}
+	if (lb->end == lb->cap) {
+		char *nb = realloc(lb->buf, lb->cap * 2 + 1);
+
+		if (!nb)
+			return sb_error_set(SB_ERR_NOMEM,
+			                    "out of memory reading '%s' (a line of "
+			                    "more than %zu bytes)",
+			                    lb->name, lb->cap);
+		lb->buf = nb;
+		lb->cap *= 2;
+	}
+	do {
+		n = read(lb->fd, lb->buf + lb->end, lb->cap - lb->end);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", lb->name, strerror(errno));
+	if (n == 0) {
+		lb->eof = true;
+		return 1;
+	}
+	lb->end += (size_t)n;
+	return 0;
+}
+
+int sb_linebuf_next(struct sb_linebuf *lb, char **line, size_t *len)
+{
+	size_t scanned = lb->start;
+	char *nl;
+	int err;
+
+	for (;;) {
+		nl = memchr(lb->buf + scanned, '\n', lb->end - scanned);
+		if (nl)
+			break;
+		if (lb->eof) {
+			if (lb->start == lb->end)
+				return 0;
+			nl = lb->buf + lb->end; /* last line without a newline */
+			break;
+		}
+		scanned = lb->end - lb->start;
+		if ((err = refill(lb)) < 0)
+			return err;
+		scanned += lb->start; /* start is 0 after refill */
+	}
+	*line = lb->buf + lb->start;
+	*len = (size_t)(nl - *line);
+	if (*len > 0 && (*line)[*len - 1] == '\r')
+		(*len)--;
+	(*line)[*len] = '\0';
+	lb->start = (size_t)(nl - lb->buf) + (nl < lb->buf + lb->end ? 1 : 0);
+	lb->line++;
+	return 1;
+}
+
+void sb_linebuf_close(struct sb_linebuf *lb)
+{
+	if (lb->own_fd && lb->fd >= 0)
+		close(lb->fd);
+	free(lb->buf);
+	lb->buf = NULL;
+	lb->own_fd = false;
+}
+
+int sb_trace_parse_error(const char *name, uint64_t line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return sb_error_set(SB_ERR_PARSE, "cannot parse '%s' line %llu: %s", name,
+	                    (unsigned long long)line, msg);
+}
+
+int sb_parse_int_field(const char *s, const char *end, int64_t *out)
+{
+	bool neg = false;
+	uint64_t v = 0;
+	const char *p;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (s == end)
+		return -1;
+	p = s;
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (p == end || *p < '0' || *p > '9')
+		return -1;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return -3;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (p < end && *p == '.') {
+		const char *q = p + 1;
+
+		while (q < end && *q == '0')
+			q++;
+		if (q == end) {
+			p = q;
+		} else if (*q >= '1' && *q <= '9') {
+			/* a fraction, unless an exponent makes it integral: strtod decides */
+			p = NULL;
+		} else if (*q != 'e' && *q != 'E') {
+			return -1;
+		} else {
+			p = NULL;
+		}
+	}
+	if (p && p < end && (*p == 'e' || *p == 'E'))
+		p = NULL;
+	if (!p) {
+		/* the general float form, rare in practice */
+		char tmp[64], *e;
+		size_t n = (size_t)(end - s);
+		double d;
+
+		if (n >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		errno = 0;
+		d = strtod(tmp, &e);
+		if (*e || errno || !isfinite(d))
+			return -1;
+		if (d != floor(d))
+			return -2;
+		if (d < -9.2e18 || d > 9.2e18)
+			return -3;
+		*out = (int64_t)d;
+		return 0;
+	}
+	if (p != end)
+		return -1;
+	if (neg) {
+		if (v > (uint64_t)INT64_MAX + 1)
+			return -3;
+		*out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+	} else {
+		if (v > (uint64_t)INT64_MAX)
+			return -3;
+		*out = (int64_t)v;
+	}
+	return 0;
+}

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/* Reports of a lifetime analysis: the JSON report, the lifetime CSV, figures through gnuplot. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "stackbench/error.h"
+#include "stackbench/lifetime.h"
+#include "stackbench/util.h"
+#include "stackbench/version.h"
+
+extern char **environ;
+
+/* --- JSON ----------------------------------------------------------------------------------- */
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+	if (isfinite(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static void add_u64(cJSON *o, const char *key, uint64_t v)
+{
+	cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+static double ticks_ns(double ticks, double tick_hz)
+{
+	return ticks * 1e9 / tick_hz;
+}
+
+static void add_summary(cJSON *o, const char *key, const struct sb_subpart_stats *st, double scale)
+{
+	cJSON *s = cJSON_AddObjectToObject(o, key);
+
+	if (!s)
+		return;
+	if (!st->lifetimes) {
+		cJSON_AddNullToObject(s, "min");
+		cJSON_AddNullToObject(s, "mean");
+		cJSON_AddNullToObject(s, "median");
+		cJSON_AddNullToObject(s, "p99");
+		cJSON_AddNullToObject(s, "max");
+		return;
+	}
+	add_num(s, "min", (double)st->life.min * scale);
+	add_num(s, "mean", st->life.mean * scale);
+	add_num(s, "median", (double)st->life.median * scale);
+	add_num(s, "p99", (double)st->life.p99 * scale);
+	add_num(s, "max", (double)st->life.max * scale);
+}
+
+static cJSON *device_json(const struct sb_device_projection *d)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	add_num(o, "retention_ns", d->retention_ns);
+	add_u64(o, "refreshes", d->refreshes);
+	add_u64(o, "refresh_values", d->refresh_values);
+	add_num(o, "area_um2", d->area_um2);
+	add_num(o, "area_ratio_vs_sram", d->area_ratio);
+	add_num(o, "energy_j", d->energy_j);
+	add_num(o, "read_energy_j", d->read_energy_j);
+	add_num(o, "write_energy_j", d->write_energy_j);
+	add_num(o, "refresh_energy_j", d->refresh_energy_j);
+	add_num(o, "energy_ratio_vs_sram", d->energy_ratio);
+	add_num(o, "refresh_free_share", d->refresh_free_share);
+	add_num(o, "refresh_free_access_share", d->refresh_free_access_share);
+	return o;
+}
+
+static cJSON *composition_json(const struct sb_composition *c, double tick_hz)
+{
+	cJSON *o = cJSON_CreateObject(), *devs;
+
+	if (!o)
+		return NULL;
+	cJSON_AddBoolToObject(o, "refresh_free", c->refresh_free);
+	add_num(o, "area_um2", c->area_um2);
+	add_num(o, "area_ratio_vs_sram", c->area_ratio);
+	add_num(o, "energy_j", c->energy_j);
+	add_num(o, "energy_ratio_vs_sram", c->energy_ratio);
+	devs = cJSON_AddObjectToObject(o, "devices");
+	for (size_t i = 0; devs && i < c->nparts; i++) {
+		const struct sb_composition_part *p = &c->parts[i];
+		cJSON *d = cJSON_AddObjectToObject(devs, p->dev->name);
+
+		if (!d)
+			continue;
+		cJSON_AddNumberToObject(d, "order", (double)i);
+		add_num(d, "retention_ns", p->retention_ns);
+		add_num(d, "capacity_share", p->capacity_share);
+		add_u64(d, "addresses", p->addresses);
+		add_u64(d, "capacity_bits", p->bits);
+		add_num(d, "area_um2", p->area_um2);
+		add_num(d, "energy_j", p->energy_j);
+		add_u64(d, "refreshes", p->refreshes);
+		if (p->max_lifetime_ticks >= 0) {
+			add_num(d, "max_lifetime_cycles", (double)p->max_lifetime_ticks);
+			add_num(d, "max_lifetime_ns",
+			        ticks_ns((double)p->max_lifetime_ticks, tick_hz));
+		} else {
+			cJSON_AddNullToObject(d, "max_lifetime_cycles");
+			cJSON_AddNullToObject(d, "max_lifetime_ns");
+		}
+	}
+	return o;
+}
+
+static cJSON *library_json(const struct sb_device_lib *lib)
+{
+	cJSON *o = cJSON_CreateObject(), *files, *devs;
+
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "reference", lib->reference);
+	files = cJSON_AddArrayToObject(o, "files");
+	for (size_t i = 0; files && i < lib->nfiles; i++)
+		cJSON_AddItemToArray(files, cJSON_CreateString(lib->files[i]));
+	devs = cJSON_AddObjectToObject(o, "devices");
+	for (size_t i = 0; devs && i < lib->ndevices; i++) {
+		const struct sb_device *d = &lib->devices[i];
+		cJSON *j = cJSON_AddObjectToObject(devs, d->name), *a;
+
+		if (!j)
+			continue;
+		cJSON_AddStringToObject(j, "description", d->description ? d->description : "");
+		cJSON_AddStringToObject(j, "file", d->file ? d->file : "");
+		add_num(j, "cell_area_um2", d->cell_area_um2);
+		add_num(j, "read_energy_fj_per_bit", d->read_fj_per_bit);
+		add_num(j, "write_energy_fj_per_bit", d->write_fj_per_bit);
+		if (d->retention_kind == SB_RETENTION_STATIC) {
+			cJSON_AddStringToObject(j, "retention", "static");
+		} else if (d->retention_kind == SB_RETENTION_CONSTANT) {
+			cJSON *r = cJSON_AddObjectToObject(j, "retention");
+
+			if (r)
+				add_num(r, "ns", d->retention_ns);
+		} else {
+			cJSON *r = cJSON_AddObjectToObject(j, "retention");
+			cJSON *t = r ? cJSON_AddArrayToObject(r, "table") : NULL;
+
+			for (size_t k = 0; t && k < d->npoints; k++) {
+				cJSON *pt = cJSON_CreateObject();
+
+				add_num(pt, "write_hz", d->points_write_hz[k]);
+				add_num(pt, "ns", d->points_ns[k]);
+				cJSON_AddItemToArray(t, pt);
+			}
+		}
+		a = cJSON_AddArrayToObject(j, "sources");
+		for (size_t k = 0; a && k < d->nsources; k++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(d->sources[k]));
+		a = cJSON_AddArrayToObject(j, "assumptions");
+		for (size_t k = 0; a && k < d->nassumptions; k++)
+			cJSON_AddItemToArray(a, cJSON_CreateString(d->assumptions[k]));
+	}
+	return o;
+}
+
+static void add_counts(cJSON *o, const struct sb_subpart_stats *st)
+{
+	uint64_t writes = st->stores + st->fetches, all = st->reads + writes;
+
+	add_u64(o, "reads", st->reads);
+	add_u64(o, "writes", writes);
+	add_u64(o, "stores", st->stores);
+	add_u64(o, "fetches", st->fetches);
+	add_u64(o, "flushes", st->flushes);
+	add_u64(o, "read_bits", st->read_bits);
+	add_u64(o, "write_bits", st->write_bits);
+	add_u64(o, "unique_addresses", st->unique_addresses);
+	add_u64(o, "capacity_bytes", st->capacity_bits / 8);
+	add_u64(o, "lifetimes", st->lifetimes);
+	add_u64(o, "lifetime_accesses", st->lifetime_accesses);
+	add_u64(o, "zero_read_values", st->zero_read_values);
+	add_u64(o, "orphans", st->orphans);
+	add_num(o, "orphan_share", all ? (double)st->orphans / (double)all : 0);
+	add_u64(o, "unbacked_reads", st->unbacked_reads);
+	add_u64(o, "skipped_accesses", st->skipped);
+	add_u64(o, "bypassed_writes", st->bypassed);
+}
+
+static void add_devices(cJSON *o, const struct sb_device_projection *devs, size_t n)
+{
+	cJSON *d = cJSON_AddObjectToObject(o, "devices");
+
+	for (size_t i = 0; d && i < n; i++)
+		cJSON_AddItemToObject(d, devs[i].dev->name, device_json(&devs[i]));
+}
+
+int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct sb_projection *p,
+                            const struct sb_device_lib *lib, const struct sb_report_meta *meta,
+                            char **text)
+{
+	const double hz = res->info.tick_hz;
+	cJSON *root = cJSON_CreateObject(), *a, *sps, *tot;
+	struct sb_subpart_stats sum;
+	char gen[64];
+
+	*text = NULL;
+	if (!root)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	snprintf(gen, sizeof(gen), "stackbench %s", sb_version());
+	cJSON_AddStringToObject(root, "schema", SB_LIFETIME_SCHEMA);
+	cJSON_AddStringToObject(root, "schema_version", SB_LIFETIME_SCHEMA_VERSION);
+	cJSON_AddStringToObject(root, "generator", gen);
+	cJSON_AddStringToObject(root, "format", meta && meta->format ? meta->format : "");
+	a = cJSON_AddArrayToObject(root, "inputs");
+	for (size_t i = 0; a && meta && i < meta->ninputs; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(meta->inputs[i]));
+	cJSON_AddStringToObject(root, "source", res->info.source);
+	add_num(root, "clock_hz", hz);
+	cJSON_AddStringToObject(root, "time_unit", res->info.time_unit);
+	cJSON_AddStringToObject(root, "policy", sb_cache_policy_name(res->policy));
+	add_u64(root, "records", res->records);
+	if (res->records) {
+		add_num(root, "first_time", (double)res->first_time);
+		add_num(root, "last_time", (double)res->last_time);
+	} else {
+		cJSON_AddNullToObject(root, "first_time");
+		cJSON_AddNullToObject(root, "last_time");
+	}
+	add_num(root, "duration_cycles", (double)sb_lifetime_result_ticks(res));
+	add_num(root, "duration_s", (double)sb_lifetime_result_ticks(res) / hz);
+	a = cJSON_AddArrayToObject(root, "warnings");
+	for (uint32_t i = 0; a && i < res->info.nwarnings; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(res->info.warnings[i]));
+	cJSON_AddStringToObject(root, "reference_device", lib->reference);
+	cJSON_AddItemToObject(root, "device_library", library_json(lib));
+
+	memset(&sum, 0, sizeof(sum));
+	sps = cJSON_AddObjectToObject(root, "subpartitions");
+	for (size_t s = 0; sps && s < res->nsubparts; s++) {
+		const struct sb_subpart_stats *st = &res->subparts[s];
+		const struct sb_subpart_projection *sp = &p->subparts[s];
+		cJSON *o = cJSON_AddObjectToObject(sps, st->sp.name);
+
+		if (!o)
+			continue;
+		cJSON_AddStringToObject(o, "type",
+		                        st->sp.type == SB_SUBPART_CACHE ? "cache" : "scratchpad");
+		cJSON_AddBoolToObject(o, "per_unit", st->sp.per_unit);
+		add_u64(o, "addr_unit_bytes", st->sp.addr_unit_bytes);
+		add_u64(o, "block_bytes", st->sp.block_bytes);
+		add_counts(o, st);
+		add_u64(o, "write_cycles", st->write_ticks);
+		add_u64(o, "read_cycles", st->read_ticks);
+		add_num(o, "write_frequency_hz", sp->write_hz);
+		add_num(o, "read_frequency_hz", sp->read_hz);
+		add_summary(o, "lifetime_cycles", st, 1);
+		add_summary(o, "lifetime_ns", st, 1e9 / hz);
+		add_devices(o, sp->devices, p->ndevices);
+		cJSON_AddItemToObject(o, "composition", composition_json(&sp->comp, hz));
+
+		sum.reads += st->reads;
+		sum.stores += st->stores;
+		sum.fetches += st->fetches;
+		sum.flushes += st->flushes;
+		sum.read_bits += st->read_bits;
+		sum.write_bits += st->write_bits;
+		sum.unique_addresses += st->unique_addresses;
+		sum.capacity_bits += st->capacity_bits;
+		sum.lifetimes += st->lifetimes;
+		sum.lifetime_accesses += st->lifetime_accesses;
+		sum.zero_read_values += st->zero_read_values;
+		sum.orphans += st->orphans;
+		sum.unbacked_reads += st->unbacked_reads;
+		sum.skipped += st->skipped;
+		sum.bypassed += st->bypassed;
+	}
+	tot = cJSON_AddObjectToObject(root, "total");
+	if (tot) {
+		add_counts(tot, &sum);
+		add_devices(tot, p->total, p->ndevices);
+	}
+	cJSON_AddItemToObject(root, "composition", composition_json(&p->total_comp, hz));
+	*text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!*text)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	return 0;
+}
+
+/* --- CSV -------------------------------------------------------------------------------------- */
+
+static FILE *create(const char *path)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+
+	if (!f)
+		sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
+	return f;
+}
+
+static int finish_file(FILE *f, const char *path)
+{
+	int bad = ferror(f) || fflush(f) != 0;
+
+	if (f != stdout)
+		bad |= fclose(f) != 0;
+	if (bad)
+		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+	return 0;
+}
+
+int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path)
+{
+	FILE *f = create(path);
+
+	if (!f)
+		return SB_ERR_IO;
+	fprintf(f, "subpartition,lifetime_cycles,lifetime_ns,count,bits,accesses\n");
+	for (size_t s = 0; s < res->nsubparts; s++) {
+		const struct sb_subpart_stats *st = &res->subparts[s];
+
+		for (size_t i = 0; i < st->nbins; i++)
+			fprintf(f, "%s,%lld,%.10g,%llu,%llu,%llu\n", st->sp.name,
+			        (long long)st->bins[i].ticks,
+			        ticks_ns((double)st->bins[i].ticks, res->info.tick_hz),
+			        (unsigned long long)st->bins[i].count,
+			        (unsigned long long)st->bins[i].bits,
+			        (unsigned long long)st->bins[i].accesses);
+	}
+	return finish_file(f, path);
+}
+
+/* --- Figures ---------------------------------------------------------------------------------- */
+
+#define BINS_PER_DECADE 10
+
+/* A name safe in a file name and in a gnuplot string. */
+static void safe_name(char *out, size_t size, const char *in)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++) {
+		char c = in[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		                 (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.'
+		             ? c
+		             : '_';
+	}
+	out[i] = '\0';
+}
+
+/* Lifetime histogram in logarithmic bins of ns; zero lifetimes are drawn at half a tick. */
+static int write_hist(const struct sb_subpart_stats *st, double tick_hz, const char *path)
+{
+	FILE *f = create(path);
+	int64_t cur = INT64_MIN;
+	uint64_t count = 0;
+
+	if (!f)
+		return SB_ERR_IO;
+	fprintf(f, "# bin_center_ns count bin_width_ns\n");
+	for (size_t i = 0; i <= st->nbins; i++) {
+		int64_t bin = INT64_MAX;
+
+		if (i < st->nbins) {
+			double ns =
+			    ticks_ns(st->bins[i].ticks ? (double)st->bins[i].ticks : 0.5, tick_hz);
+
+			bin = (int64_t)floor(log10(ns) * BINS_PER_DECADE);
+		}
+		if (bin != cur && count) {
+			double lo = pow(10, (double)cur / BINS_PER_DECADE);
+			double hi = pow(10, (double)(cur + 1) / BINS_PER_DECADE);
+
+			fprintf(f, "%.6g %llu %.6g\n", sqrt(lo * hi), (unsigned long long)count,
+			        hi - lo);
+			count = 0;
+		}
+		if (i < st->nbins) {
+			cur = bin;
+			count += st->bins[i].count;
+		}
+	}
+	return finish_file(f, path);
+}
+
+static void plot_both(FILE *gp, const char *base, const char *body)
+{
+	fprintf(gp,
+	        "set terminal pngcairo size 960,560 noenhanced font ',10'\n"
+	        "set output '%s.png'\n%s"
+	        "set terminal svg size 960,560 noenhanced dynamic\n"
+	        "set output '%s.svg'\n%s"
+	        "unset output\n",
+	        base, body, base, body);
+}
+
+static int run_gnuplot(const char *dir)
+{
+	posix_spawn_file_actions_t fa;
+	char *argv[] = {"gnuplot", "plots.gp", NULL};
+	char log_path[4096], first[256] = "";
+	pid_t pid;
+	int status, err;
+	FILE *log;
+
+	snprintf(log_path, sizeof(log_path), "%s/gnuplot.log", dir);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addchdir_np(&fa, dir);
+	posix_spawn_file_actions_addopen(&fa, 1, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (err == ENOENT)
+		return sb_error_set(
+		    SB_ERR_NOT_FOUND,
+		    "cannot draw figures: gnuplot is not installed (Debian: apt-get "
+		    "install gnuplot-nox, or run scripts/deps.sh)");
+	if (err)
+		return sb_error_set(SB_ERR_IO, "cannot run gnuplot: %s", strerror(err));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return sb_error_set(SB_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if ((log = fopen(log_path, "r"))) {
+		char line[256];
+
+		while (fgets(line, sizeof(line), log))
+			if (line[strspn(line, " \t\r\n^")])
+				sb_strlcpy(first, line, sizeof(first));
+		fclose(log);
+		first[strcspn(first, "\r\n")] = '\0';
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return sb_error_set(
+		    SB_ERR_NOT_FOUND,
+		    "cannot draw figures: gnuplot is not installed (Debian: apt-get "
+		    "install gnuplot-nox)");
+	return sb_error_set(SB_ERR_IO, "gnuplot failed (see '%s'): %s", log_path, first);
+}
+
+int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
+                     const struct sb_device_lib *lib, const char *dir)
+{
+	char path[4096], name[SB_TRACE_NAME_MAX], body[8192];
+	const double hz = res->info.tick_hz;
+	FILE *gp, *f;
+	int err;
+	size_t k;
+
+	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+		return sb_error_set(SB_ERR_IO, "cannot create folder '%s': %s", dir,
+		                    strerror(errno));
+	snprintf(path, sizeof(path), "%s/plots.gp", dir);
+	if (!(gp = create(path)))
+		return SB_ERR_IO;
+	fprintf(gp, "# stackbench lifetimes: figures (run 'gnuplot plots.gp' in this folder)\n"
+	            "set style fill solid 0.6 border -1\nset grid ytics\nset key top right\n");
+	for (size_t s = 0; s < res->nsubparts; s++) {
+		const struct sb_subpart_stats *st = &res->subparts[s];
+		const struct sb_subpart_projection *sp = &p->subparts[s];
+
+		if (!st->nbins)
+			continue;
+		safe_name(name, sizeof(name), st->sp.name);
+		snprintf(path, sizeof(path), "%s/lifetimes-%s.dat", dir, name);
+		if ((err = write_hist(st, hz, path)) < 0) {
+			fclose(gp);
+			return err;
+		}
+		/* the x range holds every bin and every finite retention line, with margins */
+		double lo = ticks_ns(st->bins[0].ticks ? (double)st->bins[0].ticks : 0.5, hz);
+		double hi = ticks_ns((double)st->bins[st->nbins - 1].ticks, hz);
+
+		for (size_t d = 0; d < p->ndevices; d++) {
+			double r = sp->devices[d].retention_ns;
+
+			if (isfinite(r) && r < lo)
+				lo = r;
+			if (isfinite(r) && r > hi)
+				hi = r;
+		}
+		k = (size_t)snprintf(
+		    body, sizeof(body),
+		    "reset\nset style fill solid 0.6 border -1\nset grid ytics\n"
+		    "set title 'lifetimes in %s (%llu values; zero-length drawn at "
+		    "half a cycle)'\n"
+		    "set logscale x\nset xrange [%.6g:%.6g]\nset xlabel 'lifetime (ns)'\n"
+		    "set ylabel 'values'\nset yrange [0:*]\n",
+		    name, (unsigned long long)st->lifetimes, lo / 2, hi * 2);
+		for (size_t d = 0; d < p->ndevices && k < sizeof(body) - 512; d++) {
+			double r = sp->devices[d].retention_ns;
+			char dn[SB_DEVICE_NAME_MAX];
+
+			if (!isfinite(r))
+				continue;
+			safe_name(dn, sizeof(dn), lib->devices[d].name);
+			k += (size_t)snprintf(
+			    body + k, sizeof(body) - k,
+			    "set arrow from %.6g, graph 0 to %.6g, graph 1 nohead "
+			    "lw 2 dt 2 lc %zu\n"
+			    "set label '%s %.4g ns (%.1f %% refresh-free)' at "
+			    "%.6g, graph %.2f offset 0.5,0 tc lt %zu front\n",
+			    r, r, d + 2, dn, r, 100 * sp->devices[d].refresh_free_share, r,
+			    0.95 - 0.06 * (double)d, d + 2);
+		}
+		snprintf(body + k, sizeof(body) - k,
+		         "plot 'lifetimes-%s.dat' using 1:2:3 with boxes lc 1 title 'values'\n",
+		         name);
+		snprintf(path, sizeof(path), "lifetimes-%s", name);
+		plot_both(gp, path, body);
+	}
+	/* area and energy of every device and of the composition, relative to the reference */
+	snprintf(path, sizeof(path), "%s/devices.dat", dir);
+	if (!(f = create(path))) {
+		fclose(gp);
+		return SB_ERR_IO;
+	}
+	fprintf(f, "# device area_ratio energy_ratio (all subpartitions, to %s)\n", lib->reference);
+	for (size_t d = 0; d < p->ndevices; d++) {
+		safe_name(name, sizeof(name), lib->devices[d].name);
+		fprintf(f, "%s %.6g %.6g\n", name,
+		        isfinite(p->total[d].area_ratio) ? p->total[d].area_ratio : 0,
+		        isfinite(p->total[d].energy_ratio) ? p->total[d].energy_ratio : 0);
+	}
+	fprintf(f, "composition %.6g %.6g\n",
+	        isfinite(p->total_comp.area_ratio) ? p->total_comp.area_ratio : 0,
+	        isfinite(p->total_comp.energy_ratio) ? p->total_comp.energy_ratio : 0);
+	if ((err = finish_file(f, path)) < 0) {
+		fclose(gp);
+		return err;
+	}
+	snprintf(body, sizeof(body),
+	         "reset\nset title 'area and active energy relative to %s (all subpartitions)'\n"
+	         "set style data histograms\nset style histogram clustered gap 1\n"
+	         "set style fill solid 0.7 border -1\nset grid ytics\nset yrange [0:*]\n"
+	         "set ylabel 'ratio to %s'\nset xtics nomirror\n"
+	         "plot 'devices.dat' using 2:xtic(1) title 'area', '' using 3 title 'active "
+	         "energy'\n",
+	         lib->reference, lib->reference);
+	plot_both(gp, "devices", body);
+	if ((err = finish_file(gp, "plots.gp")) < 0)
+		return err;
+	return run_gnuplot(dir);
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/* The trace model: names, descriptions, the reader interface, merging, conversion. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stackbench/error.h"
+#include "stackbench/log.h"
+#include "stackbench/util.h"
+#include "trace_internal.h"
+
+static const char *const format_names[SB_TRACE_FORMAT_COUNT] = {"scalesim", "gpgpusim", "csv",
+                                                                "sbt"};
+static const char *const kind_names[SB_ACC_KIND_COUNT] = {"read", "write", "fetch", "flush"};
+static const char *const cache_names[SB_CACHE_STATUS_COUNT] = {
+    "none", "hit", "hit_reserved", "miss", "reservation_fail", "sector_miss", "mshr_hit"};
+
+int sb_trace_format_parse(const char *name, enum sb_trace_format *fmt)
+{
+	for (int i = 0; i < SB_TRACE_FORMAT_COUNT; i++) {
+		if (!strcmp(name, format_names[i])) {
+			*fmt = (enum sb_trace_format)i;
+			return 0;
+		}
+	}
+	return sb_error_set(
+	    SB_ERR_INVAL, "unknown trace format '%s' (known: scalesim, gpgpusim, csv, sbt)", name);
+}
+
+const char *sb_trace_format_name(enum sb_trace_format fmt)
+{
+	return (unsigned)fmt < SB_TRACE_FORMAT_COUNT ? format_names[fmt] : "unknown";
+}
+
+const char *sb_access_kind_name(enum sb_access_kind kind)
+{
+	return (unsigned)kind < SB_ACC_KIND_COUNT ? kind_names[kind] : "unknown";
+}
+
+const char *sb_cache_status_name(enum sb_cache_status status)
+{
+	return (unsigned)status < SB_CACHE_STATUS_COUNT ? cache_names[status] : "unknown";
+}
+
+void sb_trace_info_init(struct sb_trace_info *info, const char *source, double tick_hz,
+                        const char *time_unit)
+{
+	memset(info, 0, sizeof(*info));
+	sb_strlcpy(info->source, source, sizeof(info->source));
+	sb_strlcpy(info->time_unit, time_unit, sizeof(info->time_unit));
+	info->tick_hz = tick_hz;
+}
+
+static bool pow2(uint32_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+int sb_trace_info_subpart(struct sb_trace_info *info, const char *name, enum sb_subpart_type type,
+                          uint32_t addr_unit_bytes, uint32_t block_bytes)
+{
+	struct sb_trace_subpart *sp;
+
+	for (uint32_t i = 0; i < info->nsubparts; i++)
+		if (!strcmp(info->subparts[i].name, name))
+			return (int)i;
+	if (info->nsubparts >= SB_TRACE_MAX_SUBPARTS)
+		return sb_error_set(SB_ERR_RANGE, "too many subpartitions (at most %d): '%s'",
+		                    SB_TRACE_MAX_SUBPARTS, name);
+	if (!*name || strlen(name) >= SB_TRACE_NAME_MAX)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "subpartition name '%s' is empty or longer than %d characters",
+		                    name, SB_TRACE_NAME_MAX - 1);
+	if (!pow2(addr_unit_bytes) || !pow2(block_bytes) || block_bytes < addr_unit_bytes)
+		return sb_error_set(
+		    SB_ERR_RANGE,
+		    "subpartition '%s': address unit (%u B) and block (%u B) must be "
+		    "powers of two, the block at least one address unit",
+		    name, addr_unit_bytes, block_bytes);
+	sp = &info->subparts[info->nsubparts];
+	memset(sp, 0, sizeof(*sp));
+	sb_strlcpy(sp->name, name, sizeof(sp->name));
+	sp->type = (uint8_t)type;
+	sp->addr_unit_bytes = addr_unit_bytes;
+	sp->block_bytes = block_bytes;
+	return (int)info->nsubparts++;
+}
+
+void sb_trace_info_warn(struct sb_trace_info *info, const char *fmt, ...)
+{
+	char msg[SB_TRACE_WARNING_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	sb_warn("%s", msg);
+	sb_trace_info_add_warning(info, msg);
+}
+
+void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg)
+{
+	for (uint32_t i = 0; i < info->nwarnings; i++)
+		if (!strcmp(info->warnings[i], msg))
+			return;
+	if (info->nwarnings < SB_TRACE_MAX_WARNINGS)
+		sb_strlcpy(info->warnings[info->nwarnings++], msg, SB_TRACE_WARNING_MAX);
+}
+
+int sb_trace_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max)
+{
+	return r->ops->read(r, recs, max);
+}
+
+const struct sb_trace_info *sb_trace_reader_info(const struct sb_trace_reader *r)
+{
+	return &r->info;
+}
+
+void sb_trace_reader_free(struct sb_trace_reader *r)
+{
+	if (r)
+		r->ops->free(r);
+}
+
+int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
+                  const struct sb_trace_options *opt)
+{
+	static const struct sb_trace_options none;
+
+	*r = NULL;
+	if (!opt)
+		opt = &none;
+	if (opt->clock_hz < 0)
+		return sb_error_set(SB_ERR_INVAL, "clock must be positive");
+	switch (fmt) {
+	case SB_TRACE_SCALESIM:
+		return sb_trace_open_scalesim(r, path, opt);
+	case SB_TRACE_GPGPUSIM:
+		return sb_trace_open_gpgpusim(r, path, opt);
+	case SB_TRACE_CSV:
+		return sb_trace_open_csv(r, path, opt);
+	case SB_TRACE_SBT:
+		return sb_trace_open_sbt(r, path, opt);
+	default:
+		return sb_error_set(SB_ERR_INVAL, "unknown trace format %d", (int)fmt);
+	}
+}
+
+int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
+                       const char *const *paths, size_t npaths, const struct sb_trace_options *opt)
+{
+	struct sb_trace_reader **children;
+	int err;
+
+	*r = NULL;
+	if (npaths == 0)
+		return sb_error_set(SB_ERR_INVAL, "no trace to read");
+	if (npaths == 1)
+		return sb_trace_open(r, fmt, paths[0], opt);
+	children = calloc(npaths, sizeof(*children));
+	if (!children)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < npaths; i++) {
+		if ((err = sb_trace_open(&children[i], fmt, paths[i], opt)) < 0) {
+			for (size_t j = 0; j < i; j++)
+				sb_trace_reader_free(children[j]);
+			free(children);
+			return err;
+		}
+	}
+	err = sb_trace_merge(r, children, npaths, paths[0]);
+	free(children);
+	return err;
+}
+
+/* --- Merging readers in time order ------------------------------------------------------- */
+
+#define MERGE_BUF 4096
+
+struct merge_child {
+	struct sb_trace_reader *r;
+	struct sb_trace_record *buf;
+	size_t n, pos;
+	bool done;
+	uint32_t nmapped; /* subparts of the child mapped so far */
+	uint32_t nwarned; /* warnings of the child copied so far */
+	uint16_t map[SB_TRACE_MAX_SUBPARTS];
+};
+
+struct merge_reader {
+	struct sb_trace_reader base;
+	struct merge_child *c;
+	size_t n;
+};
+
+/* Map new subpartitions and copy new warnings of a child into the merged description. */
+static int merge_sync(struct merge_reader *m, struct merge_child *c)
+{
+	const struct sb_trace_info *ci = &c->r->info;
+	int idx;
+
+	for (; c->nmapped < ci->nsubparts; c->nmapped++) {
+		const struct sb_trace_subpart *sp = &ci->subparts[c->nmapped];
+		struct sb_trace_subpart *msp;
+
+		idx = sb_trace_info_subpart(&m->base.info, sp->name, sp->type, sp->addr_unit_bytes,
+		                            sp->block_bytes);
+		if (idx < 0)
+			return idx;
+		msp = &m->base.info.subparts[idx];
+		if (msp->type != sp->type || msp->addr_unit_bytes != sp->addr_unit_bytes ||
+		    msp->block_bytes != sp->block_bytes)
+			return sb_error_set(
+			    SB_ERR_MISMATCH,
+			    "'%s': subpartition '%s' differs from the one of the same "
+			    "name in another input (type, address unit or block size)",
+			    c->r->name, sp->name);
+		msp->per_unit |= sp->per_unit;
+		c->map[c->nmapped] = (uint16_t)idx;
+	}
+	for (; c->nwarned < ci->nwarnings; c->nwarned++)
+		sb_trace_info_add_warning(&m->base.info, ci->warnings[c->nwarned]);
+	m->base.info.fields |= ci->fields;
+	return 0;
+}
+
+static int merge_fill(struct merge_reader *m, struct merge_child *c)
+{
+	int n = sb_trace_read(c->r, c->buf, MERGE_BUF);
+
+	if (n < 0)
+		return n;
+	c->n = (size_t)n;
+	c->pos = 0;
+	if (n == 0)
+		c->done = true;
+	return merge_sync(m, c);
+}
+
+static int merge_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max)
+{
+	struct merge_reader *m = (struct merge_reader *)r;
+	size_t out = 0;
+	int err;
+
+	while (out < max) {
+		struct merge_child *best = NULL;
+		int64_t bt = 0;
+		int brank = 0;
+
+		for (size_t i = 0; i < m->n; i++) {
+			struct merge_child *c = &m->c[i];
+			const struct sb_trace_record *h;
+			int rank;
+
+			if (c->pos == c->n && !c->done && (err = merge_fill(m, c)) < 0)
+				return err;
+			if (c->pos == c->n)
+				continue;
+			h = &c->buf[c->pos];
+			rank = sb_trace_rank(h->kind);
+			if (!best || h->time < bt || (h->time == bt && rank < brank)) {
+				best = c;
+				bt = h->time;
+				brank = rank;
+			}
+		}
+		if (!best)
+			break;
+		recs[out] = best->buf[best->pos++];
+		recs[out].subpart = best->map[recs[out].subpart];
+		out++;
+	}
+	return (int)out;
+}
+
+static void merge_free(struct sb_trace_reader *r)
+{
+	struct merge_reader *m = (struct merge_reader *)r;
+
+	for (size_t i = 0; i < m->n; i++) {
+		sb_trace_reader_free(m->c[i].r);
+		free(m->c[i].buf);
+	}
+	free(m->c);
+	free(m);
+}
+
+static const struct sb_trace_reader_ops merge_ops = {.read = merge_read, .free = merge_free};
+
+int sb_trace_merge(struct sb_trace_reader **r, struct sb_trace_reader **children, size_t n,
+                   const char *name)
+{
+	struct merge_reader *m;
+	int err = SB_ERR_NOMEM;
+
+	*r = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m || !(m->c = calloc(n ? n : 1, sizeof(*m->c)))) {
+		free(m);
+		for (size_t i = 0; i < n; i++)
+			sb_trace_reader_free(children[i]);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	m->base.ops = &merge_ops;
+	m->n = n;
+	sb_strlcpy(m->base.name, name, sizeof(m->base.name));
+	for (size_t i = 0; i < n; i++)
+		m->c[i].r = children[i];
+	if (n == 0) {
+		sb_trace_info_init(&m->base.info, "merged", SB_TRACE_DEFAULT_CLOCK_HZ, "cycle");
+		*r = &m->base;
+		return 0;
+	}
+	sb_trace_info_init(&m->base.info, children[0]->info.source, children[0]->info.tick_hz,
+	                   children[0]->info.time_unit);
+	for (size_t i = 0; i < n; i++) {
+		const struct sb_trace_info *ci = &children[i]->info;
+
+		if (ci->tick_hz != m->base.info.tick_hz ||
+		    strcmp(ci->time_unit, m->base.info.time_unit)) {
+			err = sb_error_set(
+			    SB_ERR_MISMATCH,
+			    "'%s' has a clock of %g Hz (%s ticks) but '%s' %g Hz (%s "
+			    "ticks): inputs of one run need the same clock",
+			    children[i]->name, ci->tick_hz, ci->time_unit, children[0]->name,
+			    m->base.info.tick_hz, m->base.info.time_unit);
+			goto fail;
+		}
+		if (!(m->c[i].buf = malloc(MERGE_BUF * sizeof(*m->c[i].buf)))) {
+			err = sb_error_set(SB_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		if ((err = merge_sync(m, &m->c[i])) < 0)
+			goto fail;
+	}
+	*r = &m->base;
+	return 0;
+fail:
+	merge_free(&m->base);
+	return err;
+}
+
+/* --- Writers and conversion ---------------------------------------------------------------- */
+
+int sb_trace_writer_open(struct sb_trace_writer **w, enum sb_trace_format fmt, const char *path,
+                         const struct sb_trace_info *info)
+{
+	*w = NULL;
+	switch (fmt) {
+	case SB_TRACE_CSV:
+		return sb_trace_writer_open_csv(w, path, info);
+	case SB_TRACE_SBT:
+		return sb_trace_writer_open_sbt(w, path, info);
+	default:
+		return sb_error_set(SB_ERR_NOT_SUPPORTED,
+		                    "cannot write traces in format '%s' (only csv and sbt)",
+		                    sb_trace_format_name(fmt));
+	}
+}
+
+int sb_trace_write(struct sb_trace_writer *w, const struct sb_trace_info *info,
+                   const struct sb_trace_record *recs, size_t n)
+{
+	return w->ops->write(w, info, recs, n);
+}
+
+int sb_trace_writer_close(struct sb_trace_writer *w)
+{
+	return w ? w->ops->close(w, true) : 0;
+}
+
+void sb_trace_writer_abort(struct sb_trace_writer *w)
+{
+	if (w)
+		w->ops->close(w, false);
+}
+
+int64_t sb_trace_convert(struct sb_trace_reader *r, enum sb_trace_format fmt, const char *path)
+{
+	enum { BATCH = 8192 };
+	struct sb_trace_record *buf;
+	struct sb_trace_writer *w;
+	int64_t total = 0;
+	int n, err;
+
+	buf = malloc(BATCH * sizeof(*buf));
+	if (!buf)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = sb_trace_writer_open(&w, fmt, path, &r->info)) < 0)
+		goto fail_open;
+	while ((n = sb_trace_read(r, buf, BATCH)) > 0) {
+		if ((err = sb_trace_write(w, &r->info, buf, (size_t)n)) < 0)
+			goto fail_write;
+		total += n;
+	}
+	if (n < 0) {
+		err = n;
+		goto fail_write;
+	}
+	free(buf);
+	err = sb_trace_writer_close(w);
+	return err < 0 ? err : total;
+fail_write:
+	sb_trace_writer_abort(w);
+fail_open:
+	free(buf);
+	return err;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackbench lifetimes INPUT...: data lifetimes per subpartition and their projection onto
+ * memory devices (refreshes, area, energy, refresh-free shares, heterogeneous composition).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stackbench/devices.h"
+#include "stackbench/error.h"
+#include "stackbench/lifetime.h"
+
+#define MAX_DEVICE_FILES 16
+
+static void lifetimes_help(FILE *out)
+{
+	fprintf(out,
+	        "usage: stackbench lifetimes [OPTIONS] INPUT...\n"
+	        "\n"
+	        "Compute data lifetimes per subpartition (scratchpad buffer, cache level) from\n"
+	        "memory-access traces and project them onto memory devices: refreshes, area,\n"
+	        "active energy, ratios to SRAM, refresh-free shares and a heterogeneous\n"
+	        "composition. Rules and the JSON schema: docs/lifetimes.md.\n"
+	        "\n"
+	        "  -f, --format FMT       scalesim (run or layer folder), gpgpusim (cache log),\n"
+	        "                         csv, sbt (default: from the first INPUT's name)\n"
+	        "      --clock-ghz F      clock of cycle traces (default 1)\n"
+	        "  -d, --devices FILE     device library, a name or a path (repeat to combine;\n"
+	        "                         default: %s)\n"
+	        "      --policy P         caches: write-allocate (default) or no-write-allocate\n"
+	        "  -j, --json OUT         write the JSON report ('-': standard output)\n"
+	        "      --csv OUT          write the exact lifetime histogram as CSV\n"
+	        "      --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
+	        "      --word-bytes N     SCALE-Sim element size in bytes (default 1)\n"
+	        "      --block-bytes N    GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
+	        "  -h, --help             this help\n"
+	        "\n"
+	        "Device libraries are looked up in $STACKBENCH_DEVICES_PATH, analysis/devices and\n"
+	        "the installed share/stackbench/devices.\n",
+	        SB_DEVICES_DEFAULT);
+}
+
+static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
+                          const struct sb_device_lib *lib, const char *fmt)
+{
+	const double hz = res->info.tick_hz;
+
+	printf("lifetimes of %llu accesses (%s), %lld cycles at %g GHz, policy %s\n",
+	       (unsigned long long)res->records, fmt, (long long)sb_lifetime_result_ticks(res),
+	       hz / 1e9, sb_cache_policy_name(res->policy));
+	for (uint32_t i = 0; i < res->info.nwarnings; i++)
+		printf("warning: %s\n", res->info.warnings[i]);
+	printf("\n%-12s %10s %10s %9s %10s %9s %9s %8s %10s %10s\n", "subpart", "reads", "writes",
+	       "unique", "lifetimes", "zero-rd", "unbacked", "orphan%", "median_ns", "p99_ns");
+	for (size_t s = 0; s < res->nsubparts; s++) {
+		const struct sb_subpart_stats *st = &res->subparts[s];
+		uint64_t all = st->reads + st->stores + st->fetches;
+
+		printf("%-12s %10llu %10llu %9llu %10llu %9llu %9llu %8.2f ", st->sp.name,
+		       (unsigned long long)st->reads,
+		       (unsigned long long)(st->stores + st->fetches),
+		       (unsigned long long)st->unique_addresses, (unsigned long long)st->lifetimes,
+		       (unsigned long long)st->zero_read_values,
+		       (unsigned long long)st->unbacked_reads,
+		       all ? 100.0 * (double)st->orphans / (double)all : 0.0);
+		if (st->lifetimes)
+			printf("%10.4g %10.4g\n", (double)st->life.median * 1e9 / hz,
+			       (double)st->life.p99 * 1e9 / hz);
+		else
+			printf("%10s %10s\n", "-", "-");
+	}
+	printf("\n%-12s %-14s %12s %9s %9s %9s\n", "subpart", "device", "retention_ns", "no-refr%",
+	       "area%", "energy%");
+	for (size_t s = 0; s < res->nsubparts; s++) {
+		for (size_t d = 0; d < p->ndevices; d++) {
+			const struct sb_device_projection *dp = &p->subparts[s].devices[d];
+
+			printf("%-12s %-14s %12.4g %9.2f %9.2f %9.2f\n", res->subparts[s].sp.name,
+			       lib->devices[d].name, dp->retention_ns, 100 * dp->refresh_free_share,
+			       100 * dp->area_ratio, 100 * dp->energy_ratio);
+		}
+	}
+	printf("\ncomposition (all subpartitions): area %.2f %%, energy %.2f %% of %s%s\n",
+	       100 * p->total_comp.area_ratio, 100 * p->total_comp.energy_ratio, lib->reference,
+	       p->total_comp.refresh_free ? ", refresh-free" : "");
+	for (size_t i = 0; i < p->total_comp.nparts; i++)
+		printf("  %-14s %6.2f %% of capacity\n", p->total_comp.parts[i].dev->name,
+		       100 * p->total_comp.parts[i].capacity_share);
+}
+
+/* Progress of long runs on a terminal: every 16 M accesses. */
+static void show_progress(void *ctx, uint64_t records)
+{
+	uint64_t *next = ctx;
+
+	if (records < *next)
+		return;
+	fprintf(stderr, "\rlifetimes: %.1f M accesses", (double)records / 1e6);
+	*next = records + (1u << 24);
+}
+
+static int lifetimes_run(int argc, char **argv)
+{
+	enum { OPT_POLICY = 0x200, OPT_CSV, OPT_PLOTS };
+	static const struct option opts[] = {
+	    {"format", required_argument, NULL, SB_CLI_OPT_FORMAT},
+	    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
+	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
+	    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
+	    {"devices", required_argument, NULL, 'd'},
+	    {"policy", required_argument, NULL, OPT_POLICY},
+	    {"json", required_argument, NULL, 'j'},
+	    {"csv", required_argument, NULL, OPT_CSV},
+	    {"plots", required_argument, NULL, OPT_PLOTS},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct sb_cli_trace_opts o = {0};
+	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
+	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
+	size_t ndevfiles = 0;
+	struct sb_device_lib lib;
+	struct sb_trace_reader *r = NULL;
+	struct sb_lifetime_result res = {0};
+	struct sb_projection proj = {0};
+	struct sb_report_meta meta;
+	char *text = NULL;
+	uint64_t next = 1u << 24;
+	int c, rc, err;
+
+	while ((c = getopt_long(argc, argv, "f:d:j:h", opts, NULL)) != -1) {
+		if (c == 'f')
+			c = SB_CLI_OPT_FORMAT;
+		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
+		switch (c) {
+		case 'd':
+			if (ndevfiles == MAX_DEVICE_FILES)
+				return sb_cli_usage_error("lifetimes", "at most %d --devices",
+				                          MAX_DEVICE_FILES);
+			devfiles[ndevfiles++] = optarg;
+			break;
+		case OPT_POLICY:
+			if (sb_cache_policy_parse(optarg, &policy) < 0)
+				return sb_cli_usage_error("lifetimes", "%s", sb_error_detail());
+			break;
+		case 'j':
+			json = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_PLOTS:
+			plots = optarg;
+			break;
+		case 'h':
+			lifetimes_help(stdout);
+			return SB_EXIT_OK;
+		default:
+			return sb_cli_usage_error("lifetimes", "bad option");
+		}
+	}
+	/* the device library first: a bad file should not cost a long trace read */
+	sb_device_lib_init(&lib);
+	if (ndevfiles == 0)
+		devfiles[ndevfiles++] = SB_DEVICES_DEFAULT;
+	for (size_t i = 0; i < ndevfiles; i++) {
+		if ((err = sb_device_lib_load(&lib, devfiles[i])) < 0) {
+			rc = sb_cli_error(err);
+			rc = err == SB_ERR_NOT_FOUND ? SB_EXIT_INPUT : rc;
+			goto out;
+		}
+	}
+	if ((err = sb_device_lib_check(&lib)) < 0) {
+		sb_cli_error(err);
+		rc = SB_EXIT_INPUT;
+		goto out;
+	}
+	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
+		goto out;
+	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
+	if (next > (1u << 24))
+		fprintf(stderr, "\n");
+	if (err < 0 || (err = sb_projection_compute(&proj, &res, &lib)) < 0) {
+		rc = sb_cli_error(err);
+		goto out;
+	}
+	meta.format = sb_trace_format_name(o.fmt);
+	meta.inputs = (const char *const *)(argv + optind);
+	meta.ninputs = (size_t)(argc - optind);
+	if (json) {
+		if ((err = sb_lifetime_report_json(&res, &proj, &lib, &meta, &text)) < 0) {
+			rc = sb_cli_error(err);
+			goto out;
+		}
+		if (!strcmp(json, "-")) {
+			printf("%s\n", text);
+		} else {
+			FILE *f = fopen(json, "w");
+
+			if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
+				rc = sb_cli_error(
+				    sb_error_set(SB_ERR_IO, "cannot write '%s'", json));
+				goto out;
+			}
+		}
+	}
+	if (csv && (err = sb_lifetime_write_csv(&res, csv)) < 0) {
+		rc = sb_cli_error(err);
+		goto out;
+	}
+	if (plots && (err = sb_lifetime_plot(&res, &proj, &lib, plots)) < 0) {
+		rc = sb_cli_error(err);
+		goto out;
+	}
+	if (!(json && !strcmp(json, "-")) && !(csv && !strcmp(csv, "-")))
+		print_summary(&res, &proj, &lib, meta.format);
+	rc = SB_EXIT_OK;
+out:
+	free(text);
+	sb_projection_release(&proj);
+	sb_lifetime_result_release(&res);
+	sb_trace_reader_free(r);
+	sb_device_lib_release(&lib);
+	return rc;
+}
+
+const struct sb_cli_command sb_cmd_lifetimes = {
+    .name = "lifetimes",
+    .summary = "data lifetimes of traces, projected onto memory devices",
+    .run = lifetimes_run,
+    .help = lifetimes_help,
+};
