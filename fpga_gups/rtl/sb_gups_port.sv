@@ -127,13 +127,17 @@ module sb_gups_port #(
 	// Request size actually used: 1..8 flits.
 	wire [3:0] flits_eff = (c_flits == 4'd0) ? 4'd1 : (c_flits > 4'd8) ? 4'd8 : c_flits;
 
+	// The request mix and generator mode of a run: those written with control.start.
+	wire start_linear;
+	wire [1:0] start_type;
+
 	// ---------------------------------------------------------------- address generator
 	wire [33:0] gen_addr;
 	reg gen_load_d;
 	wire new_iter;
 
 	sb_gups_addrgen u_addrgen (
-		.clk(clk), .load(start_pulse), .linear(c_linear), .seed(c_seed),
+		.clk(clk), .load(start_pulse), .linear(start_linear), .seed(c_seed),
 		.lin_start(c_lin_start), .lin_end(c_lin_end), .lin_step(c_lin_step),
 		.mask(c_mask), .antimask(c_antimask), .flits(flits_eff),
 		.advance(new_iter), .addr(gen_addr));
@@ -299,6 +303,8 @@ module sb_gups_port #(
 		size_word[SB_GUPS_PORT_REQ_SIZE_FLITS_MSB:SB_GUPS_PORT_REQ_SIZE_FLITS_LSB] = c_flits;
 	end
 	wire [31:0] w_control = sb_wmerge(control_word, reg_wr_data, reg_wr_strb);
+	assign start_linear = w_control[SB_GUPS_PORT_CONTROL_MODE_LSB];
+	assign start_type = w_control[SB_GUPS_PORT_CONTROL_TYPE_MSB:SB_GUPS_PORT_CONTROL_TYPE_LSB];
 	wire [31:0] w_tag_ctrl = sb_wmerge(tag_ctrl_word, reg_wr_data, reg_wr_strb);
 	wire [31:0] w_size = sb_wmerge(size_word, reg_wr_data, reg_wr_strb);
 
@@ -508,8 +514,8 @@ module sb_gups_port #(
 
 		if (start_pulse) begin
 			armed <= 1'b1;
-			is_rw <= c_type == SB_GUPS_PORT_CONTROL_TYPE_RW;
-			is_wo <= c_type == SB_GUPS_PORT_CONTROL_TYPE_WO;
+			is_rw <= start_type == SB_GUPS_PORT_CONTROL_TYPE_RW;
+			is_wo <= start_type == SB_GUPS_PORT_CONTROL_TYPE_WO;
 			iters <= 64'd0;
 		end
 		if (clear_stats) begin
