@@ -101,6 +101,9 @@ module sb_stream #(
 
 	assign data_seed = c_seed;
 
+	wire [4:0] go_count;
+	wire [3:0] go_port;
+
 	// ---------------------------------------------------------------- engine
 	localparam [1:0] S_IDLE = 2'd0, S_CLAIM = 2'd1, S_RUN = 2'd2;
 	reg [1:0] state;
@@ -183,8 +186,8 @@ module sb_stream #(
 			if (go) begin
 				state <= S_CLAIM;
 				issue_idx <= 6'd0;
-				n_entries <= (c_count == 5'd0) ? 6'd1 :
-				             (c_count > E[4:0]) ? E[5:0] : {1'b0, c_count};
+				n_entries <= (go_count == 5'd0) ? 6'd1 :
+				             (go_count > E[4:0]) ? E[5:0] : {1'b0, go_count};
 				completed <= 8'd0;
 				mismatches <= 8'd0;
 				st_done <= 1'b0;
@@ -192,7 +195,7 @@ module sb_stream #(
 				first_issued <= 1'b0;
 				rbeat <= 4'd0;
 				for (j = 0; j < N; j = j + 1)
-					sel[j] <= {28'd0, c_port} == j;
+					sel[j] <= {28'd0, go_port} == j;
 				for (j = 0; j < E; j = j + 1) begin
 					e_done[j] <= 1'b0;
 					e_err[j] <= 1'b0;
@@ -294,6 +297,9 @@ module sb_stream #(
 		    e_es[ai];
 	end
 	wire [31:0] w_control = sb_wmerge(control_word, reg_wr_data, reg_wr_strb);
+	// A group runs with the count and port written together with go.
+	assign go_count = w_control[SB_STREAM_CONTROL_COUNT_MSB:SB_STREAM_CONTROL_COUNT_LSB];
+	assign go_port = w_control[SB_STREAM_CONTROL_PORT_MSB:SB_STREAM_CONTROL_PORT_LSB];
 	wire [31:0] w_cmd = sb_wmerge(cmd_word, reg_wr_data, reg_wr_strb);
 	wire [63:0] addr64 = {30'd0, e_addr[ai]};
 	wire [31:0] w_addr_hi = sb_wmerge(addr64[63:32], reg_wr_data, reg_wr_strb);
