@@ -116,7 +116,8 @@ module sb_trace #(
 
 	// Records offered this cycle that are sampled, and those lost for a full holding register.
 	wire [N-1:0] take = trc_valid & c_port_mask[N-1:0] & {N{active}};
-	wire [N-1:0] overflow = take & hold_valid & ~pick;
+	wire [N-1:0] freed = pick & {N{write_rec || drop_rec}};
+	wire [N-1:0] overflow = take & hold_valid & ~freed;
 	wire [N-1:0] port_drops = trc_drop & c_port_mask[N-1:0] & {N{active}};
 	reg [7:0] drops_now;
 	integer k;
