@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x65A7C88Dull,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xF82D8CE4ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -443,14 +443,14 @@ static const struct sb_regmap_reg r_sim_ctrl[] = {
 };
 
 const struct sb_regmap_block sb_regmap_blocks[] = {
-	{"fw_id", 0x53420001u, 0x00010000u, 0x20u, r_fw_id, 5, "Firmware identification; always at offset 0. The host checks the magic, the block's major version and the register-map hash before it trusts anything else."},
-	{"board", 0x53420002u, 0x00010000u, 0x40u, r_board, 9, "The board and the memory device on it."},
-	{"hmc_ctrl", 0x53420003u, 0x00010000u, 0x80u, r_hmc_ctrl, 10, "The HMC controller and links: initialization, resets, link and error status, the address-mapping mode and the per-port flow-control threshold of the FPGA infrastructure."},
-	{"irq", 0x53420005u, 0x00010000u, 0x20u, r_irq, 3, "Interrupt (event) status and mask; the driver signals pending events by MSI."},
-	{"trace", 0x53420004u, 0x00010000u, 0x80u, r_trace, 16, "Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip buffer readable through rd_index / rd_data or, with control.dma, into a host ring buffer at buf_addr."},
-	{"stream", 0x53420006u, 0x00010000u, 0x200u, r_stream, 7, "Stream GUPS: the host fills up to 28 request entries, starts the group on one port and reads back each request's latency and status. In integrity mode write data is a pattern of (data_seed, address, beat) and read data is compared with the same pattern."},
-	{"gups_port", 0x53420010u, 0x00010000u, 0x100u, r_gups_port, 23, "One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) | addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw."},
-	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
+	{"fw_id", 0x53420001u, 0x00010000u, 0x20u, r_fw_id, 5, false, "Firmware identification; always at offset 0. The host checks the magic, the block's major version and the register-map hash before it trusts anything else."},
+	{"board", 0x53420002u, 0x00010000u, 0x40u, r_board, 9, false, "The board and the memory device on it."},
+	{"hmc_ctrl", 0x53420003u, 0x00010000u, 0x80u, r_hmc_ctrl, 10, false, "The HMC controller and links: initialization, resets, link and error status, the address-mapping mode and the per-port flow-control threshold of the FPGA infrastructure."},
+	{"irq", 0x53420005u, 0x00010000u, 0x20u, r_irq, 3, false, "Interrupt (event) status and mask; the driver signals pending events by MSI."},
+	{"trace", 0x53420004u, 0x00010000u, 0x80u, r_trace, 16, false, "Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip buffer readable through rd_index / rd_data or, with control.dma, into a host ring buffer at buf_addr."},
+	{"stream", 0x53420006u, 0x00010000u, 0x200u, r_stream, 7, false, "Stream GUPS: the host fills up to 28 request entries, starts the group on one port and reads back each request's latency and status. In integrity mode write data is a pattern of (data_seed, address, beat) and read data is compared with the same pattern."},
+	{"gups_port", 0x53420010u, 0x00010000u, 0x100u, r_gups_port, 23, false, "One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) | addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw."},
+	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, true, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
 };
 const unsigned sb_regmap_nblocks = 8;
 

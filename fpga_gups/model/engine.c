@@ -444,7 +444,7 @@ static struct sb_mem_entry *mem_slot(struct sb_memory *mem, uint64_t block, bool
 			e->block = key;
 			mem->used++;
 			for (unsigned w = 0; w < 4; w++)
-				e->data[w] = sb_pattern_word(mem->power_seed, block, w);
+				e->data[w] = sb_pattern_word(mem->power_seed, block << 4, 0, w);
 			return e;
 		}
 	}
@@ -466,9 +466,9 @@ static bool mem_check(struct sb_memory *mem, uint64_t addr, unsigned flits, uint
 		struct sb_mem_entry *e = mem_slot(mem, block, false);
 
 		for (unsigned w = 0; w < 4; w++) {
-			uint32_t have = e ? e->data[w] : sb_pattern_word(mem->power_seed, block, w);
+			uint32_t have = e ? e->data[w] : sb_pattern_word(mem->power_seed, block << 4, 0, w);
 
-			if (have != sb_pattern_word(seed, block, w))
+			if (have != sb_pattern_word(seed, block << 4, 0, w))
 				return false;
 		}
 	}
@@ -485,7 +485,7 @@ static void mem_write(struct sb_memory *mem, uint64_t addr, unsigned flits, uint
 		if (!e)
 			continue;
 		for (unsigned w = 0; w < 4; w++)
-			e->data[w] = sb_pattern_word(seed, block, w);
+			e->data[w] = sb_pattern_word(seed, block << 4, 0, w);
 	}
 }
 

@@ -67,6 +67,7 @@ struct reg {
 struct block {
 	const char *name;
 	uint32_t type, version, size;
+	bool sim_only; /* implemented by the simulated board only */
 	struct reg regs[MAX_REGS];
 	unsigned nregs;
 	const char *description;
@@ -357,8 +358,8 @@ static bool regs_overlap(const struct reg *a, const struct reg *b)
 
 static int parse_block(const struct sb_yaml *y, struct fy_node *bn, struct block *b)
 {
-	static const char *const keys[] = {"name",        "type",      "version", "size",
-	                                   "description", "registers", NULL};
+	static const char *const keys[] = {"name",        "type",      "version",         "size",
+	                                   "description", "registers", "simulation_only", NULL};
 	struct fy_node *regs, *rn;
 	uint64_t v;
 	void *it = NULL;
@@ -370,6 +371,7 @@ static int parse_block(const struct sb_yaml *y, struct fy_node *bn, struct block
 	    (err = sb_yaml_check_keys(y, bn, "block", keys)) < 0 ||
 	    (err = get_name(y, bn, &b->name)) < 0 ||
 	    (err = parse_version(y, bn, &b->version)) < 0 ||
+	    (err = sb_yaml_get_bool(y, bn, "simulation_only", false, &b->sim_only)) < 0 ||
 	    (err = sb_yaml_get_str(y, bn, "description", false, &b->description)) < 0)
 		return err;
 	if ((err = sb_yaml_get_u64(y, bn, "type", true, 1, UINT32_MAX, &v)) < 0)
@@ -576,7 +578,8 @@ static uint32_t regmap_hash(const struct regmap *m)
 	for (unsigned b = 0; b < m->nblocks; b++) {
 		const struct block *bl = &m->blocks[b];
 
-		h = fnv(h, "B %s %x %x %x;", bl->name, bl->type, bl->version, bl->size);
+		h = fnv(h, "B %s %x %x %x %d;", bl->name, bl->type, bl->version, bl->size,
+		        (int)bl->sim_only);
 		for (unsigned r = 0; r < bl->nregs; r++) {
 			const struct reg *rg = &bl->regs[r];
 
@@ -830,6 +833,7 @@ static void gen_header(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "#define SB_BLK_%s_TYPE 0x%08Xu\n", B, bl->type);
 		emit(o, "#define SB_BLK_%s_VERSION 0x%08Xu\n", B, bl->version);
 		emit(o, "#define SB_BLK_%s_SIZE 0x%Xu\n", B, bl->size);
+		emit(o, "#define SB_BLK_%s_SIM_ONLY %d\n", B, (int)bl->sim_only);
 		for (unsigned r = 0; r < bl->nregs; r++) {
 			const struct reg *rg = &bl->regs[r];
 
@@ -980,8 +984,8 @@ static void gen_table(const struct regmap *m, struct out *o, const char *src)
 	for (unsigned b = 0; b < m->nblocks; b++) {
 		const struct block *bl = &m->blocks[b];
 
-		emit(o, "\t{\"%s\", 0x%08Xu, 0x%08Xu, 0x%Xu, r_%s, %u, \"", bl->name, bl->type,
-		     bl->version, bl->size, bl->name, bl->nregs);
+		emit(o, "\t{\"%s\", 0x%08Xu, 0x%08Xu, 0x%Xu, r_%s, %u, %s, \"", bl->name, bl->type,
+		     bl->version, bl->size, bl->name, bl->nregs, bl->sim_only ? "true" : "false");
 		emit_text(o, bl->description, true);
 		emit(o, "\"},\n");
 	}
@@ -1041,6 +1045,7 @@ static void gen_verilog(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "localparam [31:0] SB_BLK_%s_TYPE = 32'h%08X;\n", B, bl->type);
 		emit(o, "localparam [31:0] SB_BLK_%s_VERSION = 32'h%08X;\n", B, bl->version);
 		emit(o, "localparam [31:0] SB_BLK_%s_SIZE = 32'h%08X;\n", B, bl->size);
+		emit(o, "localparam integer SB_BLK_%s_SIM_ONLY = %d;\n", B, (int)bl->sim_only);
 		for (unsigned r = 0; r < bl->nregs; r++) {
 			const struct reg *rg = &bl->regs[r];
 
@@ -1142,6 +1147,9 @@ static void gen_doc(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "## Block %s\n\n", bl->name);
 		emit(o, "Type `0x%08X`, version %u.%u, 0x%X bytes. ", bl->type, bl->version >> 16,
 		     bl->version & 0xFFFF, bl->size);
+		if (bl->sim_only)
+			emit(o, "**Simulated board only**: hardware designs end their block list "
+			        "before it. ");
 		emit_text(o, bl->description, false);
 		emit(o, "\n\n| offset | register | width | access | reset | description |\n");
 		emit(o, "|---|---|---|---|---|---|\n");

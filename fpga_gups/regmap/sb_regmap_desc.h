@@ -58,6 +58,7 @@ struct sb_regmap_block {
 	uint32_t size;    /* bytes */
 	const struct sb_regmap_reg *regs;
 	uint16_t nregs;
+	bool sim_only; /* implemented by the simulated board only */
 	const char *description;
 };
 

@@ -97,6 +97,10 @@ Test(regmap, every_block_register_and_field_matches_the_description)
 		cr_assert_not_null(b, "block %s missing from the table", str(bn, "name"));
 		cr_assert_eq(b->type, num(bn, "type", 0), "block %s type", b->name);
 		cr_assert_eq(b->size, num(bn, "size", 0), "block %s size", b->name);
+		cr_assert_eq(b->sim_only,
+		             str(bn, "simulation_only") &&
+		                 !strcmp(str(bn, "simulation_only"), "true"),
+		             "block %s simulation_only", b->name);
 		cr_assert_eq(sscanf(str(bn, "version"), "%u.%u", &major, &minor), 2);
 		cr_assert_eq(b->version, major << 16 | minor, "block %s version", b->name);
 		while ((rn = fy_node_sequence_iterate(regs, &ri))) {
@@ -180,6 +184,9 @@ Test(regmap, macros_agree_with_the_table)
 	cr_assert_eq(SB_FIELD_PREP(SB_GUPS_PORT_CONTROL_TYPE, SB_GUPS_PORT_CONTROL_TYPE_RW), 0x20u);
 	cr_assert_eq(SB_FIELD_GET(SB_HMC_CTRL_STATUS_ERRSTAT, 0x7F00u), 0x7Fu);
 	cr_assert_eq(SB_FW_ID_REGMAP_HASH_RESET, SB_REGMAP_HASH);
+	cr_assert_eq(SB_BLK_SIM_CTRL_SIM_ONLY, 1);
+	cr_assert_eq(SB_BLK_GUPS_PORT_SIM_ONLY, 0);
+	cr_assert(table_block("sim_ctrl")->sim_only);
 	/* Pulse bits are neither storage nor read back. */
 	cr_assert_eq(REG("gups_port", "control")->pulse_mask[0], SB_GUPS_PORT_CONTROL_START_MASK);
 	cr_assert_eq(REG("gups_port", "control")->write_mask[0] & SB_GUPS_PORT_CONTROL_START_MASK,

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stackbench GUPS engine: N GUPS ports, stream GUPS, trace capture and the status blocks
+ * behind one AXI4-Lite register slave implementing the generated register map
+ * (fpga_gups/regmap/regmap.yaml; self-describing block list fw_id -> board -> hmc_ctrl -> irq
+ * -> trace -> stream -> gups_port 0..N-1).
+ *
+ * Memory side: one HMC-controller user port per link (Micron/Pico user-port shape: cmd,
+ * 34-bit addr, size in flits, tag, 128-bit write-data beats; responses with tag, data,
+ * ERRSTAT, dinv). Port i uses link i*LINKS/N (gups_port.info.link); the ports of a link share
+ * it through a round-robin arbiter and the link-side tag is {port within the link, tag}.
+ * With LINKS = N every port has its own user port (the controller arbitrates).
+ * Everything runs on the user clock; reads beyond the register space return 0xFFFFFFFF.
+ */
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module sb_gups_top #(
+	parameter integer N = 9,                   // GUPS ports (1..9, the map's instances)
+	parameter integer LINKS = 2,               // HMC links / controller user ports (1..N)
+	parameter integer AXIL_ADDR_W = 16,        // AXI4-Lite address bits (BAR size)
+	parameter integer MAX_PER_LINK = (N + LINKS - 1) / LINKS, // ports sharing a link (derived)
+	parameter integer LTAG_W = 6 + ((MAX_PER_LINK > 1) ? $clog2(MAX_PER_LINK) : 0), // link tag
+	parameter integer TRACE_DEPTH = 0,         // on-chip trace records; 0 = map (1024)
+	parameter integer HAS_DMA = 1,             // m_axis_trace feeds a DMA engine
+	parameter [6:0]   ERRSTAT_THERMAL = 7'h01, // ERRSTAT that announces a thermal failure
+	parameter [31:0]  FW_VERSION = 32'h0,      // identity; 0 = the map's reset value
+	parameter [31:0]  BUILD_ID = 32'h0,
+	parameter [31:0]  BOARD_ID = 32'h0,
+	parameter [31:0]  USER_CLOCK_HZ = 32'h0,
+	parameter [31:0]  LINK_CONFIG = 32'h0,
+	parameter [31:0]  CUBE_CONFIG = 32'h0,
+	parameter [31:0]  SERIAL = 32'h0
+) (
+	input  wire                   clk,
+	input  wire                   rst,
+
+	// AXI4-Lite register slave (from the PCIe bridge)
+	input  wire [AXIL_ADDR_W-1:0] s_axil_awaddr,
+	input  wire [2:0]             s_axil_awprot,
+	input  wire                   s_axil_awvalid,
+	output wire                   s_axil_awready,
+	input  wire [31:0]            s_axil_wdata,
+	input  wire [3:0]             s_axil_wstrb,
+	input  wire                   s_axil_wvalid,
+	output wire                   s_axil_wready,
+	output wire [1:0]             s_axil_bresp,
+	output wire                   s_axil_bvalid,
+	input  wire                   s_axil_bready,
+	input  wire [AXIL_ADDR_W-1:0] s_axil_araddr,
+	input  wire [2:0]             s_axil_arprot,
+	input  wire                   s_axil_arvalid,
+	output wire                   s_axil_arready,
+	output wire [31:0]            s_axil_rdata,
+	output wire [1:0]             s_axil_rresp,
+	output wire                   s_axil_rvalid,
+	input  wire                   s_axil_rready,
+
+	// HMC controller user ports, one per link (packed link-major)
+	output wire [LINKS-1:0]        m_hmc_cmd_valid,
+	input  wire [LINKS-1:0]        m_hmc_cmd_ready,
+	output wire [LINKS*4-1:0]      m_hmc_cmd,
+	output wire [LINKS*34-1:0]     m_hmc_addr,
+	output wire [LINKS*4-1:0]      m_hmc_size,
+	output wire [LINKS*LTAG_W-1:0] m_hmc_tag,
+	output wire [LINKS*128-1:0]    m_hmc_wr_data,
+	output wire [LINKS-1:0]        m_hmc_wr_valid,
+	input  wire [LINKS-1:0]        m_hmc_wr_ready,
+	input  wire [LINKS-1:0]        s_hmc_rsp_valid,
+	input  wire [LINKS*LTAG_W-1:0] s_hmc_rsp_tag,
+	input  wire [LINKS*128-1:0]    s_hmc_rsp_data,
+	input  wire [LINKS*7-1:0]      s_hmc_rsp_errstat,
+	input  wire [LINKS-1:0]        s_hmc_rsp_dinv,
+
+	// HMC controller status and commands
+	input  wire [3:0]             hmc_link_up,
+	input  wire                   hmc_init_done,
+	input  wire                   hmc_crc_error,
+	input  wire                   hmc_link_retry,
+	output wire                   hmc_init_start,
+	output wire                   hmc_cube_reset,
+	output wire                   hmc_xcvr_reset,
+	output wire [1:0]             hmc_addr_mode,
+
+	// Trace records for a DMA engine (trace.control.dma)
+	output wire [255:0]           m_axis_trace_tdata,
+	output wire [63:0]            m_axis_trace_tuser,
+	output wire                   m_axis_trace_tvalid,
+	input  wire                   m_axis_trace_tready,
+
+	output wire                   irq
+);
+
+	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
+`include "sb_regmap.vh"
+	/* verilator lint_on UNUSEDPARAM */
+
+	// ---------------------------------------------------------------- parameters
+	// First port of link l: the smallest i with i * LINKS / N == l.
+	function automatic integer first_port(input integer l);
+		integer i;
+		begin
+			first_port = N;
+			for (i = N - 1; i >= 0; i = i - 1)
+				if ((i * LINKS) / N == l)
+					first_port = i;
+		end
+	endfunction
+
+	generate
+		if (N < 1 || N > SB_LAYOUT_GUPS_PORT_COUNT)
+			$error("sb_gups_top: N must be 1..%0d (instance %m)", SB_LAYOUT_GUPS_PORT_COUNT);
+		if (LINKS < 1 || LINKS > N || LINKS > 16)
+			$error("sb_gups_top: LINKS must be 1..N (instance %m)");
+		if (MAX_PER_LINK != (N + LINKS - 1) / LINKS)
+			$error("sb_gups_top: MAX_PER_LINK is derived; do not set it (instance %m)");
+		if (LTAG_W != 6 + ((MAX_PER_LINK > 1) ? $clog2(MAX_PER_LINK) : 0))
+			$error("sb_gups_top: LTAG_W is derived; do not set it (instance %m)");
+		if (AXIL_ADDR_W < $clog2(SB_REGMAP_SIZE) || AXIL_ADDR_W > 32)
+			$error("sb_gups_top: AXIL_ADDR_W must cover the register space (instance %m)");
+	endgenerate
+
+	localparam [31:0] PORT0 = SB_LAYOUT_GUPS_PORT_OFFSET;
+	localparam [31:0] PSTRIDE = SB_LAYOUT_GUPS_PORT_STRIDE;
+
+	// ---------------------------------------------------------------- register bus
+	wire [AXIL_ADDR_W-1:0] bus_addr;
+	wire bus_wr, bus_rd;
+	wire [31:0] bus_wdata;
+	wire [3:0] bus_wstrb;
+	wire [31:0] bus_rdata;
+
+	sb_axil_regbus #(.ADDR_W(AXIL_ADDR_W)) u_axil (
+		.clk(clk), .rst(rst),
+		.s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot),
+		.s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),
+		.s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb),
+		.s_axil_wvalid(s_axil_wvalid), .s_axil_wready(s_axil_wready),
+		.s_axil_bresp(s_axil_bresp), .s_axil_bvalid(s_axil_bvalid),
+		.s_axil_bready(s_axil_bready),
+		.s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot),
+		.s_axil_arvalid(s_axil_arvalid), .s_axil_arready(s_axil_arready),
+		.s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp),
+		.s_axil_rvalid(s_axil_rvalid), .s_axil_rready(s_axil_rready),
+		.reg_addr(bus_addr), .reg_wr_en(bus_wr), .reg_wr_data(bus_wdata),
+		.reg_wr_strb(bus_wstrb), .reg_rd_en(bus_rd), .reg_rd_data(bus_rdata));
+
+	wire [31:0] a = {{(32 - AXIL_ADDR_W){1'b0}}, bus_addr};
+
+	function automatic in_block(input [31:0] addr, input [31:0] base, input [31:0] size);
+		in_block = addr >= base && addr < base + size;
+	endfunction
+
+	wire sel_fw = in_block(a, SB_LAYOUT_FW_ID_OFFSET, SB_BLK_FW_ID_SIZE);
+	wire sel_board = in_block(a, SB_LAYOUT_BOARD_OFFSET, SB_BLK_BOARD_SIZE);
+	wire sel_hmc = in_block(a, SB_LAYOUT_HMC_CTRL_OFFSET, SB_BLK_HMC_CTRL_SIZE);
+	wire sel_irq = in_block(a, SB_LAYOUT_IRQ_OFFSET, SB_BLK_IRQ_SIZE);
+	wire sel_trace = in_block(a, SB_LAYOUT_TRACE_OFFSET, SB_BLK_TRACE_SIZE);
+	wire sel_stream = in_block(a, SB_LAYOUT_STREAM_OFFSET, SB_BLK_STREAM_SIZE);
+
+	// Outside the register space: reads 0xFFFFFFFF (like an unclaimed PCIe read).
+	reg oor_rd;
+	always @(posedge clk)
+		oor_rd <= bus_rd && a >= SB_REGMAP_SIZE;
+
+	wire [31:0] rd_ident, rd_hmc, rd_irq, rd_trace, rd_stream;
+	wire [N*32-1:0] rd_port;
+	reg [31:0] rd_ports_or;
+	integer ri;
+	always @* begin
+		rd_ports_or = 32'd0;
+		for (ri = 0; ri < N; ri = ri + 1)
+			rd_ports_or = rd_ports_or | rd_port[ri*32 +: 32];
+	end
+	assign bus_rdata = rd_ident | rd_hmc | rd_irq | rd_trace | rd_stream | rd_ports_or |
+	                   {32{oor_rd}};
+
+	// ---------------------------------------------------------------- identity, status, irq
+	wire [63:0] cycles;
+	wire ports_reset;
+	wire [31:0] flow_threshold, data_seed;
+	wire ev_thermal, ev_link_error, ev_trace, ev_stream;
+	reg ev_ports_done;
+
+	sb_ident_regs #(
+		.PORTS(N), .FW_VERSION(FW_VERSION), .BUILD_ID(BUILD_ID), .BOARD_ID(BOARD_ID),
+		.USER_CLOCK_HZ(USER_CLOCK_HZ), .LINK_CONFIG(LINK_CONFIG), .CUBE_CONFIG(CUBE_CONFIG),
+		.SERIAL(SERIAL), .HAS_DMA(HAS_DMA),
+		.FW_ID_NEXT(SB_LAYOUT_BOARD_OFFSET), .BOARD_NEXT(SB_LAYOUT_HMC_CTRL_OFFSET)
+	) u_ident (
+		.clk(clk), .rst(rst), .reg_sel_fw_id(sel_fw), .reg_sel_board(sel_board),
+		.reg_addr(a - (sel_fw ? SB_LAYOUT_FW_ID_OFFSET : SB_LAYOUT_BOARD_OFFSET)),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_ident), .cycles(cycles));
+
+	// Error responses: the ports, then the stream.
+	wire [N:0] rsp_err;
+	wire [(N+1)*7-1:0] rsp_errstat;
+
+	sb_hmc_ctrl #(
+		.LINKS(LINKS > 4 ? 4 : LINKS), .K(N + 1), .ERRSTAT_THERMAL(ERRSTAT_THERMAL),
+		.NEXT_OFFSET(SB_LAYOUT_IRQ_OFFSET)
+	) u_hmc (
+		.clk(clk), .rst(rst), .reg_sel(sel_hmc), .reg_addr(a - SB_LAYOUT_HMC_CTRL_OFFSET),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_hmc),
+		.hmc_link_up(hmc_link_up), .hmc_init_done(hmc_init_done),
+		.hmc_crc_error(hmc_crc_error), .hmc_link_retry(hmc_link_retry),
+		.hmc_init_start(hmc_init_start), .hmc_cube_reset(hmc_cube_reset),
+		.hmc_xcvr_reset(hmc_xcvr_reset), .hmc_addr_mode(hmc_addr_mode),
+		.rsp_err(rsp_err), .rsp_errstat(rsp_errstat),
+		.ports_reset(ports_reset), .flow_threshold(flow_threshold),
+		.ev_thermal(ev_thermal), .ev_link_error(ev_link_error));
+
+	sb_irq_regs #(.NEXT_OFFSET(SB_LAYOUT_TRACE_OFFSET)) u_irq (
+		.clk(clk), .rst(rst), .reg_sel(sel_irq), .reg_addr(a - SB_LAYOUT_IRQ_OFFSET),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_irq),
+		.ev_thermal(ev_thermal), .ev_trace_ready(ev_trace), .ev_ports_done(ev_ports_done),
+		.ev_link_error(ev_link_error), .ev_stream_done(ev_stream), .irq(irq));
+
+	// ---------------------------------------------------------------- ports
+	wire [N-1:0] p_enabled, p_done, p_idle;
+	wire [N-1:0] trc_valid, trc_write, trc_drop;
+	wire [N*34-1:0] trc_addr;
+	wire [N*4-1:0] trc_flits;
+	wire [N*6-1:0] trc_tag;
+	wire [N*7-1:0] trc_errstat;
+	wire [N*32-1:0] trc_time, trc_latency;
+
+	// Port side of the user ports (before the stream mux) and the arbiter side (after it).
+	wire [N-1:0] pc_valid, pc_ready, pw_valid, pw_ready, pr_valid;
+	wire [N*4-1:0] pc_cmd, pc_size;
+	wire [N*34-1:0] pc_addr;
+	wire [N*6-1:0] pc_tag;
+	wire [N*128-1:0] pw_data;
+	wire [N-1:0] ac_valid, ac_ready, aw_valid, aw_ready, ar_valid;
+	wire [N*4-1:0] ac_cmd, ac_size;
+	wire [N*34-1:0] ac_addr;
+	wire [N*6-1:0] ac_tag;
+	wire [N*128-1:0] aw_data;
+	wire [LINKS*6-1:0] ar_tag;
+	wire [LINKS*128-1:0] ar_data;
+	wire [LINKS*7-1:0] ar_errstat;
+	wire [LINKS-1:0] ar_dinv;
+	wire [N-1:0] s_claim, s_own;
+
+	// Stream user port
+	wire sc_valid, sc_ready, sw_valid, sw_ready, sr_valid;
+	wire [3:0] sc_cmd, sc_size;
+	wire [33:0] sc_addr;
+	wire [5:0] sc_tag, sr_tag;
+	wire [127:0] sw_data, sr_data;
+	wire [6:0] sr_errstat;
+
+	genvar p;
+	generate
+		for (p = 0; p < N; p = p + 1) begin : g_port
+			localparam integer LK = (p * LINKS) / N;
+			localparam [31:0] NEXT = (p == N - 1) ? 32'h0 : PORT0 + (p + 1) * PSTRIDE;
+			wire sel = in_block(a, PORT0 + p * PSTRIDE, SB_BLK_GUPS_PORT_SIZE);
+
+			sb_gups_port #(.INDEX(p), .LINK(LK), .NEXT_OFFSET(NEXT)) u_port (
+				.clk(clk), .rst(rst), .now(cycles[31:0]),
+				.reg_sel(sel), .reg_addr(a - (PORT0 + p * PSTRIDE)),
+				.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+				.reg_rd_en(bus_rd), .reg_rd_data(rd_port[p*32 +: 32]),
+				.ports_reset(ports_reset), .flow_threshold(flow_threshold),
+				.data_seed(data_seed), .hold(s_claim[p]),
+				.m_cmd_valid(pc_valid[p]), .m_cmd_ready(pc_ready[p]),
+				.m_cmd(pc_cmd[p*4 +: 4]), .m_cmd_addr(pc_addr[p*34 +: 34]),
+				.m_cmd_size(pc_size[p*4 +: 4]), .m_cmd_tag(pc_tag[p*6 +: 6]),
+				.m_wr_data(pw_data[p*128 +: 128]), .m_wr_valid(pw_valid[p]),
+				.m_wr_ready(pw_ready[p]),
+				.s_rsp_valid(pr_valid[p]), .s_rsp_tag(ar_tag[LK*6 +: 6]),
+				.s_rsp_data(ar_data[LK*128 +: 128]), .s_rsp_errstat(ar_errstat[LK*7 +: 7]),
+				.s_rsp_dinv(ar_dinv[LK]),
+				.st_enabled(p_enabled[p]), .st_done(p_done[p]), .st_idle(p_idle[p]),
+				.rsp_err(rsp_err[p]), .rsp_errstat(rsp_errstat[p*7 +: 7]),
+				.trc_valid(trc_valid[p]), .trc_addr(trc_addr[p*34 +: 34]),
+				.trc_write(trc_write[p]), .trc_flits(trc_flits[p*4 +: 4]),
+				.trc_tag(trc_tag[p*6 +: 6]), .trc_errstat(trc_errstat[p*7 +: 7]),
+				.trc_time(trc_time[p*32 +: 32]), .trc_latency(trc_latency[p*32 +: 32]),
+				.trc_drop(trc_drop[p]));
+
+			// The stream takes the path of the port it owns.
+			assign ac_valid[p] = s_own[p] ? sc_valid : pc_valid[p];
+			assign ac_cmd[p*4 +: 4] = s_own[p] ? sc_cmd : pc_cmd[p*4 +: 4];
+			assign ac_addr[p*34 +: 34] = s_own[p] ? sc_addr : pc_addr[p*34 +: 34];
+			assign ac_size[p*4 +: 4] = s_own[p] ? sc_size : pc_size[p*4 +: 4];
+			assign ac_tag[p*6 +: 6] = s_own[p] ? sc_tag : pc_tag[p*6 +: 6];
+			assign pc_ready[p] = !s_own[p] && ac_ready[p];
+			assign aw_valid[p] = s_own[p] ? sw_valid : pw_valid[p];
+			assign aw_data[p*128 +: 128] = s_own[p] ? sw_data : pw_data[p*128 +: 128];
+			assign pw_ready[p] = !s_own[p] && aw_ready[p];
+			assign pr_valid[p] = !s_own[p] && ar_valid[p];
+		end
+	endgenerate
+
+	assign sc_ready = |(s_own & ac_ready);
+	assign sw_ready = |(s_own & aw_ready);
+	assign sr_valid = |(s_own & ar_valid);
+
+	// Response fields of the link the stream owns.
+	reg [5:0] sr_tag_r;
+	reg [127:0] sr_data_r;
+	reg [6:0] sr_errstat_r;
+	integer si;
+	always @* begin
+		sr_tag_r = 6'd0;
+		sr_data_r = 128'd0;
+		sr_errstat_r = 7'd0;
+		for (si = 0; si < N; si = si + 1)
+			if (s_own[si]) begin
+				sr_tag_r = ar_tag[((si * LINKS) / N)*6 +: 6];
+				sr_data_r = ar_data[((si * LINKS) / N)*128 +: 128];
+				sr_errstat_r = ar_errstat[((si * LINKS) / N)*7 +: 7];
+			end
+	end
+	assign sr_tag = sr_tag_r;
+	assign sr_data = sr_data_r;
+	assign sr_errstat = sr_errstat_r;
+
+	// ports_done: every enabled port is done (event on the rising edge).
+	wire all_done = (p_enabled != {N{1'b0}}) && ((p_done | ~p_enabled) == {N{1'b1}});
+	reg all_done_d;
+	always @(posedge clk) begin
+		all_done_d <= all_done;
+		ev_ports_done <= all_done && !all_done_d;
+		if (rst) begin
+			all_done_d <= 1'b0;
+			ev_ports_done <= 1'b0;
+		end
+	end
+
+	// ---------------------------------------------------------------- link arbiters
+	genvar l;
+	generate
+		for (l = 0; l < LINKS; l = l + 1) begin : g_link
+			localparam integer F = first_port(l);
+			localparam integer M = first_port(l + 1) - F;
+			localparam integer SW = (M > 1) ? $clog2(M) : 1;
+			localparam integer AT = 6 + ((M > 1) ? SW : 0);
+			wire [AT-1:0] tag_out;
+
+			if (M < 1)
+				$error("sb_gups_top: link %0d has no port (instance %m)", l);
+
+			sb_uport_arb #(.N(M), .TAG_W(6), .SEL_W(SW), .LTAG_W(AT)) u_arb (
+				.clk(clk), .rst(rst),
+				.s_cmd_valid(ac_valid[F +: M]), .s_cmd_ready(ac_ready[F +: M]),
+				.s_cmd(ac_cmd[F*4 +: M*4]), .s_cmd_addr(ac_addr[F*34 +: M*34]),
+				.s_cmd_size(ac_size[F*4 +: M*4]), .s_cmd_tag(ac_tag[F*6 +: M*6]),
+				.s_wr_data(aw_data[F*128 +: M*128]), .s_wr_valid(aw_valid[F +: M]),
+				.s_wr_ready(aw_ready[F +: M]),
+				.s_rsp_valid(ar_valid[F +: M]), .s_rsp_tag(ar_tag[l*6 +: 6]),
+				.s_rsp_data(ar_data[l*128 +: 128]), .s_rsp_errstat(ar_errstat[l*7 +: 7]),
+				.s_rsp_dinv(ar_dinv[l]),
+				.m_cmd_valid(m_hmc_cmd_valid[l]), .m_cmd_ready(m_hmc_cmd_ready[l]),
+				.m_cmd(m_hmc_cmd[l*4 +: 4]), .m_cmd_addr(m_hmc_addr[l*34 +: 34]),
+				.m_cmd_size(m_hmc_size[l*4 +: 4]), .m_cmd_tag(tag_out),
+				.m_wr_data(m_hmc_wr_data[l*128 +: 128]), .m_wr_valid(m_hmc_wr_valid[l]),
+				.m_wr_ready(m_hmc_wr_ready[l]),
+				.m_rsp_valid(s_hmc_rsp_valid[l]), .m_rsp_tag(s_hmc_rsp_tag[l*LTAG_W +: AT]),
+				.m_rsp_data(s_hmc_rsp_data[l*128 +: 128]),
+				.m_rsp_errstat(s_hmc_rsp_errstat[l*7 +: 7]), .m_rsp_dinv(s_hmc_rsp_dinv[l]));
+
+			if (AT < LTAG_W) begin : g_pad
+				assign m_hmc_tag[l*LTAG_W +: LTAG_W] = {{(LTAG_W - AT){1'b0}}, tag_out};
+				/* verilator lint_off UNUSED */
+				wire unused_tag = |s_hmc_rsp_tag[l*LTAG_W + AT +: LTAG_W - AT]; // always 0
+				/* verilator lint_on UNUSED */
+			end else begin : g_nopad
+				assign m_hmc_tag[l*LTAG_W +: LTAG_W] = tag_out;
+			end
+		end
+	endgenerate
+
+	// ---------------------------------------------------------------- trace and stream
+	sb_trace #(.N(N), .DEPTH(TRACE_DEPTH), .NEXT_OFFSET(SB_LAYOUT_STREAM_OFFSET)) u_trace (
+		.clk(clk), .rst(rst), .now(cycles),
+		.reg_sel(sel_trace), .reg_addr(a - SB_LAYOUT_TRACE_OFFSET),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_trace),
+		.trc_valid(trc_valid), .trc_addr(trc_addr), .trc_write(trc_write),
+		.trc_flits(trc_flits), .trc_tag(trc_tag), .trc_errstat(trc_errstat),
+		.trc_time(trc_time), .trc_latency(trc_latency), .trc_drop(trc_drop),
+		.burst_done(ev_trace),
+		.m_axis_tdata(m_axis_trace_tdata), .m_axis_tuser(m_axis_trace_tuser),
+		.m_axis_tvalid(m_axis_trace_tvalid), .m_axis_tready(m_axis_trace_tready));
+
+	sb_stream #(.N(N), .NEXT_OFFSET(PORT0)) u_stream (
+		.clk(clk), .rst(rst), .now(cycles[31:0]),
+		.reg_sel(sel_stream), .reg_addr(a - SB_LAYOUT_STREAM_OFFSET),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_stream),
+		.ports_reset(ports_reset), .data_seed(data_seed),
+		.claim(s_claim), .own(s_own), .port_idle(p_idle),
+		.m_cmd_valid(sc_valid), .m_cmd_ready(sc_ready), .m_cmd(sc_cmd),
+		.m_cmd_addr(sc_addr), .m_cmd_size(sc_size), .m_cmd_tag(sc_tag),
+		.m_wr_data(sw_data), .m_wr_valid(sw_valid), .m_wr_ready(sw_ready),
+		.s_rsp_valid(sr_valid), .s_rsp_tag(sr_tag), .s_rsp_data(sr_data),
+		.s_rsp_errstat(sr_errstat),
+		.group_done(ev_stream), .rsp_err(rsp_err[N]), .rsp_errstat(rsp_errstat[N*7 +: 7]));
+
+endmodule
+
+`resetall

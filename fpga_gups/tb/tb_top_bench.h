@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The harness of sb_gups_top shared by tb_top and tb_cosim: the Verilated engine with an
+ * AXI4-Lite master (random valid delays and ready back-pressure) and one behavioural
+ * responder per link.
+ */
+#ifndef SB_TB_TOP_BENCH_H
+#define SB_TB_TOP_BENCH_H
+
+#include <memory>
+
+#include "Vsb_gups_top.h"
+#include "tb_common.h"
+
+extern "C" {
+#include "sb_regmap.h"
+}
+
+namespace tb {
+
+static const unsigned NPORTS = 9, NLINKS = 2, LTAG = 9;
+
+inline unsigned link_of(unsigned p)
+{
+	return p * NLINKS / NPORTS;
+}
+
+inline unsigned first_of(unsigned l)
+{
+	for (unsigned p = 0; p < NPORTS; p++)
+		if (link_of(p) == l)
+			return p;
+	return NPORTS;
+}
+
+struct Bench {
+	std::unique_ptr<Vsb_gups_top> top;
+	Rng rng;
+	std::vector<Responder> resp;
+	UPortPins pins[NLINKS];
+	uint64_t cyc = 0;
+	uint64_t init_starts = 0, cube_resets = 0;
+
+	Bench(uint64_t seed, ResponderCfg c) : top(new Vsb_gups_top), rng(seed)
+	{
+		c.tag_bits = LTAG;
+		for (unsigned l = 0; l < NLINKS; l++)
+			resp.emplace_back(rng, c);
+	}
+
+	void step()
+	{
+		top->clk = 0;
+		top->eval();
+		uint32_t addr[3] = {top->m_hmc_addr[0], top->m_hmc_addr[1], top->m_hmc_addr[2]};
+		uint32_t tag[1] = {top->m_hmc_tag};
+		uint32_t cmd[1] = {top->m_hmc_cmd}, size[1] = {top->m_hmc_size};
+		uint32_t rtag[1] = {0}, res[1] = {0}, rdata[8] = {0};
+		uint32_t cready = 0, wready = 0, rvalid = 0, dinv = 0;
+		for (unsigned l = 0; l < NLINKS; l++) {
+			UPortPins &u = pins[l];
+			u.cmd_valid = top->m_hmc_cmd_valid >> l & 1;
+			u.cmd = (unsigned)get_bits(cmd, l * 4, 4);
+			u.addr = get_bits(addr, l * 34, 34);
+			u.size = (unsigned)get_bits(size, l * 4, 4);
+			u.tag = (unsigned)get_bits(tag, l * LTAG, LTAG);
+			u.wr_valid = top->m_hmc_wr_valid >> l & 1;
+			for (int i = 0; i < 4; i++)
+				u.wr_data.w[i] = top->m_hmc_wr_data[l * 4 + i];
+			resp[l].drive(u, cyc);
+			cready |= (uint32_t)u.cmd_ready << l;
+			wready |= (uint32_t)u.wr_ready << l;
+			rvalid |= (uint32_t)u.rsp_valid << l;
+			dinv |= (uint32_t)u.rsp_dinv << l;
+			set_bits(rtag, l * LTAG, LTAG, u.rsp_tag);
+			set_bits(res, l * 7, 7, u.rsp_errstat);
+			for (int i = 0; i < 4; i++)
+				rdata[l * 4 + i] = u.rsp_data.w[i];
+		}
+		top->m_hmc_cmd_ready = cready;
+		top->m_hmc_wr_ready = wready;
+		top->s_hmc_rsp_valid = rvalid;
+		top->s_hmc_rsp_dinv = dinv;
+		top->s_hmc_rsp_tag = rtag[0];
+		top->s_hmc_rsp_errstat = res[0];
+		for (int i = 0; i < 8; i++)
+			top->s_hmc_rsp_data[i] = rdata[i];
+		top->m_axis_trace_tready = rng.chance(80);
+		top->eval();
+		top->clk = 1;
+		top->eval();
+		for (unsigned l = 0; l < NLINKS; l++)
+			resp[l].edge(pins[l], cyc);
+		init_starts += top->hmc_init_start;
+		cube_resets += top->hmc_cube_reset;
+		top->hmc_init_done = 0;
+		cyc++;
+	}
+
+	void idle(unsigned n)
+	{
+		while (n--)
+			step();
+	}
+
+	/* AXI4-Lite write with random delays on AW / W and back-pressure on B. */
+	void write(uint32_t a, uint32_t v, uint32_t strb = 0xF)
+	{
+		unsigned aw_delay = rng.range(0, 3), w_delay = rng.range(0, 3);
+		bool aw_done = false, w_done = false;
+		top->s_axil_awaddr = a;
+		top->s_axil_wdata = v;
+		top->s_axil_wstrb = strb;
+		top->s_axil_awprot = 0;
+		for (unsigned t = 0; !(aw_done && w_done); t++) {
+			top->s_axil_awvalid = !aw_done && t >= aw_delay;
+			top->s_axil_wvalid = !w_done && t >= w_delay;
+			top->clk = 0;
+			top->eval();
+			bool aw = top->s_axil_awvalid && top->s_axil_awready;
+			bool w = top->s_axil_wvalid && top->s_axil_wready;
+			step();
+			aw_done |= aw;
+			w_done |= w;
+			if (t > 100)
+				fail("AXI write 0x%x: address / data never accepted", a);
+		}
+		top->s_axil_awvalid = 0;
+		top->s_axil_wvalid = 0;
+		for (unsigned t = 0;; t++) {
+			top->s_axil_bready = rng.chance(60);
+			top->clk = 0;
+			top->eval();
+			bool b = top->s_axil_bvalid && top->s_axil_bready;
+			if (b)
+				TB_EQ(top->s_axil_bresp, 0, "bresp OKAY");
+			step();
+			if (b)
+				break;
+			if (t > 100) {
+				fail("AXI write 0x%x: no response", a);
+				break;
+			}
+		}
+		top->s_axil_bready = 0;
+	}
+
+	uint32_t read(uint32_t a)
+	{
+		unsigned delay = rng.range(0, 3);
+		uint32_t v = 0;
+		top->s_axil_araddr = a;
+		top->s_axil_arprot = 0;
+		for (unsigned t = 0;; t++) {
+			top->s_axil_arvalid = t >= delay;
+			top->clk = 0;
+			top->eval();
+			bool ar = top->s_axil_arvalid && top->s_axil_arready;
+			step();
+			if (ar)
+				break;
+			if (t > 100) {
+				fail("AXI read 0x%x: address never accepted", a);
+				break;
+			}
+		}
+		top->s_axil_arvalid = 0;
+		for (unsigned t = 0;; t++) {
+			top->s_axil_rready = rng.chance(60);
+			top->clk = 0;
+			top->eval();
+			bool r = top->s_axil_rvalid && top->s_axil_rready;
+			if (r) {
+				v = top->s_axil_rdata;
+				TB_EQ(top->s_axil_rresp, 0, "rresp OKAY");
+			}
+			step();
+			if (r)
+				break;
+			if (t > 100) {
+				fail("AXI read 0x%x: no data", a);
+				break;
+			}
+		}
+		top->s_axil_rready = 0;
+		return v;
+	}
+
+	uint64_t read64(uint32_t a)
+	{
+		uint64_t lo = read(a);
+		return lo | (uint64_t)read(a + 4) << 32;
+	}
+
+	void write64(uint32_t a, uint64_t v)
+	{
+		write(a, (uint32_t)v);
+		write(a + 4, (uint32_t)(v >> 32));
+	}
+
+	void reset()
+	{
+		top->rst = 1;
+		top->hmc_link_up = 3;
+		top->hmc_init_done = 0;
+		top->hmc_crc_error = 0;
+		top->hmc_link_retry = 0;
+		idle(4);
+		top->rst = 0;
+		idle(2);
+	}
+};
+
+inline uint32_t port_base(unsigned p)
+{
+	return SB_LAYOUT_GUPS_PORT_OFFSET + p * SB_LAYOUT_GUPS_PORT_STRIDE;
+}
+
+/* Port of a request seen on link l (tag = {port within the link, 6-bit tag}). */
+inline unsigned port_of(unsigned l, unsigned tag)
+{
+	return first_of(l) + (tag >> 6);
+}
+
+} /* namespace tb */
+
+#endif /* SB_TB_TOP_BENCH_H */
