@@ -5,7 +5,7 @@
 
 localparam [31:0] SB_REGMAP_MAGIC = 32'h53544B42;
 localparam [31:0] SB_REGMAP_VERSION = 32'h00010000;
-localparam [31:0] SB_REGMAP_HASH = 32'hF82D8CE4;
+localparam [31:0] SB_REGMAP_HASH = 32'h452F730F;
 localparam [31:0] SB_REGMAP_SIZE = 32'h00002000;
 localparam [31:0] SB_BLK_TYPE = 32'h0;
 localparam [31:0] SB_BLK_VERSION = 32'h4;
@@ -23,7 +23,7 @@ localparam [31:0] SB_FW_ID_FW_VERSION_RESET = 32'h00010000;
 localparam [31:0] SB_FW_ID_BUILD_ID = 32'h00000014;
 localparam [31:0] SB_FW_ID_BUILD_ID_RESET = 32'h00000000;
 localparam [31:0] SB_FW_ID_REGMAP_HASH = 32'h00000018;
-localparam [31:0] SB_FW_ID_REGMAP_HASH_RESET = 32'hF82D8CE4;
+localparam [31:0] SB_FW_ID_REGMAP_HASH_RESET = 32'h452F730F;
 localparam [31:0] SB_FW_ID_REGMAP_SIZE = 32'h0000001C;
 localparam [31:0] SB_FW_ID_REGMAP_SIZE_RESET = 32'h00002000;
 

@@ -466,7 +466,8 @@ static bool mem_check(struct sb_memory *mem, uint64_t addr, unsigned flits, uint
 		struct sb_mem_entry *e = mem_slot(mem, block, false);
 
 		for (unsigned w = 0; w < 4; w++) {
-			uint32_t have = e ? e->data[w] : sb_pattern_word(mem->power_seed, block << 4, 0, w);
+			uint32_t have =
+			    e ? e->data[w] : sb_pattern_word(mem->power_seed, block << 4, 0, w);
 
 			if (have != sb_pattern_word(seed, block << 4, 0, w))
 				return false;
@@ -807,6 +808,7 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 
 		if (!dst) {
 			tr->dropped++;
+			return;
 		} else {
 			memcpy(dst, rec, rs);
 			tr->records++;
@@ -819,6 +821,7 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 	} else if (tr->onchip_count >= tr->onchip_depth) {
 		tr->full = true;
 		tr->dropped++;
+		return; /* a burst counts the records written */
 	} else {
 		memcpy(&tr->onchip[tr->onchip_count * SB_TRACE_RECORD_WORDS], rec, sizeof(rec));
 		tr->onchip_count++;
@@ -891,8 +894,9 @@ static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_d
 	}
 	if (!done_write(d)) {
 		/* Issue and response times are clock edges: the latency is a whole number of
-		 * cycles; it is kept in ticks here and converted when the registers are read. */
-		uint64_t lat = d->t_done - d->t_issue;
+		 * cycles; it is kept in ticks here and converted when the registers are read. The
+		 * monitor stops at the response's first beat (t_done is after its last). */
+		uint64_t lat = d->t_done - d->t_issue - (uint64_t)(done_flits(d) - 1) * m->tm.cycle;
 
 		if (!done_errstat(d))
 			p->read_data += done_flits(d);
@@ -941,10 +945,17 @@ static bool port_can_iterate(const struct sb_model *m, const struct sb_port *p)
 	return true;
 }
 
+/* A stream group starts once its port is idle (no GUPS traffic running or in flight), then
+ * issues its entries back to back. */
 static bool stream_pending(const struct sb_model *m, const struct sb_port *p)
 {
-	return m->stream.busy && m->stream.port == p->idx && p->stream_left && m->hmc.ready &&
-	       p->tags < TAG_DEPTH;
+	if (!m->stream.busy || m->stream.port != p->idx || !p->stream_left || !m->hmc.ready ||
+	    p->tags >= TAG_DEPTH)
+		return false;
+	if (p->stream_left == m->stream.count &&
+	    (p->nwb || (p->ndone && !m->stream.t_first) || (p->enabled && p->started)))
+		return false;
+	return true;
 }
 
 /* When will p next have something to do? */

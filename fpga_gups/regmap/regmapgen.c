@@ -54,6 +54,7 @@ struct reg {
 	const char *name;
 	uint32_t offset;
 	unsigned width, count;
+	unsigned valid_bits; /* implemented bits (low), the rest read 0 */
 	uint32_t stride;
 	int access;
 	uint64_t reset;
@@ -237,8 +238,9 @@ static int parse_field(const struct sb_yaml *y, struct fy_node *fn, struct reg *
 
 static int parse_reg(const struct sb_yaml *y, struct fy_node *rn, struct block *b, struct reg *r)
 {
-	static const char *const keys[] = {"name",   "offset", "width",  "count",       "stride",
-	                                   "access", "reset",  "fields", "description", NULL};
+	static const char *const keys[] = {"name",        "offset",     "width", "count",
+	                                   "stride",      "access",     "reset", "fields",
+	                                   "description", "valid_bits", NULL};
 	struct fy_node *fields, *reset, *fn;
 	uint64_t v;
 	void *it = NULL;
@@ -264,6 +266,11 @@ static int parse_reg(const struct sb_yaml *y, struct fy_node *rn, struct block *
 			                     "register '%s': width must be 32 or 64", r->name);
 		r->width = (unsigned)v;
 	}
+	r->valid_bits = r->width;
+	if ((err = sb_yaml_get_u64(y, rn, "valid_bits", false, 1, r->width, &v)) < 0)
+		return err;
+	if (err)
+		r->valid_bits = (unsigned)v;
 	if ((err = sb_yaml_get_u64(y, rn, "count", false, 1, 256, &v)) < 0)
 		return err;
 	if (err)
@@ -300,7 +307,7 @@ static int parse_reg(const struct sb_yaml *y, struct fy_node *rn, struct block *
 			r->reset_kind = RESET_HASH;
 		else if (s && !strcmp(s, "regmap_size"))
 			r->reset_kind = RESET_SIZE;
-		else if ((err = sb_yaml_to_u64(y, reset, "key 'reset'", 0, width_max(r->width),
+		else if ((err = sb_yaml_to_u64(y, reset, "key 'reset'", 0, width_max(r->valid_bits),
 		                               &r->reset)) < 0)
 			return err;
 	}
@@ -583,9 +590,9 @@ static uint32_t regmap_hash(const struct regmap *m)
 		for (unsigned r = 0; r < bl->nregs; r++) {
 			const struct reg *rg = &bl->regs[r];
 
-			h = fnv(h, "R %s %x %u %u %x %d %d %" PRIx64 ";", rg->name, rg->offset,
-			        rg->width, rg->count, rg->stride, rg->access, (int)rg->reset_kind,
-			        rg->reset);
+			h = fnv(h, "R %s %x %u %u %u %x %d %d %" PRIx64 ";", rg->name, rg->offset,
+			        rg->width, rg->valid_bits, rg->count, rg->stride, rg->access,
+			        (int)rg->reset_kind, rg->reset);
 			for (unsigned f = 0; f < rg->nfields; f++) {
 				const struct field *fl = &rg->fields[f];
 
@@ -773,7 +780,7 @@ static int field_access(const struct reg *r, const struct field *f)
 /* Per-word write/pulse/w1c masks of a register. */
 static void reg_masks(const struct reg *r, uint64_t *wmask, uint64_t *pmask, uint64_t *cmask)
 {
-	uint64_t all = width_max(r->width);
+	uint64_t all = width_max(r->valid_bits);
 
 	*wmask = *pmask = *cmask = 0;
 	if (!r->nfields) {
@@ -1162,8 +1169,10 @@ static void gen_doc(const struct regmap *m, struct out *o, const char *src)
 			emit(o, "| 0x%02X", rg->offset);
 			if (rg->count > 1)
 				emit(o, " + i×0x%X", rg->stride);
-			emit(o, " | %s%s | %u | %s | 0x%0*" PRIX64 " | ", rg->name,
-			     rg->count > 1 ? "[i]" : "", rg->width, access_names[rg->access],
+			emit(o, " | %s%s | %u", rg->name, rg->count > 1 ? "[i]" : "", rg->width);
+			if (rg->valid_bits < rg->width)
+				emit(o, " (%u used)", rg->valid_bits);
+			emit(o, " | %s | 0x%0*" PRIX64 " | ", access_names[rg->access],
 			     rg->width / 4, rg->reset);
 			if (rg->count > 1)
 				emit(o, "i = 0..%u. ", rg->count - 1);
