@@ -21,7 +21,7 @@
 #define SB_DEVICES_SOURCE_DIR "analysis/devices"
 #endif
 
-void sb_device_lib_init(struct sb_device_lib *lib)
+void sb_memdev_lib_init(struct sb_memdev_lib *lib)
 {
 	memset(lib, 0, sizeof(*lib));
 }
@@ -33,7 +33,7 @@ static void free_strings(char **v, size_t n)
 	free(v);
 }
 
-static void device_release(struct sb_device *d)
+static void device_release(struct sb_memdev *d)
 {
 	free(d->description);
 	free(d->file);
@@ -44,7 +44,7 @@ static void device_release(struct sb_device *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void sb_device_lib_release(struct sb_device_lib *lib)
+void sb_memdev_lib_release(struct sb_memdev_lib *lib)
 {
 	for (size_t i = 0; i < lib->ndevices; i++)
 		device_release(&lib->devices[i]);
@@ -53,32 +53,13 @@ void sb_device_lib_release(struct sb_device_lib *lib)
 	memset(lib, 0, sizeof(*lib));
 }
 
-int sb_device_lib_find(const char *name, char *path, size_t size)
+int sb_memdev_lib_find(const char *name, char *path, size_t size)
 {
-	const char *env = getenv("STACKBENCH_DEVICES_PATH");
-	const char *dirs[3] = {env, SB_DEVICES_SOURCE_DIR, SB_DEVICES_INSTALL_DIR};
-
-	if (strchr(name, '/') || strstr(name, ".yaml")) {
-		if (access(name, R_OK) < 0)
-			return sb_error_set(SB_ERR_NOT_FOUND, "device library '%s' not found",
-			                    name);
-		sb_strlcpy(path, name, size);
-		return 0;
-	}
-	for (size_t i = 0; i < SB_ARRAY_SIZE(dirs); i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		if ((size_t)snprintf(path, size, "%s/%s.yaml", dirs[i], name) >= size)
-			continue;
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return sb_error_set(SB_ERR_NOT_FOUND,
-	                    "no device library '%s' (looked in $STACKBENCH_DEVICES_PATH, %s, %s)",
-	                    name, SB_DEVICES_SOURCE_DIR, SB_DEVICES_INSTALL_DIR);
+	return sb_find_data_file("device library", name, "STACKBENCH_DEVICES_PATH",
+	                         SB_DEVICES_SOURCE_DIR, SB_DEVICES_INSTALL_DIR, path, size);
 }
 
-const struct sb_device *sb_device_lib_get(const struct sb_device_lib *lib, const char *name)
+const struct sb_memdev *sb_memdev_lib_get(const struct sb_memdev_lib *lib, const char *name)
 {
 	for (size_t i = 0; i < lib->ndevices; i++)
 		if (!strcmp(lib->devices[i].name, name))
@@ -124,7 +105,7 @@ static int str_list(const struct sb_yaml *y, struct fy_node *map, const char *ke
 	return 0;
 }
 
-static int parse_retention(const struct sb_yaml *y, struct fy_node *dev, struct sb_device *d)
+static int parse_retention(const struct sb_yaml *y, struct fy_node *dev, struct sb_memdev *d)
 {
 	static const char *const keys[] = {"ns", "table", NULL};
 	struct fy_node *n = sb_yaml_get(dev, "retention"), *table, *pt;
@@ -201,8 +182,8 @@ static bool good_name(const char *s)
 	return true;
 }
 
-static int parse_device(const struct sb_yaml *y, struct fy_node *n, struct sb_device *d,
-                        const struct sb_device_lib *lib)
+static int parse_device(const struct sb_yaml *y, struct fy_node *n, struct sb_memdev *d,
+                        const struct sb_memdev_lib *lib)
 {
 	static const char *const keys[] = {"name",
 	                                   "description",
@@ -249,7 +230,7 @@ static int parse_device(const struct sb_yaml *y, struct fy_node *n, struct sb_de
 	return 0;
 }
 
-static int load_doc(struct sb_device_lib *lib, struct sb_yaml *y)
+static int load_doc(struct sb_memdev_lib *lib, struct sb_yaml *y)
 {
 	static const char *const keys[] = {"library", "description", "reference", "devices", NULL};
 	struct fy_node *root = sb_yaml_root(y), *devs, *n;
@@ -269,7 +250,7 @@ static int load_doc(struct sb_device_lib *lib, struct sb_yaml *y)
 		return err;
 	len = sb_yaml_seq_len(devs);
 	{
-		struct sb_device *nd =
+		struct sb_memdev *nd =
 		    realloc(lib->devices, (lib->ndevices + (size_t)len + 1) * sizeof(*nd));
 		char **nf = realloc(lib->files, (lib->nfiles + 1) * sizeof(*nf));
 
@@ -282,7 +263,7 @@ static int load_doc(struct sb_device_lib *lib, struct sb_yaml *y)
 		lib->nfiles++;
 	}
 	while ((n = sb_yaml_seq_next(devs, &iter))) {
-		struct sb_device *d = &lib->devices[lib->ndevices];
+		struct sb_memdev *d = &lib->devices[lib->ndevices];
 
 		memset(d, 0, sizeof(*d));
 		if ((err = parse_device(y, n, d, lib)) < 0) {
@@ -292,7 +273,7 @@ static int load_doc(struct sb_device_lib *lib, struct sb_yaml *y)
 		lib->ndevices++;
 	}
 	if (ref && !lib->reference[0]) {
-		if (!sb_device_lib_get(lib, ref)) {
+		if (!sb_memdev_lib_get(lib, ref)) {
 			err = sb_yaml_error(y, sb_yaml_get(root, "reference"), SB_ERR_PARSE,
 			                    "key 'reference': no device '%s'", ref);
 			goto fail;
@@ -306,7 +287,7 @@ fail:
 	return err;
 }
 
-int sb_device_lib_load_string(struct sb_device_lib *lib, const char *name, const char *text,
+int sb_memdev_lib_load_string(struct sb_memdev_lib *lib, const char *name, const char *text,
                               size_t len)
 {
 	struct sb_yaml y;
@@ -319,7 +300,7 @@ int sb_device_lib_load_string(struct sb_device_lib *lib, const char *name, const
 	return err;
 }
 
-int sb_device_lib_load(struct sb_device_lib *lib, const char *name_or_path)
+int sb_memdev_lib_load(struct sb_memdev_lib *lib, const char *name_or_path)
 {
 	char path[4096];
 	struct sb_yaml y;
@@ -327,7 +308,7 @@ int sb_device_lib_load(struct sb_device_lib *lib, const char *name_or_path)
 
 	if (!name_or_path || !*name_or_path)
 		name_or_path = SB_DEVICES_DEFAULT;
-	if ((err = sb_device_lib_find(name_or_path, path, sizeof(path))) < 0)
+	if ((err = sb_memdev_lib_find(name_or_path, path, sizeof(path))) < 0)
 		return err;
 	if ((err = sb_yaml_load_file(&y, path)) < 0)
 		return err;
@@ -336,7 +317,7 @@ int sb_device_lib_load(struct sb_device_lib *lib, const char *name_or_path)
 	return err;
 }
 
-int sb_device_lib_check(const struct sb_device_lib *lib)
+int sb_memdev_lib_check(const struct sb_memdev_lib *lib)
 {
 	if (lib->ndevices == 0)
 		return sb_error_set(SB_ERR_INVAL, "the device library holds no device");
@@ -344,13 +325,13 @@ int sb_device_lib_check(const struct sb_device_lib *lib)
 		return sb_error_set(SB_ERR_INVAL,
 		                    "no reference device: a library file must name one with "
 		                    "'reference: NAME' (ratios are taken against it)");
-	if (!sb_device_lib_get(lib, lib->reference))
+	if (!sb_memdev_lib_get(lib, lib->reference))
 		return sb_error_set(SB_ERR_INVAL, "reference device '%s' is not in the library",
 		                    lib->reference);
 	return 0;
 }
 
-double sb_device_retention_ns(const struct sb_device *d, double write_hz)
+double sb_memdev_retention_ns(const struct sb_memdev *d, double write_hz)
 {
 	size_t n = d->npoints, i;
 

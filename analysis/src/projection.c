@@ -27,14 +27,14 @@ static double ticks_per_retention(double retention_ns, double tick_hz)
 	return isinf(retention_ns) ? INFINITY : retention_ns * tick_hz / 1e9;
 }
 
-static void project_device(struct sb_device_projection *dp, const struct sb_device *d,
+static void project_device(struct sb_memdev_projection *dp, const struct sb_memdev *d,
                            const struct sb_subpart_stats *st, double write_hz, double tick_hz)
 {
 	double tpr;
 
 	memset(dp, 0, sizeof(*dp));
 	dp->dev = d;
-	dp->retention_ns = sb_device_retention_ns(d, write_hz);
+	dp->retention_ns = sb_memdev_retention_ns(d, write_hz);
 	tpr = ticks_per_retention(dp->retention_ns, tick_hz);
 	for (size_t i = 0; i < st->nbins; i++) {
 		const struct sb_lifetime_bin *b = &st->bins[i];
@@ -60,7 +60,7 @@ static void project_device(struct sb_device_projection *dp, const struct sb_devi
 	dp->energy_j = dp->read_energy_j + dp->write_energy_j + dp->refresh_energy_j;
 }
 
-static void set_ratios(struct sb_device_projection *devs, size_t n, size_t ref)
+static void set_ratios(struct sb_memdev_projection *devs, size_t n, size_t ref)
 {
 	for (size_t i = 0; i < n; i++) {
 		devs[i].area_ratio = ratio(devs[i].area_um2, devs[ref].area_um2);
@@ -84,7 +84,7 @@ static int cmp_order(const void *a, const void *b)
 
 /* The composition of one subpartition. */
 static int compose(struct sb_composition *c, const struct sb_subpart_stats *st,
-                   const struct sb_device_lib *lib, const struct sb_subpart_projection *sp,
+                   const struct sb_memdev_lib *lib, const struct sb_subpart_projection *sp,
                    size_t ref, double tick_hz)
 {
 	struct order *ord = calloc(lib->ndevices, sizeof(*ord));
@@ -165,7 +165,7 @@ static int compose(struct sb_composition *c, const struct sb_subpart_stats *st,
 }
 
 /* Sum the subpartitions' compositions per device (library order). */
-static int compose_total(struct sb_projection *p, const struct sb_device_lib *lib,
+static int compose_total(struct sb_projection *p, const struct sb_memdev_lib *lib,
                          uint64_t capacity_bits)
 {
 	struct sb_composition *t = &p->total_comp;
@@ -218,7 +218,7 @@ static int compose_total(struct sb_projection *p, const struct sb_device_lib *li
 }
 
 int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_result *res,
-                          const struct sb_device_lib *lib)
+                          const struct sb_memdev_lib *lib)
 {
 	int64_t ticks = sb_lifetime_result_ticks(res);
 	double tick_hz = res->info.tick_hz;
@@ -226,10 +226,10 @@ int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_resu
 	int err;
 
 	memset(p, 0, sizeof(*p));
-	if ((err = sb_device_lib_check(lib)) < 0)
+	if ((err = sb_memdev_lib_check(lib)) < 0)
 		return err;
 	p->ndevices = lib->ndevices;
-	p->reference = (size_t)(sb_device_lib_get(lib, lib->reference) - lib->devices);
+	p->reference = (size_t)(sb_memdev_lib_get(lib, lib->reference) - lib->devices);
 	p->nsubparts = res->nsubparts;
 	p->subparts = calloc(res->nsubparts ? res->nsubparts : 1, sizeof(*p->subparts));
 	p->total = calloc(lib->ndevices, sizeof(*p->total));
@@ -260,12 +260,12 @@ int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_resu
 		capacity += st->capacity_bits;
 	}
 	for (size_t d = 0; d < lib->ndevices; d++) {
-		struct sb_device_projection *t = &p->total[d];
+		struct sb_memdev_projection *t = &p->total[d];
 
 		t->dev = &lib->devices[d];
 		t->retention_ns = NAN; /* differs per subpartition */
 		for (size_t s = 0; s < res->nsubparts; s++) {
-			const struct sb_device_projection *q = &p->subparts[s].devices[d];
+			const struct sb_memdev_projection *q = &p->subparts[s].devices[d];
 
 			t->refreshes += q->refreshes;
 			t->refresh_values += q->refresh_values;

@@ -61,7 +61,7 @@ static void add_summary(cJSON *o, const char *key, const struct sb_subpart_stats
 	add_num(s, "max", (double)st->life.max * scale);
 }
 
-static cJSON *device_json(const struct sb_device_projection *d)
+static cJSON *device_json(const struct sb_memdev_projection *d)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -120,7 +120,7 @@ static cJSON *composition_json(const struct sb_composition *c, double tick_hz)
 	return o;
 }
 
-static cJSON *library_json(const struct sb_device_lib *lib)
+static cJSON *library_json(const struct sb_memdev_lib *lib)
 {
 	cJSON *o = cJSON_CreateObject(), *files, *devs;
 
@@ -132,7 +132,7 @@ static cJSON *library_json(const struct sb_device_lib *lib)
 		cJSON_AddItemToArray(files, cJSON_CreateString(lib->files[i]));
 	devs = cJSON_AddObjectToObject(o, "devices");
 	for (size_t i = 0; devs && i < lib->ndevices; i++) {
-		const struct sb_device *d = &lib->devices[i];
+		const struct sb_memdev *d = &lib->devices[i];
 		cJSON *j = cJSON_AddObjectToObject(devs, d->name), *a;
 
 		if (!j)
@@ -194,7 +194,7 @@ static void add_counts(cJSON *o, const struct sb_subpart_stats *st)
 	add_u64(o, "bypassed_writes", st->bypassed);
 }
 
-static void add_devices(cJSON *o, const struct sb_device_projection *devs, size_t n)
+static void add_devices(cJSON *o, const struct sb_memdev_projection *devs, size_t n)
 {
 	cJSON *d = cJSON_AddObjectToObject(o, "devices");
 
@@ -203,7 +203,7 @@ static void add_devices(cJSON *o, const struct sb_device_projection *devs, size_
 }
 
 int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct sb_projection *p,
-                            const struct sb_device_lib *lib, const struct sb_report_meta *meta,
+                            const struct sb_memdev_lib *lib, const struct sb_report_meta *meta,
                             char **text)
 {
 	const double hz = res->info.tick_hz;
@@ -450,7 +450,7 @@ static int run_gnuplot(const char *dir)
 }
 
 int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
-                     const struct sb_device_lib *lib, const char *dir)
+                     const struct sb_memdev_lib *lib, const char *dir)
 {
 	char path[4096], name[SB_TRACE_NAME_MAX], body[8192];
 	const double hz = res->info.tick_hz;

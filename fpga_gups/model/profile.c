@@ -20,26 +20,8 @@
 
 int sb_profile_find(const char *name, char *path, size_t size)
 {
-	const char *env = getenv("STACKBENCH_PROFILE_PATH");
-	const char *dirs[3] = {env, SB_PROFILE_SOURCE_DIR, SB_PROFILE_INSTALL_DIR};
-
-	if (strchr(name, '/') || strstr(name, ".yaml")) {
-		if (access(name, R_OK) < 0)
-			return sb_error_set(SB_ERR_NOT_FOUND, "profile file '%s' not found", name);
-		sb_strlcpy(path, name, size);
-		return 0;
-	}
-	for (size_t i = 0; i < SB_ARRAY_SIZE(dirs); i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		if ((size_t)snprintf(path, size, "%s/%s.yaml", dirs[i], name) >= size)
-			continue;
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return sb_error_set(SB_ERR_NOT_FOUND,
-	                    "no device profile '%s' (looked in $STACKBENCH_PROFILE_PATH, %s, %s)",
-	                    name, SB_PROFILE_SOURCE_DIR, SB_PROFILE_INSTALL_DIR);
+	return sb_find_data_file("device profile", name, "STACKBENCH_PROFILE_PATH",
+	                         SB_PROFILE_SOURCE_DIR, SB_PROFILE_INSTALL_DIR, path, size);
 }
 
 /* A numeric parameter of a profile section: key, range, where it goes. */

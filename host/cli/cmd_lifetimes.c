@@ -46,7 +46,7 @@ static void lifetimes_help(FILE *out)
 }
 
 static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
-                          const struct sb_device_lib *lib, const char *fmt)
+                          const struct sb_memdev_lib *lib, const char *fmt)
 {
 	const double hz = res->info.tick_hz;
 
@@ -78,7 +78,7 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 	       "area%", "energy%");
 	for (size_t s = 0; s < res->nsubparts; s++) {
 		for (size_t d = 0; d < p->ndevices; d++) {
-			const struct sb_device_projection *dp = &p->subparts[s].devices[d];
+			const struct sb_memdev_projection *dp = &p->subparts[s].devices[d];
 
 			printf("%-12s %-14s %12.4g %9.2f %9.2f %9.2f\n", res->subparts[s].sp.name,
 			       lib->devices[d].name, dp->retention_ns, 100 * dp->refresh_free_share,
@@ -124,7 +124,7 @@ static int lifetimes_run(int argc, char **argv)
 	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
 	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
 	size_t ndevfiles = 0;
-	struct sb_device_lib lib;
+	struct sb_memdev_lib lib;
 	struct sb_trace_reader *r = NULL;
 	struct sb_lifetime_result res = {0};
 	struct sb_projection proj = {0};
@@ -169,17 +169,17 @@ static int lifetimes_run(int argc, char **argv)
 		}
 	}
 	/* the device library first: a bad file should not cost a long trace read */
-	sb_device_lib_init(&lib);
+	sb_memdev_lib_init(&lib);
 	if (ndevfiles == 0)
 		devfiles[ndevfiles++] = SB_DEVICES_DEFAULT;
 	for (size_t i = 0; i < ndevfiles; i++) {
-		if ((err = sb_device_lib_load(&lib, devfiles[i])) < 0) {
+		if ((err = sb_memdev_lib_load(&lib, devfiles[i])) < 0) {
 			rc = sb_cli_error(err);
 			rc = err == SB_ERR_NOT_FOUND ? SB_EXIT_INPUT : rc;
 			goto out;
 		}
 	}
-	if ((err = sb_device_lib_check(&lib)) < 0) {
+	if ((err = sb_memdev_lib_check(&lib)) < 0) {
 		sb_cli_error(err);
 		rc = SB_EXIT_INPUT;
 		goto out;
@@ -229,7 +229,7 @@ out:
 	sb_projection_release(&proj);
 	sb_lifetime_result_release(&res);
 	sb_trace_reader_free(r);
-	sb_device_lib_release(&lib);
+	sb_memdev_lib_release(&lib);
 	return rc;
 }
 

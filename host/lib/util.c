@@ -188,3 +188,27 @@ int sb_parse_double(const char *s, const char *what, double *out)
 bad:
 	return sb_error_set(SB_ERR_INVAL, "%s: expected a number, got '%s'", what, s ? s : "");
 }
+
+int sb_find_data_file(const char *kind, const char *name, const char *env_var,
+                      const char *source_dir, const char *install_dir, char *path, size_t size)
+{
+	const char *env = getenv(env_var);
+	const char *dirs[3] = {env, source_dir, install_dir};
+
+	if (strchr(name, '/') || strstr(name, ".yaml")) {
+		if (access(name, R_OK) < 0)
+			return sb_error_set(SB_ERR_NOT_FOUND, "%s '%s' not found", kind, name);
+		sb_strlcpy(path, name, size);
+		return 0;
+	}
+	for (size_t i = 0; i < SB_ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		if ((size_t)snprintf(path, size, "%s/%s.yaml", dirs[i], name) >= size)
+			continue;
+		if (access(path, R_OK) == 0)
+			return 0;
+	}
+	return sb_error_set(SB_ERR_NOT_FOUND, "no %s '%s' (looked in $%s, %s, %s)", kind, name,
+	                    env_var, source_dir, install_dir);
+}

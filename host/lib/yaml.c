@@ -42,7 +42,7 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	dcfg.colorize = false;
 	diag = fy_diag_create(&dcfg);
 	if (!diag) {
-		free(text);
+		y->text = text;
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
 		goto fail_diag;
 	}
@@ -50,8 +50,9 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	memset(&pcfg, 0, sizeof(pcfg));
 	pcfg.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;
 	pcfg.diag = diag;
-	/* Takes ownership of text (freed with the document or on failure). */
-	y->fyd = fy_document_build_from_malloc_string(&pcfg, text, len);
+	/* The document points into text, which lives until sb_yaml_release(). */
+	y->text = text;
+	y->fyd = fy_document_build_from_string(&pcfg, text, len);
 	if (!y->fyd) {
 		de = fy_diag_errors_iterate(diag, &it);
 		if (de)
@@ -67,7 +68,9 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 fail_doc:
 	fy_diag_unref(diag);
 fail_diag:
+	free(y->text);
 	free(y->name);
+	y->text = NULL;
 	y->name = NULL;
 	return err;
 }
@@ -103,8 +106,10 @@ void sb_yaml_release(struct sb_yaml *y)
 {
 	if (y->fyd)
 		fy_document_destroy(y->fyd);
+	free(y->text);
 	free(y->name);
 	y->fyd = NULL;
+	y->text = NULL;
 	y->name = NULL;
 }
 

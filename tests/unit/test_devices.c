@@ -24,30 +24,30 @@
 	cr_expect(fabs((v) - (want)) <= 1e-12 * fabs(want), "%s = %.17g, expected %.17g", #v,      \
 	          (double)(v), (double)(want))
 
-static struct sb_device_lib lib;
+static struct sb_memdev_lib lib;
 
 static void load_default(void)
 {
-	sb_device_lib_init(&lib);
-	cr_assert_eq(sb_device_lib_load(&lib, NULL), 0, "%s", sb_error_detail());
+	sb_memdev_lib_init(&lib);
+	cr_assert_eq(sb_memdev_lib_load(&lib, NULL), 0, "%s", sb_error_detail());
 }
 
 static void release(void)
 {
-	sb_device_lib_release(&lib);
+	sb_memdev_lib_release(&lib);
 }
 
 TestSuite(devices, .init = load_default, .fini = release);
 
 Test(devices, default_library_keeps_the_published_ratios)
 {
-	const struct sb_device *sram = sb_device_lib_get(&lib, "sram");
-	const struct sb_device *si = sb_device_lib_get(&lib, "si-gcram");
-	const struct sb_device *hy = sb_device_lib_get(&lib, "hybrid-gcram");
+	const struct sb_memdev *sram = sb_memdev_lib_get(&lib, "sram");
+	const struct sb_memdev *si = sb_memdev_lib_get(&lib, "si-gcram");
+	const struct sb_memdev *hy = sb_memdev_lib_get(&lib, "hybrid-gcram");
 
 	cr_assert(sram && si && hy);
 	cr_expect_str_eq(lib.reference, "sram");
-	cr_expect_eq(sb_device_lib_check(&lib), 0);
+	cr_expect_eq(sb_memdev_lib_check(&lib), 0);
 	cr_expect_float_eq(sram->cell_area_um2, 0.021, 1e-15);
 	expect_ratio(si->cell_area_um2 / sram->cell_area_um2, 0.4197);
 	expect_ratio(hy->cell_area_um2 / sram->cell_area_um2, 0.2263);
@@ -61,26 +61,26 @@ Test(devices, default_library_keeps_the_published_ratios)
 
 Test(devices, retention_against_write_frequency)
 {
-	const struct sb_device *sram = sb_device_lib_get(&lib, "sram");
-	const struct sb_device *si = sb_device_lib_get(&lib, "si-gcram");
-	const struct sb_device *hy = sb_device_lib_get(&lib, "hybrid-gcram");
+	const struct sb_memdev *sram = sb_memdev_lib_get(&lib, "sram");
+	const struct sb_memdev *si = sb_memdev_lib_get(&lib, "si-gcram");
+	const struct sb_memdev *hy = sb_memdev_lib_get(&lib, "hybrid-gcram");
 
-	cr_expect(isinf(sb_device_retention_ns(sram, 1e9)));
-	cr_expect_eq(sb_device_retention_ns(si, 1), 1000);
-	cr_expect_eq(sb_device_retention_ns(si, 1e9), 1000);
-	cr_expect_eq(sb_device_retention_ns(hy, 0), 10000, "clamped below the table");
-	cr_expect_eq(sb_device_retention_ns(hy, 1e6), 10000);
-	cr_expect_eq(sb_device_retention_ns(hy, 1e8), 6000);
-	cr_expect_eq(sb_device_retention_ns(hy, 1e9), 2000);
-	cr_expect_eq(sb_device_retention_ns(hy, 5e9), 2000, "clamped above the table");
+	cr_expect(isinf(sb_memdev_retention_ns(sram, 1e9)));
+	cr_expect_eq(sb_memdev_retention_ns(si, 1), 1000);
+	cr_expect_eq(sb_memdev_retention_ns(si, 1e9), 1000);
+	cr_expect_eq(sb_memdev_retention_ns(hy, 0), 10000, "clamped below the table");
+	cr_expect_eq(sb_memdev_retention_ns(hy, 1e6), 10000);
+	cr_expect_eq(sb_memdev_retention_ns(hy, 1e8), 6000);
+	cr_expect_eq(sb_memdev_retention_ns(hy, 1e9), 2000);
+	cr_expect_eq(sb_memdev_retention_ns(hy, 5e9), 2000, "clamped above the table");
 	/* log-log interpolation: the geometric mid-point of a segment */
-	cr_expect_float_eq(sb_device_retention_ns(hy, sqrt(1e8 * 1e9)), sqrt(6000.0 * 2000.0),
+	cr_expect_float_eq(sb_memdev_retention_ns(hy, sqrt(1e8 * 1e9)), sqrt(6000.0 * 2000.0),
 	                   1e-9);
 }
 
-static int load_text(struct sb_device_lib *l, const char *text)
+static int load_text(struct sb_memdev_lib *l, const char *text)
 {
-	return sb_device_lib_load_string(l, "bad.yaml", text, strlen(text));
+	return sb_memdev_lib_load_string(l, "bad.yaml", text, strlen(text));
 }
 
 static const char *const dev_head = "reference: a\n"
@@ -94,14 +94,14 @@ static const char *const dev_head = "reference: a\n"
 
 static void expect_bad(const char *tail, const char *msg)
 {
-	struct sb_device_lib l;
+	struct sb_memdev_lib l;
 	char text[2048];
 
 	snprintf(text, sizeof(text), "%s%s", dev_head, tail);
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_expect_eq(load_text(&l, text), SB_ERR_PARSE, "accepted: %s", tail);
 	cr_expect(strstr(sb_error_detail(), msg), "'%s' not in '%s'", msg, sb_error_detail());
-	sb_device_lib_release(&l);
+	sb_memdev_lib_release(&l);
 }
 
 Test(devices, malformed_files_name_file_line_and_key)
@@ -128,21 +128,21 @@ Test(devices, malformed_files_name_file_line_and_key)
 
 Test(devices, user_files_add_devices_and_need_a_reference)
 {
-	struct sb_device_lib l;
+	struct sb_memdev_lib l;
 
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_assert_eq(load_text(&l, dev_head), 0, "%s", sb_error_detail());
-	cr_expect_eq(sb_device_lib_load(&l, NULL), 0, "the default library adds its devices");
+	cr_expect_eq(sb_memdev_lib_load(&l, NULL), 0, "the default library adds its devices");
 	cr_expect_eq(l.ndevices, 4);
 	cr_expect_str_eq(l.reference, "a", "the first file's reference stays");
 	cr_expect_eq(l.nfiles, 2);
-	sb_device_lib_release(&l);
+	sb_memdev_lib_release(&l);
 
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_assert_eq(load_text(&l, "devices: []\n"), 0);
-	cr_expect_eq(sb_device_lib_check(&l), SB_ERR_INVAL);
-	sb_device_lib_release(&l);
-	cr_expect_eq(sb_device_lib_load(&l, "no-such-library"), SB_ERR_NOT_FOUND);
+	cr_expect_eq(sb_memdev_lib_check(&l), SB_ERR_INVAL);
+	sb_memdev_lib_release(&l);
+	cr_expect_eq(sb_memdev_lib_load(&l, "no-such-library"), SB_ERR_NOT_FOUND);
 	cr_expect(strstr(sb_error_detail(), "no device library 'no-such-library'"));
 }
 
@@ -205,17 +205,17 @@ static const char *const lib3 = "reference: sram\n"
 Test(devices, refresh_arithmetic_area_and_energy)
 {
 	static const int64_t lifes[] = {99, 100, 250, 1000};
-	struct sb_device_lib l;
+	struct sb_memdev_lib l;
 	struct sb_lifetime_result res;
 	struct sb_projection p;
 
 	info_init(1e9);
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_assert_eq(load_text(&l, lib3), 0, "%s", sb_error_detail());
 	result_of(lifes, 4, &res);
 	cr_assert_eq(sb_projection_compute(&p, &res, &l), 0, "%s", sb_error_detail());
-	const struct sb_device_projection *t100 = &p.subparts[0].devices[1];
-	const struct sb_device_projection *sram = &p.subparts[0].devices[0];
+	const struct sb_memdev_projection *t100 = &p.subparts[0].devices[1];
+	const struct sb_memdev_projection *sram = &p.subparts[0].devices[0];
 
 	/* floor(T / 100 ns) = 0, 1, 2, 10 refreshes of 8 bits each */
 	cr_expect_eq(t100->refresh_values, 13);
@@ -244,7 +244,7 @@ Test(devices, refresh_arithmetic_area_and_energy)
 	cr_expect_eq(p.subparts[0].devices[1].refresh_free, 2);
 	sb_projection_release(&p);
 	sb_lifetime_result_release(&res);
-	sb_device_lib_release(&l);
+	sb_memdev_lib_release(&l);
 }
 
 Test(devices, published_ratios_hold_in_a_projection_without_refresh)
@@ -257,7 +257,7 @@ Test(devices, published_ratios_hold_in_a_projection_without_refresh)
 	result_of(lifes, 4, &res);
 	cr_assert_eq(sb_projection_compute(&p, &res, &lib), 0, "%s", sb_error_detail());
 	for (size_t d = 0; d < p.ndevices; d++) {
-		const struct sb_device_projection *dp = &p.subparts[0].devices[d];
+		const struct sb_memdev_projection *dp = &p.subparts[0].devices[d];
 
 		cr_expect_eq(dp->refreshes, 0);
 		cr_expect_float_eq(dp->refresh_free_share, 1.0, 1e-15);
@@ -277,12 +277,12 @@ Test(devices, heterogeneous_composition)
 {
 	/* max lifetimes per address: 50 -> t100, 500 -> t1000, 5000 -> sram, 90 -> t100 */
 	static const int64_t lifes[] = {50, 500, 5000, 90};
-	struct sb_device_lib l;
+	struct sb_memdev_lib l;
 	struct sb_lifetime_result res;
 	struct sb_projection p;
 
 	info_init(1e9);
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_assert_eq(load_text(&l, lib3), 0, "%s", sb_error_detail());
 	result_of(lifes, 4, &res);
 	cr_assert_eq(sb_projection_compute(&p, &res, &l), 0, "%s", sb_error_detail());
@@ -308,10 +308,10 @@ Test(devices, heterogeneous_composition)
 	expect_ratio(p.total_comp.energy_ratio, c->energy_ratio);
 	sb_projection_release(&p);
 	sb_lifetime_result_release(&res);
-	sb_device_lib_release(&l);
+	sb_memdev_lib_release(&l);
 
 	/* without a static device the longest lifetimes are refreshed on the last device */
-	sb_device_lib_init(&l);
+	sb_memdev_lib_init(&l);
 	cr_assert_eq(load_text(&l, lib3), 0);
 	l.devices[0].retention_kind = SB_RETENTION_CONSTANT;
 	l.devices[0].retention_ns = 10;
@@ -323,7 +323,7 @@ Test(devices, heterogeneous_composition)
 	cr_expect(!c->refresh_free);
 	sb_projection_release(&p);
 	sb_lifetime_result_release(&res);
-	sb_device_lib_release(&l);
+	sb_memdev_lib_release(&l);
 }
 
 Test(devices, json_report_schema)

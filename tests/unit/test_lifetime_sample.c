@@ -43,7 +43,7 @@ static const struct expect sample[] = {
 
 static void check(const struct sb_lifetime_result *res)
 {
-	struct sb_device_lib lib;
+	struct sb_memdev_lib lib;
 	struct sb_projection p;
 
 	cr_assert_eq(res->records, 294912);
@@ -54,8 +54,8 @@ static void check(const struct sb_lifetime_result *res)
 	cr_expect(strstr(res->info.warnings[0], "CALC bandwidth mode detected"));
 	cr_expect(strstr(res->info.warnings[0], "(66437 padding entries dropped)"), "%s",
 	          res->info.warnings[0]);
-	sb_device_lib_init(&lib);
-	cr_assert_eq(sb_device_lib_load(&lib, NULL), 0, "%s", sb_error_detail());
+	sb_memdev_lib_init(&lib);
+	cr_assert_eq(sb_memdev_lib_load(&lib, NULL), 0, "%s", sb_error_detail());
 	cr_assert_eq(sb_projection_compute(&p, res, &lib), 0);
 	for (size_t i = 0; i < 3; i++) {
 		const struct expect *e = &sample[i];
@@ -80,7 +80,7 @@ static void check(const struct sb_lifetime_result *res)
 		cr_expect_eq(st->life.max, e->max, "%s max", e->name);
 		cr_expect_float_eq(st->life.mean, e->mean, 1e-9, "%s mean", e->name);
 		for (size_t d = 0; d < p.ndevices; d++) {
-			const struct sb_device_projection *dp = &p.subparts[k].devices[d];
+			const struct sb_memdev_projection *dp = &p.subparts[k].devices[d];
 
 			if (!strcmp(lib.devices[d].name, "si-gcram")) {
 				cr_expect_eq(dp->refreshes, e->si_refreshes, "%s si refreshes %llu",
@@ -95,7 +95,7 @@ static void check(const struct sb_lifetime_result *res)
 		}
 	}
 	sb_projection_release(&p);
-	sb_device_lib_release(&lib);
+	sb_memdev_lib_release(&lib);
 }
 
 static void analyse(enum sb_trace_format fmt, const char *path, struct sb_lifetime_result *res)

@@ -195,16 +195,16 @@ Test(fuzz, device_library)
 
 	cr_assert_eq(sb_read_file(SB_DEVICES_FILE, &base, &len), 0);
 	for (int i = 0; i < ROUNDS; i++) {
-		struct sb_device_lib lib;
+		struct sb_memdev_lib lib;
 		int err;
 
 		n = mutate(base, len, buf, sizeof(buf));
-		sb_device_lib_init(&lib);
-		err = sb_device_lib_load_string(&lib, "fuzz.yaml", buf, n);
+		sb_memdev_lib_init(&lib);
+		err = sb_memdev_lib_load_string(&lib, "fuzz.yaml", buf, n);
 		cr_assert(err == 0 || err == SB_ERR_PARSE, "error %d: %s", err, sb_error_detail());
 		if (err)
 			cr_assert(strstr(sb_error_detail(), "fuzz.yaml"), "%s", sb_error_detail());
-		sb_device_lib_release(&lib);
+		sb_memdev_lib_release(&lib);
 	}
 	free(base);
 }

@@ -29,7 +29,7 @@ enum sb_retention_kind {
 	SB_RETENTION_TABLE = 2,    /* points (write frequency, retention), interpolated */
 };
 
-struct sb_device {
+struct sb_memdev {
 	char name[SB_DEVICE_NAME_MAX];
 	char *description;
 	char *file;              /* library file it came from */
@@ -47,22 +47,22 @@ struct sb_device {
 	size_t nassumptions;
 };
 
-struct sb_device_lib {
-	struct sb_device *devices;
+struct sb_memdev_lib {
+	struct sb_memdev *devices;
 	size_t ndevices;
 	char reference[SB_DEVICE_NAME_MAX]; /* the baseline ratios are taken against ("sram") */
 	char **files;                       /* the files loaded, in order */
 	size_t nfiles;
 };
 
-void sb_device_lib_init(struct sb_device_lib *lib);
-void sb_device_lib_release(struct sb_device_lib *lib);
+void sb_memdev_lib_init(struct sb_memdev_lib *lib);
+void sb_memdev_lib_release(struct sb_memdev_lib *lib);
 
 /*
  * Resolve a library name or path to a file path. Returns 0 or SB_ERR_NOT_FOUND (the detail
  * lists where it looked).
  */
-int sb_device_lib_find(const char *name_or_path, char *path, size_t size);
+int sb_memdev_lib_find(const char *name_or_path, char *path, size_t size);
 
 /*
  * Add the devices of one library file (name or path; NULL: the default library). A device name
@@ -70,27 +70,27 @@ int sb_device_lib_find(const char *name_or_path, char *path, size_t size);
  * file that names a reference sets it. Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO, SB_ERR_PARSE or
  * SB_ERR_NOMEM.
  */
-int sb_device_lib_load(struct sb_device_lib *lib, const char *name_or_path);
+int sb_memdev_lib_load(struct sb_memdev_lib *lib, const char *name_or_path);
 
 /* Parse library text held in memory (name is used in messages). Same codes. */
-int sb_device_lib_load_string(struct sb_device_lib *lib, const char *name, const char *text,
+int sb_memdev_lib_load_string(struct sb_memdev_lib *lib, const char *name, const char *text,
                               size_t len);
 
 /*
  * Check the library is usable for a projection: at least one device and a reference that exists.
  * Returns 0 or SB_ERR_INVAL.
  */
-int sb_device_lib_check(const struct sb_device_lib *lib);
+int sb_memdev_lib_check(const struct sb_memdev_lib *lib);
 
 /* The device called name, or NULL. */
-const struct sb_device *sb_device_lib_get(const struct sb_device_lib *lib, const char *name);
+const struct sb_memdev *sb_memdev_lib_get(const struct sb_memdev_lib *lib, const char *name);
 
 /*
  * Retention time in ns of a device written at write_hz (writes per second): INFINITY for a static
  * device; a table is interpolated linearly in log(frequency) and log(retention), and clamped to
  * its first and last point outside its range.
  */
-double sb_device_retention_ns(const struct sb_device *d, double write_hz);
+double sb_memdev_retention_ns(const struct sb_memdev *d, double write_hz);
 
 #ifdef __cplusplus
 }

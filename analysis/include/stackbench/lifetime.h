@@ -147,8 +147,8 @@ int64_t sb_lifetime_result_ticks(const struct sb_lifetime_result *res);
 
 /* --- Device projection ------------------------------------------------------------------- */
 
-struct sb_device_projection {
-	const struct sb_device *dev;
+struct sb_memdev_projection {
+	const struct sb_memdev *dev;
 	double retention_ns;     /* at the subpartition's write frequency; INFINITY if static */
 	uint64_t refreshes;      /* R = Σ floor(T_k / t_r) · B_k, in bits */
 	uint64_t refresh_values; /* Σ floor(T_k / t_r) */
@@ -167,7 +167,7 @@ struct sb_device_projection {
 
 /* One device's part of a heterogeneous memory. */
 struct sb_composition_part {
-	const struct sb_device *dev;
+	const struct sb_memdev *dev;
 	double retention_ns;
 	int64_t max_lifetime_ticks; /* longest lifetime it holds (-1: none) */
 	uint64_t addresses;
@@ -192,7 +192,7 @@ struct sb_subpart_projection {
 	double duration_s;
 	double write_hz; /* write frequency: time stamps with a write / total ticks × clock */
 	double read_hz;
-	struct sb_device_projection *devices; /* one per library device, library order */
+	struct sb_memdev_projection *devices; /* one per library device, library order */
 	struct sb_composition comp;
 };
 
@@ -201,16 +201,16 @@ struct sb_projection {
 	size_t reference; /* index of the reference device */
 	size_t nsubparts;
 	struct sb_subpart_projection *subparts;
-	struct sb_device_projection *total; /* summed over subpartitions */
+	struct sb_memdev_projection *total; /* summed over subpartitions */
 	struct sb_composition total_comp;
 };
 
 /*
- * Project a lifetime result onto the devices of lib (checked with sb_device_lib_check()).
+ * Project a lifetime result onto the devices of lib (checked with sb_memdev_lib_check()).
  * Returns 0, SB_ERR_INVAL or SB_ERR_NOMEM. The projection points into lib: keep lib alive.
  */
 int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_result *res,
-                          const struct sb_device_lib *lib);
+                          const struct sb_memdev_lib *lib);
 void sb_projection_release(struct sb_projection *p);
 
 /* --- Reports --------------------------------------------------------------------------------- */
@@ -226,7 +226,7 @@ struct sb_report_meta {
  * Returns 0 or SB_ERR_NOMEM.
  */
 int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct sb_projection *p,
-                            const struct sb_device_lib *lib, const struct sb_report_meta *meta,
+                            const struct sb_memdev_lib *lib, const struct sb_report_meta *meta,
                             char **text);
 
 /*
@@ -241,7 +241,7 @@ int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path
  * subprocess. SB_ERR_NOT_FOUND if gnuplot is not installed, SB_ERR_IO if it fails.
  */
 int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
-                     const struct sb_device_lib *lib, const char *dir);
+                     const struct sb_memdev_lib *lib, const char *dir);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,15 @@ size_t sb_strlcpy(char *dst, const char *src, size_t size);
  */
 int sb_parse_u64(const char *s, const char *what, bool allow_suffix, uint64_t *out);
 
+/*
+ * Find a data file (device profile, device library, ...) by name or path. A name with a '/' or
+ * ending in ".yaml" is a path; otherwise NAME.yaml is looked up in $env_var, source_dir and
+ * install_dir, in that order. kind names the file in messages ("device profile").
+ * Returns 0 (path filled in) or SB_ERR_NOT_FOUND.
+ */
+int sb_find_data_file(const char *kind, const char *name, const char *env_var,
+                      const char *source_dir, const char *install_dir, char *path, size_t size);
+
 /* Parse all of s as a finite double. Returns 0 or SB_ERR_INVAL (detail names what). */
 int sb_parse_double(const char *s, const char *what, double *out);
 

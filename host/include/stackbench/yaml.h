@@ -23,6 +23,7 @@ struct fy_node;
 struct sb_yaml {
 	struct fy_document *fyd;
 	char *name; /* file name as given, for messages */
+	char *text; /* the source text (the document points into it) */
 };
 
 /*
