@@ -9,9 +9,9 @@
 #   module      insmod test_mode=1, dev: (exact ioctl path and mmap), bad requests, trace
 #               buffer, events, removal while open, rmmod refused while open
 #   after       rmmod, then pci: again
-# Adding a phase (e.g. "run one short point through dev: and pci: and compare the counters with
-# sim:", once the model's GUPS engine and 'stackbench point' exist) is one more function and one
-# more line in main().
+# A short iteration-limited point runs through pci: (no module) and dev: (module) and its
+# counters must equal those of the same point run on sim: in the guest (the counts of an
+# iteration-limited point do not depend on timing; latencies do, and are not compared).
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin
 mount -t proc proc /proc
@@ -24,6 +24,7 @@ LOG=/tmp/checks.log
 SB=/bin/stackbench
 VMCHECK=/bin/sb_vmcheck
 export STACKBENCH_DEVICE=
+export STACKBENCH_PROFILE_PATH=/share/profiles
 
 say() { echo "$@" | tee -a "$LOG"; }
 
@@ -76,6 +77,29 @@ check_info() {
 	fi
 }
 
+# point_count FIELD: a counter from 'stackbench point --json' output in /tmp/out.
+point_count() {
+	sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([0-9]*\),*$/\1/p" /tmp/out | head -1
+}
+
+# compare_point NAME URI: the same rw point (2 ports x 300 iterations, 64 B) on URI and on sim:
+# counts the same reads and writes (600 each) and completes without failure.
+POINT="--type rw --size 64 --ports 2 --iterations 300 --json"
+compare_point() {
+	name=$1 uri=$2
+	$SB point --device sim: $POINT >/tmp/out 2>&1
+	ref="$(point_count reads)/$(point_count writes)"
+	$SB point --device "$uri" $POINT >/tmp/out 2>&1
+	rc=$?
+	got="$(point_count reads)/$(point_count writes)"
+	if [ "$rc" = 0 ] && [ "$got" = "$ref" ] && [ "$ref" = "600/600" ] &&
+		grep -q '"failed":[[:space:]]*false' /tmp/out; then
+		say "CHECK $name ok"
+	else
+		say "CHECK $name FAIL: rc=$rc reads/writes $got, sim: $ref; $(head -c 300 /tmp/out | tr '\n' ' ')"
+	fi
+}
+
 phase_no_module() {
 	check devices.found find_board
 	check_out devices.unbound 0 "^$BDF  1af4:1110  ivshmem  -  .*pci:$BDF" $SB devices
@@ -83,6 +107,7 @@ phase_no_module() {
 	# The full block list (fw_id .. 9 gups_port blocks, then the simulator's sim_ctrl) and 9 ports through the image.
 	check_info info.pci "pci:$BDF"
 	vmcheck pci "pci:$BDF"
+	compare_point point.pci "pci:$BDF"
 }
 
 phase_module() {
@@ -98,6 +123,7 @@ phase_module() {
 		$SB devices
 	check_info info.dev dev:/dev/stackbench0
 	check_info info.dev_mmap "dev:/dev/stackbench0?access=mmap"
+	compare_point point.dev dev:/dev/stackbench0
 	check_out info.dev_json 0 '"transport":[[:space:]]*"dev"' $SB info --json dev:/dev/stackbench0
 	# sysfs mapping is refused while the module holds the BAR (CONFIG_IO_STRICT_DEVMEM).
 	check_out info.pci_while_bound 3 "driver 'stackbench' holds the device" $SB info "pci:$BDF"

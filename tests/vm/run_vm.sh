@@ -51,6 +51,9 @@ done | sort -u | while read -r lib; do
 	cp -L "$lib" "$root$lib"
 done
 objcopy --strip-debug "$kmod" "$root/lib/stackbench.ko" 2>/dev/null || cp "$kmod" "$root/lib/stackbench.ko"
+# Device profiles, so the guest can run the reference point on sim:.
+mkdir -p "$root/share/profiles"
+cp "$here/../../fpga_gups/model/profiles/"*.yaml "$root/share/profiles/"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.gz" || {
