@@ -300,29 +300,41 @@ static void done_push(const struct sb_model *m, struct sb_port *p, const struct 
 	heap_push(p, done_key(m, d, idx));
 }
 
+/*
+ * Pop the minimum. Bottom-up: move the hole down to a leaf along the smaller children (a loop of
+ * predictable length with branch-free child selection; the slot past the end holds a sentinel),
+ * then sift the last key up from there, which rarely moves since it is usually large.
+ */
 static void done_pop(struct sb_port *p, struct sb_done *out)
 {
-	uint64_t top = p->heap[0], last;
-	unsigned i = 0, n, idx = (unsigned)(top & (SB_DONE_MAX - 1));
+	uint64_t *h = p->heap, last;
+	unsigned i = 0, n, idx = (unsigned)(h[0] & (SB_DONE_MAX - 1));
 
 	*out = p->slots[idx];
 	p->free_slots[p->nfree++] = (uint16_t)idx;
-	last = p->heap[--p->ndone];
+	last = h[--p->ndone];
 	n = p->ndone;
+	h[n] = UINT64_MAX; /* sentinel: a missing right child never wins */
+	if (!n)
+		return;
 	for (;;) {
 		unsigned c = 2 * i + 1;
 
 		if (c >= n)
 			break;
-		if (c + 1 < n && p->heap[c + 1] < p->heap[c])
-			c++;
-		if (last <= p->heap[c])
-			break;
-		p->heap[i] = p->heap[c];
+		c += h[c + 1] < h[c];
+		h[i] = h[c];
 		i = c;
 	}
-	if (n)
-		p->heap[i] = last;
+	while (i) {
+		unsigned parent = (i - 1) / 2;
+
+		if (h[parent] <= last)
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = last;
 }
 
 /* Completion tick of the earliest outstanding request (the port has one). */
@@ -1501,11 +1513,13 @@ static struct sb_port *next_port(struct sb_model *m)
 	uint64_t best = m->port_next[0];
 	unsigned bi = 0;
 
+	/* Branch-free: which port is next is not predictable. */
 	for (unsigned i = 1; i < m->nports; i++) {
-		if (m->port_next[i] < best) {
-			best = m->port_next[i];
-			bi = i;
-		}
+		uint64_t x = m->port_next[i];
+		uint64_t lt = (uint64_t)0 - (uint64_t)(x < best); /* all ones when x < best */
+
+		best ^= (best ^ x) & lt;
+		bi ^= (bi ^ i) & (unsigned)lt;
 	}
 	return best == SB_TICK_NEVER ? NULL : &m->port[bi];
 }
@@ -1586,7 +1600,7 @@ int sb_engine_init(struct sb_model *m)
 		cal_init(&p->rx, m->tm.cycle);
 		p->cap = cap;
 		p->slots = calloc(cap, sizeof(*p->slots));
-		p->heap = calloc(cap, sizeof(*p->heap));
+		p->heap = calloc(cap + 1, sizeof(*p->heap));
 		p->free_slots = calloc(cap, sizeof(*p->free_slots));
 		p->wb = calloc(cap, sizeof(*p->wb));
 		if (!p->slots || !p->heap || !p->free_slots || !p->wb)
