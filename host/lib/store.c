@@ -181,6 +181,19 @@ static int table_exists(struct sb_store *st, const char *name)
 	return found;
 }
 
+static int count_tables(struct sb_store *st)
+{
+	sqlite3_stmt *s;
+	int n = 0;
+
+	if (prepare(st, "SELECT count(*) FROM sqlite_master WHERE type='table'", &s) < 0)
+		return SB_ERR_DB;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
 /* Create the schema in an empty database, or check the version of an existing one. */
 static int schema(struct sb_store *st, bool writable)
 {
@@ -189,7 +202,7 @@ static int schema(struct sb_store *st, bool writable)
 	if ((e = table_exists(st, "schema_version")) < 0)
 		return e;
 	if (!e) {
-		if ((e = table_exists(st, "campaigns")) < 0)
+		if ((e = count_tables(st)) < 0)
 			return e;
 		if (e)
 			return sb_error_set(
@@ -905,6 +918,20 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 	e = sb_store_query(st, table_sql[table], campaign_id, csv_row, &ctx);
 	if (e < 0)
 		return e;
+	if (!ctx.header) {
+		/* No rows: still the header, so that readers see the columns. */
+		sqlite3_stmt *s;
+
+		if ((e = prepare(st, table_sql[table], &s)) < 0)
+			return e;
+		for (int i = 0; i < sqlite3_column_count(s); i++) {
+			if (i)
+				fputc(',', out);
+			csv_text(out, sqlite3_column_name(s, i));
+		}
+		fputc('\n', out);
+		sqlite3_finalize(s);
+	}
 	if (fflush(out) != 0)
 		return sb_error_set(SB_ERR_IO, "writing the export: %s", strerror(errno));
 	return 0;
