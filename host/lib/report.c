@@ -238,11 +238,37 @@ static int write_data(const char *path, const struct rows *rs)
 	return 0;
 }
 
+/*
+ * Lines that differ only in addressing mode or by being the no-mask baseline share a colour
+ * (the variant is dashed): the colour key is the series name without the mode words and
+ * without what follows a comma.
+ */
+static unsigned colour(char keys[][64], unsigned *nkeys, const char *series)
+{
+	char key[64];
+	size_t j = 0;
+
+	for (const char *p = series; *p && *p != ',' && j + 1 < sizeof(key);) {
+		if (!strncmp(p, "random", 6) || !strncmp(p, "linear", 6)) {
+			p += 6;
+			continue;
+		}
+		key[j++] = *p++;
+	}
+	key[j] = '\0';
+	for (unsigned i = 0; i < *nkeys; i++)
+		if (!strcmp(keys[i], key))
+			return i + 1;
+	if (*nkeys < 64)
+		snprintf(keys[(*nkeys)++], 64, "%s", key);
+	return *nkeys;
+}
+
 /* The plot commands of one output (terminal already set). */
 static void write_plots(FILE *f, const struct figure_def *d, const struct rows *rs)
 {
-	char panels[8][16];
-	unsigned np = 0, block = 0;
+	char panels[8][16], keys[64][64];
+	unsigned np = 0, block = 0, nkeys = 0;
 
 	for (unsigned i = 0; i < rs->n && np < 8; i++)
 		if (!np || strcmp(rs->r[i].panel, panels[np - 1]))
@@ -276,15 +302,17 @@ static void write_plots(FILE *f, const struct figure_def *d, const struct rows *
 		fprintf(f, "plot ");
 		while (i < rs->n && !strcmp(rs->r[i].panel, panels[p])) {
 			const char *series = rs->r[i].series;
-			bool dashed = strstr(series, "no mask") != NULL;
+			bool base = strstr(series, "no mask") != NULL;
+			bool dashed = base || strstr(series, "linear");
 
-			fprintf(f, "%s'%s.dat' index %u using %s with %s%s title ",
+			fprintf(f, "%s'%s.dat' index %u using %s with %s linecolor %u%s%s title ",
 			        first ? "" : ", \\\n     ", d->name, block,
 			        d->categorical ? "1:3:xtic(2)"
 			        : d->errorbars ? "1:3:4:5"
 			                       : "1:3",
 			        d->errorbars ? "yerrorlines" : "linespoints",
-			        dashed ? " dashtype 2 pointtype 0" : "");
+			        colour(keys, &nkeys, series), dashed ? " dashtype 2" : "",
+			        base ? " pointtype 0" : "");
 			gp_str(f, series);
 			first = false;
 			while (i < rs->n && !strcmp(rs->r[i].panel, panels[p]) &&
