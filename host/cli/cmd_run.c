@@ -106,7 +106,7 @@ struct progress {
 static void progress_cb(void *ctx, const struct sb_run_progress *p)
 {
 	struct progress *pg = ctx;
-	char eta[16], what[96] = "", last[160] = "";
+	char eta[16], what[96] = "", last[160] = "", lat[48] = "no reads";
 	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
 
 	fmt_time(eta, sizeof(eta), p->eta_s);
@@ -121,13 +121,12 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 			        p->done, p->total, p->total - p->done);
 			return;
 		}
-		fprintf(
-		    stderr,
-		    "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, latency avg %.0f ns%s, "
-		    "ETA %s\n",
-		    p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps,
-		    p->last_latency_avg_ns, p->last_failed ? ", THERMAL FAILURE" : "",
-		    p->eta_s < 0 ? "?" : eta);
+		if (p->last_latency_avg_ns > 0)
+			snprintf(lat, sizeof(lat), "latency avg %.0f ns", p->last_latency_avg_ns);
+		fprintf(stderr,
+		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s, ETA %s\n",
+		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
+		        p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
 		return;
 	}
 	fprintf(stderr, "\r[");
