@@ -63,7 +63,7 @@ struct engine {
 	pthread_mutex_t lock;
 	bool *done;
 	unsigned next, ndone, nrun, nfailed;
-	bool abort;
+	_Atomic bool abort; /* read by the sampling callbacks without the lock */
 	int err;
 	char detail[1024];
 	struct timespec t0;
@@ -180,8 +180,6 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	s->seed = p->seed;
 	s->fast_forward = c->fast_forward;
 	s->sample_ns = p->stream ? 0 : (uint64_t)llround(c->sample_interval_ms * 1e6);
-	if (!s->sample_ns && !p->stream)
-		s->sample_ns = 1;
 	s->sample = sample_cb;
 	s->sample_ctx = w;
 	return 0;

@@ -27,6 +27,18 @@
 	"CASE pattern WHEN '1bank' THEN 0 WHEN '2bank' THEN 1 WHEN '4bank' THEN 2 WHEN '8bank' "   \
 	"THEN 3 WHEN '16bank' THEN 4 WHEN '1vault' THEN 5 WHEN '2vault' THEN 6 WHEN '4vault' "     \
 	"THEN 7 WHEN '8vault' THEN 8 WHEN '16vault' THEN 9 ELSE 10 END"
+#define TYPE_ORDER "CASE type WHEN 'ro' THEN 0 WHEN 'wo' THEN 1 ELSE 2 END"
+/* A metric per access pattern: panels per type, lines per size and mode. */
+#define PATTERN_SQL(metric)                                                                        \
+	"SELECT type, size_b || ' B ' || mode, " PATTERN_ORDER ", pattern, avg(" metric            \
+	"), NULL, "                                                                                \
+	"NULL FROM points WHERE " FULL                                                             \
+	" GROUP BY type, size_b, mode, pattern ORDER BY " TYPE_ORDER ", size_b, mode, 3"
+/* A metric per request size: panels per type, lines per pattern and mode. */
+#define SIZE_SQL(metric)                                                                           \
+	"SELECT type, pattern || ' ' || mode, size_b, NULL, avg(" metric "), NULL, NULL FROM "     \
+	"points WHERE " FULL " GROUP BY type, pattern, mode, size_b ORDER BY " TYPE_ORDER          \
+	", " PATTERN_ORDER ", mode, size_b"
 
 /*
  * A figure: its query returns rows (panel, series, x, xtic, y, ylo, yhi), ordered by panel,
@@ -68,9 +80,7 @@ static const struct figure_def figures[] = {
         "Bandwidth per access pattern (full-scale GUPS)",
         "access pattern",
         "bandwidth (GB/s)",
-        "SELECT type, size_b || ' B ' || mode, " PATTERN_ORDER ", pattern, avg(bandwidth_gbps), "
-        "NULL, NULL FROM points WHERE " FULL " GROUP BY type, size_b, mode, pattern "
-        "ORDER BY CASE type WHEN 'ro' THEN 0 WHEN 'wo' THEN 1 ELSE 2 END, size_b, mode, 3",
+        PATTERN_SQL("bandwidth_gbps"),
         "fewer than 2 access patterns",
         2,
         true,
@@ -82,9 +92,7 @@ static const struct figure_def figures[] = {
         "Request rate per access pattern (full-scale GUPS)",
         "access pattern",
         "request rate (MRPS, million requests/s)",
-        "SELECT type, size_b || ' B ' || mode, " PATTERN_ORDER ", pattern, avg(mrps), NULL, "
-        "NULL FROM points WHERE " FULL " GROUP BY type, size_b, mode, pattern "
-        "ORDER BY CASE type WHEN 'ro' THEN 0 WHEN 'wo' THEN 1 ELSE 2 END, size_b, mode, 3",
+        PATTERN_SQL("mrps"),
         "fewer than 2 access patterns",
         2,
         true,
@@ -96,10 +104,7 @@ static const struct figure_def figures[] = {
         "Bandwidth per request size (full-scale GUPS)",
         "request size (bytes)",
         "bandwidth (GB/s)",
-        "SELECT type, pattern || ' ' || mode, size_b, NULL, avg(bandwidth_gbps), NULL, NULL "
-        "FROM points WHERE " FULL " GROUP BY type, pattern, mode, size_b "
-        "ORDER BY CASE type WHEN 'ro' THEN 0 WHEN 'wo' THEN 1 ELSE 2 END, " PATTERN_ORDER
-        ", mode, size_b",
+        SIZE_SQL("bandwidth_gbps"),
         "fewer than 2 request sizes",
         2,
         false,
@@ -111,10 +116,7 @@ static const struct figure_def figures[] = {
         "Request rate per request size (full-scale GUPS)",
         "request size (bytes)",
         "request rate (MRPS, million requests/s)",
-        "SELECT type, pattern || ' ' || mode, size_b, NULL, avg(mrps), NULL, NULL "
-        "FROM points WHERE " FULL " GROUP BY type, pattern, mode, size_b "
-        "ORDER BY CASE type WHEN 'ro' THEN 0 WHEN 'wo' THEN 1 ELSE 2 END, " PATTERN_ORDER
-        ", mode, size_b",
+        SIZE_SQL("mrps"),
         "fewer than 2 request sizes",
         2,
         false,
@@ -217,13 +219,43 @@ static void gp_str(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Categorical x: the order values become positions 0, 1, 2... of the values present. */
+static int rank_x(struct rows *rs)
+{
+	double *v = malloc((rs->n ? rs->n : 1) * sizeof(*v));
+	unsigned n = 0;
+
+	if (!v)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (unsigned i = 0; i < rs->n; i++)
+		v[i] = rs->r[i].x;
+	qsort(v, rs->n, sizeof(*v), cmp_double);
+	for (unsigned i = 0; i < rs->n; i++)
+		if (!n || v[i] != v[n - 1])
+			v[n++] = v[i];
+	for (unsigned i = 0; i < rs->n; i++) {
+		double *at = bsearch(&rs->r[i].x, v, n, sizeof(*v), cmp_double);
+
+		rs->r[i].x = (double)(at - v);
+	}
+	free(v);
+	return 0;
+}
+
 static int write_data(const char *path, const struct rows *rs)
 {
 	FILE *f = fopen(path, "w");
 
 	if (!f)
 		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-	fprintf(f, "# panel | series | x | xtic | y | ylo | yhi; one block per series\n");
+	fprintf(f, "# x | x label | y | y low | y high | panel | line; one block per line\n");
 	for (unsigned i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 
@@ -277,7 +309,8 @@ static void write_plots(FILE *f, const struct figure_def *d, const struct rows *
 	gp_str(f, d->xlabel);
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, d->ylabel);
-	fprintf(f, "\nset grid\nset key outside right top vertical\nset yrange [0:*]\n");
+	fprintf(f, "\nset grid\nset yrange [0:*]\n%s\n",
+	        np > 1 ? "set key below horizontal height 2" : "set key outside right top vertical");
 	if (d->categorical)
 		fprintf(f, "set xrange [-0.5:*]\nset xtics rotate by -30\n");
 	else
@@ -450,6 +483,8 @@ static int one_figure(struct sb_store *st, const struct sb_report_options *o,
 		e = 0;
 		goto out;
 	}
+	if (d->categorical && (e = rank_x(&rs)) < 0)
+		goto out;
 	snprintf(dat, sizeof(dat), "%s/%s.dat", o->out_dir, d->name);
 	snprintf(gp, sizeof(gp), "%s/%s.gp", o->out_dir, d->name);
 	snprintf(png, sizeof(png), "%s/%s.png", o->out_dir, d->name);

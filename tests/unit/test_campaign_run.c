@@ -13,6 +13,7 @@
 #include "stackbench/bench_metrics.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/report.h"
 #include "stackbench/store.h"
 
 static char dir[64], db[128];
@@ -317,4 +318,84 @@ Test(campaign_run, stream_latency)
 	             value("SELECT latency_avg_ns FROM points WHERE stream = 2"),
 	             "more requests in a group wait longer");
 	cr_assert_eq(value("SELECT count(*) FROM samples"), 0, "stream points are not sampled");
+}
+
+struct figures {
+	unsigned made;
+	char names[8][32];
+};
+
+static void on_figure(void *ctx, const char *name, const char *png, const char *svg,
+                      const char *why)
+{
+	struct figures *f = ctx;
+
+	cr_assert_not_null(png, "figure %s skipped: %s", name, why);
+	cr_assert_not_null(svg);
+	cr_assert_lt(f->made, 8);
+	snprintf(f->names[f->made++], sizeof(f->names[0]), "%s", name);
+}
+
+static bool file_has(const char *path, const char *text)
+{
+	char *data = NULL;
+	size_t len = 0;
+	FILE *f = fopen(path, "r");
+	bool found;
+
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(getdelim(&data, &len, '\0', f) > 0, true);
+	fclose(f);
+	found = strstr(data, text) != NULL;
+	free(data);
+	return found;
+}
+
+Test(campaign_run, report_draws_every_figure)
+{
+	struct figures figs = {0};
+	struct sb_report_options o = {.figure = on_figure, .ctx = &figs};
+	struct sb_run_summary sum;
+	char out[128], path[256];
+
+	/* Just enough points of each kind, 1 ms each. */
+	load("durations: {bandwidth_s: 0.001, stream_groups: 20}\n"
+	     "sample_interval_ms: 0.5\n"
+	     "sweep:\n"
+	     "  type: [ro, rw]\n"
+	     "  size: [64, 128]\n"
+	     "  pattern: [16bank, all]\n"
+	     "  ports: [4, all]\n"
+	     "  stream: [0, 2]\n"
+	     "  mask: {width: 8, positions: 20, baseline: true}\n"
+	     "exclude:\n"
+	     "  - {stream: 2, ports: 4}\n"
+	     "  - {stream: 2, mask: 20}\n"
+	     "  - {stream: 2, pattern: 16bank}\n"
+	     "  - {mask: 20, ports: 4}\n");
+	cr_assert_eq(c.npoints, 28);
+	cr_assert_eq(run(1, &sum), 0, "%s", sb_error_detail());
+	snprintf(out, sizeof(out), "%s/fig", dir);
+	o.out_dir = out;
+	cr_assert_eq(sb_report(st, &o), 7, "%s", sb_error_detail());
+	cr_assert_str_eq(figs.names[0], "mask_bandwidth");
+	cr_assert_str_eq(figs.names[6], "stream_latency");
+	snprintf(path, sizeof(path), "%s/pattern_bandwidth.svg", out);
+	cr_assert(file_has(path, "bandwidth (GB/s)"), "y axis with its unit");
+	cr_assert(file_has(path, "access pattern"));
+	cr_assert(file_has(path, "16bank"), "categorical x axis");
+	snprintf(path, sizeof(path), "%s/size_mrps.svg", out);
+	cr_assert(file_has(path, "request size (bytes)"));
+	cr_assert(file_has(path, "MRPS"));
+	snprintf(path, sizeof(path), "%s/latency_bandwidth.svg", out);
+	cr_assert(file_has(path, "read latency, average (ns)"));
+	snprintf(path, sizeof(path), "%s/stream_latency.dat", out);
+	cr_assert(file_has(path, "\"ro 64 B\""), "one line per type and size");
+	snprintf(path, sizeof(path), "%s/size_bandwidth.png", out);
+	cr_assert(file_has(path, "PNG"));
+	/* No gnuplot: a clear error, nothing drawn. */
+	o.gnuplot = "/nonexistent/gnuplot";
+	cr_assert_eq(sb_report(st, &o), SB_ERR_NOT_SUPPORTED);
+	cr_assert(strstr(sb_error_detail(), "'/nonexistent/gnuplot' not found (install the Debian "
+	                                    "package gnuplot-nox"));
 }
