@@ -59,16 +59,16 @@ static const struct figure_def figures[] = {
         "lowest address bit forced to 0 by the mask",
         "bandwidth (GB/s)",
         "SELECT '', type || ' ' || size_b || ' B, ' || mask_width || '-bit mask', mask_lo, NULL, "
-        "avg(bandwidth_gbps), NULL, NULL FROM points WHERE " SEL " AND stream = 0 AND mask_lo "
-        "IS NOT NULL GROUP BY type, size_b, mask_width, mask_lo "
+        "avg(bandwidth_gbps), NULL, NULL, " TYPE_ORDER ", size_b FROM points WHERE " SEL
+        " AND stream = 0 AND mask_lo IS NOT NULL GROUP BY type, size_b, mask_width, mask_lo "
         "UNION ALL "
-        "SELECT '', b.type || ' ' || b.size_b || ' B, no mask', m.x, NULL, avg(b.bandwidth_gbps), "
-        "NULL, NULL FROM points b, (SELECT min(mask_lo) AS x FROM points WHERE " SEL
-        " AND mask_lo IS NOT NULL UNION SELECT max(mask_lo) FROM points WHERE " SEL
-        " AND mask_lo IS NOT NULL) m WHERE (?1 = 0 OR b.campaign_id = ?1) AND b.failed = 0 AND "
-        "b.stream = 0 AND b.mask_lo IS NULL AND m.x IS NOT NULL AND b.campaign_id IN (SELECT "
-        "campaign_id FROM points WHERE mask_lo IS NOT NULL) GROUP BY b.type, b.size_b, m.x "
-        "ORDER BY 1, 2, 3",
+        "SELECT '', type || ' ' || size_b || ' B, no mask', m.x, NULL, avg(bandwidth_gbps), "
+        "NULL, NULL, " TYPE_ORDER ", size_b FROM points b, (SELECT min(mask_lo) AS x FROM "
+        "points WHERE " SEL " AND mask_lo IS NOT NULL UNION SELECT max(mask_lo) FROM points "
+        "WHERE " SEL " AND mask_lo IS NOT NULL) m WHERE (?1 = 0 OR b.campaign_id = ?1) AND "
+        "b.failed = 0 AND b.stream = 0 AND b.mask_lo IS NULL AND m.x IS NOT NULL AND "
+        "b.campaign_id IN (SELECT campaign_id FROM points WHERE mask_lo IS NOT NULL) GROUP BY "
+        "type, size_b, m.x ORDER BY 8, 9, 2, 3",
         "no points with a mask",
         1,
         false,
@@ -128,10 +128,13 @@ static const struct figure_def figures[] = {
         "Read latency against offered bandwidth (small-scale GUPS, 1..N ports)",
         "bandwidth (GB/s)",
         "read latency, average (ns)",
-        "SELECT '', type || ' ' || size_b || ' B ' || pattern, avg(bandwidth_gbps), NULL, "
-        "avg(latency_avg_ns), NULL, NULL FROM points WHERE " SEL " AND stream = 0 AND mask_lo "
-        "IS NULL AND latency_avg_ns IS NOT NULL GROUP BY type, size_b, pattern, mode, ports "
-        "ORDER BY 1, 2, ports",
+        "SELECT '', type || ' ' || size_b || ' B ' || pattern || ' ' || mode, "
+        "avg(bandwidth_gbps), NULL, avg(latency_avg_ns), NULL, NULL FROM points WHERE " SEL
+        " AND stream = 0 AND mask_lo IS NULL AND latency_avg_ns IS NOT NULL AND (type, size_b, "
+        "pattern, mode) IN (SELECT type, size_b, pattern, mode FROM points WHERE " SEL
+        " AND stream = 0 AND mask_lo IS NULL GROUP BY 1, 2, 3, 4 HAVING count(DISTINCT ports) > "
+        "1) GROUP BY type, size_b, pattern, mode, ports ORDER BY " TYPE_ORDER
+        ", size_b, " PATTERN_ORDER ", mode, ports",
         "fewer than 2 port counts",
         2,
         false,
@@ -145,7 +148,8 @@ static const struct figure_def figures[] = {
         "read latency (ns)",
         "SELECT '', type || ' ' || size_b || ' B', stream, NULL, avg(latency_avg_ns), "
         "min(latency_min_ns), max(latency_max_ns) FROM points WHERE " SEL " AND stream > 0 AND "
-        "latency_avg_ns IS NOT NULL GROUP BY type, size_b, stream ORDER BY 1, 2, 3",
+        "latency_avg_ns IS NOT NULL GROUP BY type, size_b, stream ORDER BY " TYPE_ORDER
+        ", size_b, stream",
         "no stream GUPS points",
         1,
         false,
@@ -310,7 +314,8 @@ static void write_plots(FILE *f, const struct figure_def *d, const struct rows *
 	fprintf(f, "\nset ylabel ");
 	gp_str(f, d->ylabel);
 	fprintf(f, "\nset grid\nset yrange [0:*]\n%s\n",
-	        np > 1 ? "set key below horizontal height 2" : "set key outside right top vertical");
+	        np > 1 ? "set key below horizontal height 2"
+	               : "set key outside right top vertical");
 	if (d->categorical)
 		fprintf(f, "set xrange [-0.5:*]\nset xtics rotate by -30\n");
 	else
