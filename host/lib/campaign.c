@@ -46,7 +46,7 @@ struct worker {
 	struct sb_board_info board;
 	unsigned addr_mode0; /* the cube's mode when the campaign started: what 'keep' means */
 	bool has_stream;
-	bool fresh; /* simulated board: reopened before each point */
+	bool fresh; /* simulated board, bandwidth campaign: reopened before each point */
 	unsigned nsources;
 	struct sample_source src[MAX_SOURCES];
 	struct sb_sample *samples;
@@ -384,7 +384,10 @@ static int open_worker(struct worker *w)
 		return sb_error_wrap(e, "'%s': ", w->uri);
 	w->addr_mode0 = hs.addr_mode_bytes;
 	w->has_stream = sb_device_find_block(w->dev, SB_BLK_STREAM_TYPE, 0, &off) == 0;
-	w->fresh = !strcmp(sb_device_transport(w->dev), "sim");
+	/* Thermal campaigns keep the board: the bench's heat carries over from point to point,
+	 * as it does on hardware. */
+	w->fresh =
+	    !strcmp(sb_device_transport(w->dev), "sim") && w->en->c->kind == SB_CAMPAIGN_BANDWIDTH;
 	return open_sources(w);
 }
 

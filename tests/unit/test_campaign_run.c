@@ -399,3 +399,21 @@ Test(campaign_run, report_draws_every_figure)
 	cr_assert(strstr(sb_error_detail(), "'/nonexistent/gnuplot' not found (install the Debian "
 	                                    "package gnuplot-nox"));
 }
+
+Test(campaign_run, thermal_kind_runs_thermal_duration)
+{
+	struct sb_run_summary sum;
+
+	load("kind: thermal\n"
+	     "durations: {bandwidth_s: 0.001, thermal_s: 0.004}\n"
+	     "sample_interval_ms: 1\n"
+	     "sweep: {type: [ro, rw]}\n");
+	cr_assert_eq(run(1, &sum), 0, "%s", sb_error_detail());
+	cr_assert_eq(value("SELECT count(*) FROM points WHERE duration_ns = 4000000 AND elapsed_ns "
+	                   "= 4000000 AND failed = 0"),
+	             2);
+	cr_assert_eq(value("SELECT count(*) FROM samples"), 8);
+	cr_assert_eq(value("SELECT count(*) FROM campaigns WHERE kind = 'thermal'"), 1);
+	cr_assert_eq(value("SELECT count(*) FROM samples WHERE temp_c IS NULL AND power_w IS NULL"),
+	             8, "no instruments: no temperature or power");
+}
