@@ -31,6 +31,13 @@ extern const struct sb_cli_command sb_cmd_devices;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_trace;
+extern const struct sb_cli_command sb_cmd_run;
+extern const struct sb_cli_command sb_cmd_list;
+extern const struct sb_cli_command sb_cmd_export;
+extern const struct sb_cli_command sb_cmd_report;
+
+/* The default results database when --db is not given: $STACKBENCH_DB or "stackbench.db". */
+const char *sb_cli_default_db(void);
 
 /* Print "stackbench: DETAIL" (or the code's text) to stderr; return the exit code for err. */
 int sb_cli_error(int err);

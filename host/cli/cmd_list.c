@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* stackbench list: the campaigns of a results database. */
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "stackbench/error.h"
+#include "stackbench/store.h"
+
+static void list_help(FILE *out)
+{
+	fprintf(out,
+	        "usage: stackbench list [--db PATH]\n"
+	        "\n"
+	        "List the campaigns of a results database: id, name, status, points stored of\n"
+	        "points in all, start and finish time (UTC), content hash and campaign file.\n"
+	        "\n"
+	        "  -d, --db PATH   results database (default: $STACKBENCH_DB or stackbench.db)\n"
+	        "  -h, --help      this help\n");
+}
+
+static int print_campaign(void *ctx, const struct sb_store_campaign *c)
+{
+	unsigned *n = ctx;
+
+	if (!(*n)++)
+		printf("%-4s %-20s %-9s %-11s %-24s %-24s %-16s %s\n", "ID", "NAME", "STATUS",
+		       "POINTS", "STARTED", "FINISHED", "HASH", "FILE");
+	printf("%-4lld %-20s %-9s %5u/%-5u %-24s %-24s %-16s %s\n", (long long)c->id, c->name,
+	       c->status, c->points_done, c->points_total, c->created_at,
+	       c->finished_at[0] ? c->finished_at : "-", c->hash, c->file);
+	return 0;
+}
+
+static int list_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"db", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *db = sb_cli_default_db();
+	struct sb_store *st;
+	unsigned n = 0;
+	int c, e;
+
+	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'h':
+			list_help(stdout);
+			return SB_EXIT_OK;
+		default:
+			return sb_cli_usage_error("list", "bad option");
+		}
+	}
+	if (optind != argc)
+		return sb_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+	if ((e = sb_store_open_readonly(&st, db)) < 0)
+		return sb_cli_error(e);
+	e = sb_store_campaign_list(st, print_campaign, &n);
+	sb_store_close(st);
+	if (e < 0)
+		return sb_cli_error(e);
+	if (!n)
+		printf("no campaigns in '%s'\n", db);
+	return SB_EXIT_OK;
+}
+
+const struct sb_cli_command sb_cmd_list = {
+    .name = "list",
+    .summary = "list the campaigns of a results database",
+    .run = list_run,
+    .help = list_help,
+};

@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stackbench run: run (or resume) a campaign file into a results database, with a progress
+ * bar on a terminal and plain log lines otherwise (both on stderr).
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "stackbench/campaign.h"
+#include "stackbench/error.h"
+#include "stackbench/store.h"
+#include "stackbench/util.h"
+
+#ifndef SB_EXAMPLES_DIR
+#define SB_EXAMPLES_DIR "examples"
+#endif
+#ifndef SB_EXAMPLES_INSTALL_DIR
+#define SB_EXAMPLES_INSTALL_DIR "/usr/local/share/stackbench/examples"
+#endif
+
+const char *sb_cli_default_db(void)
+{
+	const char *env = getenv("STACKBENCH_DB");
+
+	return env && *env ? env : "stackbench.db";
+}
+
+/* The default campaign: examples/quick.yaml of the source tree, else the installed one. */
+static const char *default_campaign(void)
+{
+	static const char *const dirs[] = {SB_EXAMPLES_DIR, SB_EXAMPLES_INSTALL_DIR};
+	static char path[4096];
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/quick.yaml", dirs[i]);
+		if (access(path, R_OK) == 0)
+			return path;
+	}
+	return NULL;
+}
+
+static void run_help(FILE *out)
+{
+	fprintf(out,
+	        "usage: stackbench run [FILE] [--db PATH] [--resume] [--jobs N] [--dry-run]\n"
+	        "\n"
+	        "Run a campaign file (YAML; see docs/campaigns.md) on the bench and store every\n"
+	        "finished point in a results database (SQLite), one transaction per point.\n"
+	        "Without FILE, runs the default campaign (examples/quick.yaml).\n"
+	        "\n"
+	        "  -d, --db PATH     results database (default: $STACKBENCH_DB or stackbench.db)\n"
+	        "  -r, --resume      continue the latest campaign of the same name in the\n"
+	        "                    database: points already stored are not run again; refused\n"
+	        "                    if the campaign file changed since that campaign started\n"
+	        "  -j, --jobs N      run points on N devices in parallel, one worker per device\n"
+	        "                    URI of 'bench.device' (sim: URIs may be reused: each open is\n"
+	        "                    a separate simulated board); results do not depend on N\n"
+	        "  -n, --dry-run     check the file and list its points; run nothing\n"
+	        "  -h, --help        this help\n"
+	        "\n"
+	        "Progress goes to stderr: a bar (points done, ETA, last bandwidth) on a terminal,\n"
+	        "one line per point otherwise. Ctrl-C stops after discarding the point in\n"
+	        "progress; run again with --resume to finish.\n");
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	stop_flag = 1;
+	signal(sig, SIG_DFL); /* a second signal ends the program at once */
+}
+
+static void fmt_time(char *buf, size_t size, double s)
+{
+	unsigned long t = s < 0 ? 0 : (unsigned long)(s + 0.5);
+
+	snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
+}
+
+static void point_text(char *buf, size_t size, const struct sb_campaign_point *p)
+{
+	char mask[24] = "", ports[16] = "all ports", stream[24] = "";
+
+	if (p->mask_lo >= 0)
+		snprintf(mask, sizeof(mask), " mask %d-%u", p->mask_lo,
+		         p->mask_lo + p->mask_width - 1);
+	if (p->ports)
+		snprintf(ports, sizeof(ports), "%u port%s", p->ports, p->ports == 1 ? "" : "s");
+	if (p->stream)
+		snprintf(stream, sizeof(stream), " stream %u", p->stream);
+	snprintf(buf, size, "%s %u B %s %s%s %s%s", sb_req_type_name(p->type), p->size, p->pattern,
+	         p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
+}
+
+struct progress {
+	bool tty;
+	bool drawn;
+};
+
+static void progress_cb(void *ctx, const struct sb_run_progress *p)
+{
+	struct progress *pg = ctx;
+	char eta[16], what[96] = "", last[160] = "", lat[48] = "no reads";
+	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
+
+	fmt_time(eta, sizeof(eta), p->eta_s);
+	if (p->last) {
+		point_text(what, sizeof(what), p->last);
+		snprintf(last, sizeof(last), "%.2f GB/s%s (%s)", p->last_bandwidth_gbps,
+		         p->last_failed ? " FAILED" : "", what);
+	}
+	if (!pg->tty) {
+		if (!p->last) {
+			fprintf(stderr, "stackbench run: %u of %u points stored; running %u\n",
+			        p->done, p->total, p->total - p->done);
+			return;
+		}
+		if (p->last_latency_avg_ns > 0)
+			snprintf(lat, sizeof(lat), "latency avg %.0f ns", p->last_latency_avg_ns);
+		fprintf(stderr,
+		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s, ETA %s\n",
+		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
+		        p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
+		return;
+	}
+	fprintf(stderr, "\r[");
+	for (unsigned i = 0; i < width; i++)
+		fputc(i < fill ? '#' : '.', stderr);
+	fprintf(stderr, "] %u/%u  ETA %s  %s\033[K", p->done, p->total, p->eta_s < 0 ? "?" : eta,
+	        last);
+	fflush(stderr);
+	pg->drawn = true;
+}
+
+static int dry_run(const struct sb_campaign *c)
+{
+	char what[96];
+
+	printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
+	       c->file, c->npoints, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
+	       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
+	for (unsigned i = 0; i < c->npoints; i++) {
+		point_text(what, sizeof(what), &c->points[i]);
+		printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
+	}
+	return SB_EXIT_OK;
+}
+
+static int run_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"db", required_argument, NULL, 'd'},   {"resume", no_argument, NULL, 'r'},
+	    {"jobs", required_argument, NULL, 'j'}, {"dry-run", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	};
+	const char *db = sb_cli_default_db(), *file;
+	struct sb_run_options ro = {.stop = &stop_flag};
+	struct progress pg = {.tty = isatty(STDERR_FILENO)};
+	struct sb_run_summary sum;
+	struct sb_campaign c;
+	struct sb_store *st;
+	bool dry = false;
+	uint64_t v;
+	int ch, e, rc;
+
+	while ((ch = getopt_long(argc, argv, "d:rj:nh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'd':
+			db = optarg;
+			break;
+		case 'r':
+			ro.resume = true;
+			break;
+		case 'j':
+			if (sb_parse_u64(optarg, "--jobs", false, &v) < 0 || !v ||
+			    v > SB_CAMPAIGN_MAX_DEVICES)
+				return sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,
+				                          SB_CAMPAIGN_MAX_DEVICES);
+			ro.jobs = (unsigned)v;
+			break;
+		case 'n':
+			dry = true;
+			break;
+		case 'h':
+			run_help(stdout);
+			return SB_EXIT_OK;
+		default:
+			return sb_cli_usage_error("run", "bad option");
+		}
+	}
+	if (argc - optind > 1)
+		return sb_cli_usage_error("run", "unexpected argument '%s'", argv[optind + 1]);
+	file = optind < argc ? argv[optind] : default_campaign();
+	if (!file)
+		return sb_cli_usage_error("run", "no FILE given and no default campaign "
+		                                 "(examples/quick.yaml) found");
+	if ((e = sb_campaign_load(&c, file)) < 0) {
+		fprintf(stderr, "stackbench: %s\n", sb_error_detail());
+		return SB_EXIT_INPUT;
+	}
+	if (dry) {
+		rc = dry_run(&c);
+		goto out_campaign;
+	}
+	if ((e = sb_store_open(&st, db)) < 0) {
+		rc = sb_cli_error(e);
+		goto out_campaign;
+	}
+	ro.progress = progress_cb;
+	ro.progress_ctx = &pg;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n", c.name,
+	        file, c.npoints, db);
+	e = sb_campaign_run(&c, st, &ro, &sum);
+	if (pg.drawn)
+		fputc('\n', stderr);
+	if (e < 0) {
+		rc = sb_cli_error(e);
+	} else {
+		printf(
+		    "campaign %lld '%s' complete: %u points (%u run now, %u stored before, %u with "
+		    "a thermal failure) in %.1f s\n",
+		    (long long)sum.campaign_id, c.name, sum.total, sum.run, sum.skipped, sum.failed,
+		    sum.wall_s);
+		printf("results database: %s\n", db);
+		rc = SB_EXIT_OK;
+	}
+	sb_store_close(st);
+out_campaign:
+	sb_campaign_release(&c);
+	return rc;
+}
+
+const struct sb_cli_command sb_cmd_run = {
+    .name = "run",
+    .summary = "run or resume a campaign file into a results database",
+    .run = run_run,
+    .help = run_help,
+};

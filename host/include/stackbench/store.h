@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results store: one SQLite database (WAL mode) holding campaigns, their points (one
+ * transaction per finished point), the sampled time series and events. The schema and its
+ * version are documented in docs/campaigns.md; SB_STORE_SCHEMA_VERSION is the version this
+ * build writes and reads.
+ */
+#ifndef STACKBENCH_STORE_H
+#define STACKBENCH_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "stackbench/campaign.h"
+#include "stackbench/point.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_STORE_SCHEMA_VERSION 1
+
+struct sb_store;
+
+/*
+ * Open (creating when missing) a results database and its schema. Returns 0, SB_ERR_DB
+ * (cannot open, not a database), SB_ERR_VERSION (written by a newer stackbench: schema
+ * version above SB_STORE_SCHEMA_VERSION) or SB_ERR_NOMEM. The detail names the path.
+ */
+int sb_store_open(struct sb_store **st, const char *path);
+
+/* Open an existing database read-only (list, export, report): SB_ERR_NOT_FOUND if missing. */
+int sb_store_open_readonly(struct sb_store **st, const char *path);
+
+void sb_store_close(struct sb_store *st);
+
+const char *sb_store_path(const struct sb_store *st);
+
+/* The schema version recorded in the database (>= 1), or SB_ERR_DB. */
+int sb_store_schema_version(struct sb_store *st);
+
+/* A campaign row. */
+struct sb_store_campaign {
+	int64_t id;
+	char name[SB_CAMPAIGN_NAME_MAX];
+	char file[SB_CAMPAIGN_TEXT_MAX];
+	char hash[17];
+	char status[16]; /* running, complete */
+	unsigned points_total, points_done;
+	char created_at[32], finished_at[32]; /* UTC, ISO 8601; "" when not finished */
+};
+
+/* Create a campaign row (status running). */
+int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, int64_t *id);
+
+/* The latest campaign of a name: 0, or SB_ERR_NOT_FOUND. */
+int sb_store_campaign_latest(struct sb_store *st, const char *name, struct sb_store_campaign *out);
+
+/* The campaign of an id: 0, or SB_ERR_NOT_FOUND. */
+int sb_store_campaign_get(struct sb_store *st, int64_t id, struct sb_store_campaign *out);
+
+/* Call fn for every campaign, oldest first. fn returning < 0 stops with that value. */
+int sb_store_campaign_list(struct sb_store *st,
+                           int (*fn)(void *ctx, const struct sb_store_campaign *c), void *ctx);
+
+/* Mark points of a campaign that are stored: done[index] = true (done has n entries). */
+int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, unsigned n);
+
+/* Set a campaign's status ("running", "complete") and, when complete, its finish time. */
+int sb_store_campaign_status(struct sb_store *st, int64_t campaign_id, const char *status);
+
+/* Record an event (point_index < 0: not about a point). */
+int sb_store_event(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
+                   const char *message);
+
+/* A finished point, as the engine hands it to the store. */
+struct sb_point_record {
+	const struct sb_campaign_point *point;
+	const char *device;
+	unsigned worker;
+	uint64_t mask, antimask; /* what the ports were given */
+	unsigned addr_mode;      /* the cube's mode during the point (bytes) */
+	uint64_t duration_ns;    /* what the point was asked to run */
+	const struct sb_point_result *result;
+	const struct sb_sample *samples;
+	unsigned nsamples;
+	double wall_s;
+};
+
+/*
+ * Store a finished point, its per-port counters and its samples in one transaction (all or
+ * nothing). SB_ERR_EXISTS if the campaign already has that point; SB_ERR_DB otherwise.
+ */
+int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
+                          const struct sb_point_record *rec);
+
+/* One cell of a query result. */
+enum sb_cell_type { SB_CELL_NULL, SB_CELL_INT, SB_CELL_REAL, SB_CELL_TEXT };
+struct sb_cell {
+	const char *name; /* column name */
+	enum sb_cell_type type;
+	int64_t i;
+	double d;
+	const char *s; /* text (also for numbers: SQLite's text of the value) */
+};
+
+/*
+ * Run a read-only query; ?1 is bound to campaign_id. fn gets every row (cells valid during
+ * the call); returning < 0 stops with that value. Returns the number of rows or SB_ERR_DB.
+ */
+int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
+                   int (*fn)(void *ctx, unsigned ncol, const struct sb_cell *cells), void *ctx);
+
+enum sb_export_format { SB_EXPORT_CSV, SB_EXPORT_JSON };
+
+/* Tables that can be exported to CSV (JSON holds them all). */
+enum sb_export_table {
+	SB_TABLE_POINTS,
+	SB_TABLE_PORTS,
+	SB_TABLE_SAMPLES,
+	SB_TABLE_EVENTS,
+	SB_TABLE_CAMPAIGNS
+};
+
+/* "points" → SB_TABLE_POINTS...; SB_ERR_INVAL for an unknown name. */
+int sb_export_table_parse(const char *name, enum sb_export_table *t);
+
+/*
+ * Export to out: CSV (one table, header row, RFC 4180 quoting, numbers printed so that they
+ * read back exactly) or JSON ({"schema_version", "campaigns", "points", "point_ports",
+ * "events", and "samples" when samples is set}). campaign_id 0 exports every campaign.
+ * Returns 0, SB_ERR_NOT_FOUND (no such campaign), SB_ERR_IO or SB_ERR_DB.
+ */
+int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
+                    enum sb_export_table table, int64_t campaign_id, bool samples);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_STORE_H */

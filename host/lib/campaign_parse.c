@@ -1,0 +1,871 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Campaign files: YAML → struct sb_campaign, every key checked (unknown keys, wrong types,
+ * values out of range are errors naming the file, line and key), then the axes expanded into
+ * points and the normalized content hashed. The format is documented in docs/campaigns.md.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+#include <libfyaml.h>
+
+#include "stackbench/campaign.h"
+#include "stackbench/error.h"
+#include "stackbench/log.h"
+#include "stackbench/pattern.h"
+#include "stackbench/point.h"
+#include "stackbench/uri.h"
+#include "stackbench/util.h"
+#include "stackbench/yaml.h"
+
+static const char *const axis_names[SB_AXIS_COUNT] = {
+    [SB_AXIS_COOLING] = "cooling",     [SB_AXIS_REP] = "repetitions", [SB_AXIS_TYPE] = "type",
+    [SB_AXIS_SIZE] = "size",           [SB_AXIS_PATTERN] = "pattern", [SB_AXIS_MODE] = "mode",
+    [SB_AXIS_ADDR_MODE] = "addr_mode", [SB_AXIS_PORTS] = "ports",     [SB_AXIS_STREAM] = "stream",
+    [SB_AXIS_MASK] = "mask",
+};
+
+/* The default value of each axis (repetitions: 1). */
+static const char *const axis_default[SB_AXIS_COUNT] = {
+    [SB_AXIS_COOLING] = "none", [SB_AXIS_TYPE] = "ro",     [SB_AXIS_SIZE] = "128",
+    [SB_AXIS_PATTERN] = "all",  [SB_AXIS_MODE] = "random", [SB_AXIS_ADDR_MODE] = "keep",
+    [SB_AXIS_PORTS] = "all",    [SB_AXIS_STREAM] = "0",    [SB_AXIS_MASK] = "none",
+};
+
+const char *sb_axis_name(enum sb_axis a)
+{
+	return a < SB_AXIS_COUNT ? axis_names[a] : "?";
+}
+
+int sb_instruments_available(enum sb_instruments which)
+{
+	if (which == SB_INSTRUMENTS_NONE)
+		return 0;
+	/* The simulated camera and power meter are not part of this build yet; when they
+	 * are, this is the one place to enable them (and campaign.c opens their sources). */
+	return sb_error_set(SB_ERR_NOT_SUPPORTED,
+	                    "instruments 'sim' are not available in this build (the simulated "
+	                    "camera and power meter are not built yet); use 'none'");
+}
+
+uint64_t sb_campaign_point_ns(const struct sb_campaign *c)
+{
+	double s = c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s;
+
+	return (uint64_t)llround(s * 1e9);
+}
+
+/* Parser state. */
+struct parse {
+	struct sb_yaml y;
+	struct sb_campaign *c;
+};
+
+static const char *const type_names[] = {"ro", "wo", "rw", NULL};
+static const char *const mode_names[] = {"random", "linear", NULL};
+static const char *const kind_names[] = {"bandwidth", "thermal", NULL};
+static const char *const instrument_names[] = {"none", "sim", NULL};
+
+/* Check an integer value of an axis (at names the node for messages); canonical text out. */
+static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node *at,
+                     char out[SB_AXIS_NAME_MAX])
+{
+	const char *name = axis_names[a];
+	bool ok;
+
+	switch (a) {
+	case SB_AXIS_SIZE:
+		ok = v >= 16 && v <= 128 && v % 16 == 0;
+		if (!ok)
+			return sb_yaml_error(&p->y, at, SB_ERR_PARSE,
+			                     "key '%s': request size %llu B: expected 16..128 in "
+			                     "steps of 16",
+			                     name, (unsigned long long)v);
+		break;
+	case SB_AXIS_PORTS:
+		if (v < 1 || v > SB_POINT_MAX_PORTS)
+			return sb_yaml_error(
+			    &p->y, at, SB_ERR_PARSE,
+			    "key '%s': %llu is out of range: expected 'all' or a port "
+			    "count 1..%d",
+			    name, (unsigned long long)v, SB_POINT_MAX_PORTS);
+		break;
+	case SB_AXIS_STREAM:
+		if (v > SB_STREAM_MAX)
+			return sb_yaml_error(
+			    &p->y, at, SB_ERR_PARSE,
+			    "key '%s': %llu is out of range: expected 0 (GUPS) or a "
+			    "stream group size 1..%d",
+			    name, (unsigned long long)v, SB_STREAM_MAX);
+		break;
+	case SB_AXIS_ADDR_MODE:
+		if (v != 32 && v != 64 && v != 128)
+			return sb_yaml_error(
+			    &p->y, at, SB_ERR_PARSE,
+			    "key '%s': %llu: expected 'keep', 32, 64 or 128 (bytes)", name,
+			    (unsigned long long)v);
+		break;
+	case SB_AXIS_MASK:
+		if (v > 33)
+			return sb_yaml_error(&p->y, at, SB_ERR_PARSE,
+			                     "key '%s': bit position %llu is out of range [0, 33]",
+			                     name, (unsigned long long)v);
+		break;
+	default:
+		return sb_yaml_error(&p->y, at, SB_ERR_PARSE, "key '%s': expected a name", name);
+	}
+	snprintf(out, SB_AXIS_NAME_MAX, "%llu", (unsigned long long)v);
+	return 0;
+}
+
+/* Check one scalar value of an axis and write its canonical text. */
+static int axis_value(struct parse *p, enum sb_axis a, struct fy_node *n,
+                      char out[SB_AXIS_NAME_MAX])
+{
+	const struct sb_yaml *y = &p->y;
+	const char *word = a == SB_AXIS_PORTS       ? "all"
+	                   : a == SB_AXIS_ADDR_MODE ? "keep"
+	                   : a == SB_AXIS_MASK      ? "none"
+	                                            : NULL;
+	char what[64];
+	const char *s;
+	uint64_t v;
+	int e, idx;
+
+	snprintf(what, sizeof(what), "key '%s'", axis_names[a]);
+	if ((e = sb_yaml_to_str(y, n, what, &s)) < 0)
+		return e;
+	switch (a) {
+	case SB_AXIS_TYPE:
+		if ((e = sb_yaml_to_enum(y, n, what, type_names, &idx)) < 0)
+			return e;
+		snprintf(out, SB_AXIS_NAME_MAX, "%s", type_names[idx]);
+		return 0;
+	case SB_AXIS_MODE:
+		if ((e = sb_yaml_to_enum(y, n, what, mode_names, &idx)) < 0)
+			return e;
+		snprintf(out, SB_AXIS_NAME_MAX, "%s", mode_names[idx]);
+		return 0;
+	case SB_AXIS_PATTERN: {
+		struct sb_geometry g = {.vaults = 16, .banks_per_vault = 16, .block_bytes = 128};
+		uint64_t m, am;
+
+		if (strlen(s) >= SB_AXIS_NAME_MAX || sb_pattern_masks(s, &g, &m, &am) < 0)
+			return sb_yaml_error(y, n, SB_ERR_PARSE, "%s: %s", what, sb_error_detail());
+		snprintf(out, SB_AXIS_NAME_MAX, "%s", s);
+		return 0;
+	}
+	case SB_AXIS_COOLING:
+		if (strcmp(s, "none"))
+			return sb_yaml_error(y, n, SB_ERR_PARSE,
+			                     "%s: cooling configuration '%s' is not available in "
+			                     "this build (cooling-rig "
+			                     "control is not built yet); only 'none'",
+			                     what, s);
+		snprintf(out, SB_AXIS_NAME_MAX, "none");
+		return 0;
+	default:
+		break;
+	}
+	if (word && !strcmp(s, word)) {
+		snprintf(out, SB_AXIS_NAME_MAX, "%s", word);
+		return 0;
+	}
+	if ((e = sb_yaml_to_u64(y, n, what, 0, UINT32_MAX, &v)) < 0)
+		return word
+		           ? sb_yaml_error(y, n, SB_ERR_PARSE,
+		                           "%s: expected '%s' or a number, got '%s'", what, word, s)
+		           : e;
+	return int_value(p, a, v, n, out);
+}
+
+static bool is_int_axis(enum sb_axis a)
+{
+	return a == SB_AXIS_SIZE || a == SB_AXIS_PORTS || a == SB_AXIS_STREAM || a == SB_AXIS_MASK;
+}
+
+static int add_value(struct parse *p, struct fy_node *at, const char *where, unsigned *n,
+                     char list[][SB_AXIS_NAME_MAX], const char *v)
+{
+	for (unsigned i = 0; i < *n; i++)
+		if (!strcmp(list[i], v))
+			return sb_yaml_error(&p->y, at, SB_ERR_PARSE,
+			                     "key '%s': value '%s' is listed twice", where, v);
+	if (*n >= SB_AXIS_MAX_VALUES)
+		return sb_yaml_error(&p->y, at, SB_ERR_PARSE, "key '%s': more than %d values",
+		                     where, SB_AXIS_MAX_VALUES);
+	snprintf(list[(*n)++], SB_AXIS_NAME_MAX, "%s", v);
+	return 0;
+}
+
+/* A range {from, to, step} of an integer axis. */
+static int axis_range(struct parse *p, enum sb_axis a, struct fy_node *n, unsigned *count,
+                      char list[][SB_AXIS_NAME_MAX])
+{
+	static const char *const keys[] = {"from", "to", "step", NULL};
+	const char *name = a == SB_AXIS_MASK ? "positions" : axis_names[a];
+	uint64_t from, to, step = a == SB_AXIS_SIZE ? 16 : 1;
+	int e;
+
+	if ((e = sb_yaml_check_keys(&p->y, n, name, keys)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "from", true, 0, 1024, &from)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "to", true, 0, 1024, &to)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "step", false, 1, 1024, &step)) < 0)
+		return e;
+	if (from > to)
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE,
+		                     "key '%s': 'from' %llu is above 'to' %llu", name,
+		                     (unsigned long long)from, (unsigned long long)to);
+	for (uint64_t v = from; v <= to; v += step) {
+		char canon[SB_AXIS_NAME_MAX];
+
+		if ((e = int_value(p, a, v, n, canon)) < 0 ||
+		    (e = add_value(p, n, name, count, list, canon)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* A scalar, a list of scalars, or (integer axes) a range map. */
+static int axis_values(struct parse *p, enum sb_axis a, struct fy_node *n, bool in_filter,
+                       unsigned *count, char list[][SB_AXIS_NAME_MAX])
+{
+	const char *name = a == SB_AXIS_MASK && !in_filter ? "positions" : axis_names[a];
+	char canon[SB_AXIS_NAME_MAX];
+	struct fy_node *item;
+	void *it = NULL;
+	int e;
+
+	*count = 0;
+	if (fy_node_is_mapping(n)) {
+		if (!is_int_axis(a))
+			return sb_yaml_error(&p->y, n, SB_ERR_PARSE,
+			                     "key '%s': expected a value or a list of values",
+			                     name);
+		return axis_range(p, a, n, count, list);
+	}
+	if (fy_node_is_scalar(n)) {
+		if ((e = axis_value(p, a, n, canon)) < 0)
+			return e;
+		return add_value(p, n, name, count, list, canon);
+	}
+	if (!sb_yaml_seq_len(n))
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE, "key '%s': the list is empty", name);
+	while ((item = sb_yaml_seq_next(n, &it))) {
+		if (!fy_node_is_scalar(item))
+			return sb_yaml_error(&p->y, item, SB_ERR_PARSE,
+			                     "key '%s': list items must be single values", name);
+		if ((e = axis_value(p, a, item, canon)) < 0 ||
+		    (e = add_value(p, item, name, count, list, canon)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+static int parse_mask(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"width", "positions", "baseline", NULL};
+	struct sb_campaign_axes *ax = &p->c->axes;
+	struct fy_node *pos;
+	bool baseline = false;
+	uint64_t width = 8;
+	unsigned np;
+	char list[SB_AXIS_MAX_VALUES][SB_AXIS_NAME_MAX];
+	int e;
+
+	ax->line[SB_AXIS_MASK] = sb_yaml_line(n);
+	if (fy_node_is_scalar(n)) {
+		const char *s = fy_node_get_scalar0(n);
+
+		if (s && !strcmp(s, "none"))
+			return 0; /* the default: no mask */
+	}
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'mask' (none, or width/positions/baseline)")) <
+	        0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "mask", keys)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "width", false, 1, 34, &width)) < 0 ||
+	    (e = sb_yaml_get_bool(&p->y, n, "baseline", false, &baseline)) < 0)
+		return e;
+	pos = sb_yaml_get(n, "positions");
+	if (!pos)
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE, "missing key 'positions' in 'mask'");
+	if ((e = axis_values(p, SB_AXIS_MASK, pos, false, &np, list)) < 0)
+		return e;
+	ax->mask_width = (unsigned)width;
+	ax->n[SB_AXIS_MASK] = 0;
+	if (baseline)
+		snprintf(ax->value[SB_AXIS_MASK][ax->n[SB_AXIS_MASK]++], SB_AXIS_NAME_MAX, "none");
+	for (unsigned i = 0; i < np; i++) {
+		unsigned lo = (unsigned)strtoul(list[i], NULL, 10);
+
+		if (!strcmp(list[i], "none"))
+			return sb_yaml_error(&p->y, pos, SB_ERR_PARSE,
+			                     "key 'positions': use 'baseline: true' for a point "
+			                     "without a mask");
+		if (lo + width - 1 > 33)
+			return sb_yaml_error(&p->y, pos, SB_ERR_PARSE,
+			                     "key 'positions': a %llu-bit mask at bit %u ends past "
+			                     "address bit 33",
+			                     (unsigned long long)width, lo);
+		if ((e = add_value(p, pos, "positions", &ax->n[SB_AXIS_MASK],
+		                   ax->value[SB_AXIS_MASK], list[i])) < 0)
+			return e;
+	}
+	return 0;
+}
+
+static int parse_sweep(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"type",      "size",        "pattern", "mode",
+	                                   "addr_mode", "ports",       "stream",  "mask",
+	                                   "cooling",   "repetitions", NULL};
+	struct sb_campaign_axes *ax = &p->c->axes;
+	uint64_t reps = 1;
+	int e;
+
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'sweep'")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "sweep", keys)) < 0)
+		return e;
+	for (int a = 0; a < SB_AXIS_COUNT; a++) {
+		struct fy_node *v = sb_yaml_get(n, axis_names[a]);
+
+		if (!v || a == SB_AXIS_REP)
+			continue;
+		if (a == SB_AXIS_MASK) {
+			if ((e = parse_mask(p, v)) < 0)
+				return e;
+			continue;
+		}
+		ax->line[a] = sb_yaml_line(v);
+		if ((e = axis_values(p, (enum sb_axis)a, v, false, &ax->n[a], ax->value[a])) < 0)
+			return e;
+	}
+	if ((e = sb_yaml_get_u64(&p->y, n, "repetitions", false, 1, 100000, &reps)) < 0)
+		return e;
+	ax->n[SB_AXIS_REP] = (unsigned)reps;
+	return 0;
+}
+
+static int parse_filters(struct parse *p, struct fy_node *n, const char *key,
+                         struct sb_campaign_filter **out, unsigned *count)
+{
+	struct fy_node *entry;
+	void *it = NULL;
+	unsigned k = 0;
+	int e;
+
+	if ((e = sb_yaml_expect_seq(&p->y, n, key)) < 0)
+		return e;
+	if (sb_yaml_seq_len(n) > SB_CAMPAIGN_MAX_FILTERS)
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE, "key '%s': more than %d entries", key,
+		                     SB_CAMPAIGN_MAX_FILTERS);
+	*out = calloc((size_t)sb_yaml_seq_len(n) + 1, sizeof(**out));
+	if (!*out)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	while ((entry = sb_yaml_seq_next(n, &it))) {
+		struct sb_campaign_filter *f = &(*out)[k++];
+		struct fy_node *v, *kn;
+		const char *name;
+		void *mit = NULL;
+
+		*count = k;
+		if ((e = sb_yaml_expect_map(&p->y, entry, key)) < 0)
+			return e;
+		if (!fy_node_mapping_item_count(entry))
+			return sb_yaml_error(&p->y, entry, SB_ERR_PARSE,
+			                     "key '%s': an entry must name at least one axis", key);
+		f->line = sb_yaml_line(entry);
+		while (sb_yaml_map_next(entry, &mit, &name, &v, &kn)) {
+			int a;
+
+			for (a = 0; a < SB_AXIS_COUNT; a++)
+				if (a != SB_AXIS_REP && !strcmp(name, axis_names[a]))
+					break;
+			if (a == SB_AXIS_COUNT)
+				return sb_yaml_error(
+				    &p->y, kn, SB_ERR_PARSE,
+				    "unknown key '%s' in '%s' (expected an axis: type, "
+				    "size, pattern, mode, addr_mode, ports, stream, "
+				    "mask, cooling)",
+				    name, key);
+			if ((e = axis_values(p, (enum sb_axis)a, v, true, &f->n[a], f->value[a])) <
+			    0)
+				return e;
+		}
+	}
+	return 0;
+}
+
+static int parse_bench(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"device", "profile", NULL};
+	struct sb_campaign *c = p->c;
+	struct fy_node *dev, *item;
+	const char *profile = NULL;
+	void *it = NULL;
+	int e;
+
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'bench'")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "bench", keys)) < 0 ||
+	    (e = sb_yaml_get_str(&p->y, n, "profile", false, &profile)) < 0)
+		return e;
+	if (profile) {
+		if (!*profile || strlen(profile) >= sizeof(c->profile) || strpbrk(profile, "?&"))
+			return sb_yaml_error(&p->y, sb_yaml_get(n, "profile"), SB_ERR_PARSE,
+			                     "key 'profile': '%s' is not a profile name", profile);
+		snprintf(c->profile, sizeof(c->profile), "%s", profile);
+	}
+	dev = sb_yaml_get(n, "device");
+	if (!dev)
+		return 0;
+	c->ndevices = 0;
+	if (fy_node_is_sequence(dev)) {
+		if (!sb_yaml_seq_len(dev))
+			return sb_yaml_error(&p->y, dev, SB_ERR_PARSE,
+			                     "key 'device': the list is empty");
+		item = sb_yaml_seq_next(dev, &it);
+	} else {
+		item = dev;
+	}
+	for (; item; item = fy_node_is_sequence(dev) ? sb_yaml_seq_next(dev, &it) : NULL) {
+		struct sb_uri u;
+		const char *s;
+
+		if ((e = sb_yaml_to_str(&p->y, item, "key 'device'", &s)) < 0)
+			return e;
+		if (c->ndevices >= SB_CAMPAIGN_MAX_DEVICES)
+			return sb_yaml_error(&p->y, item, SB_ERR_PARSE,
+			                     "key 'device': more than %d devices",
+			                     SB_CAMPAIGN_MAX_DEVICES);
+		if (sb_uri_parse(s, &u) < 0 ||
+		    strlen(s) >= SB_CAMPAIGN_TEXT_MAX - SB_CAMPAIGN_NAME_MAX)
+			return sb_yaml_error(&p->y, item, SB_ERR_PARSE, "key 'device': %s",
+			                     sb_error_detail());
+		snprintf(c->device[c->ndevices++], SB_CAMPAIGN_TEXT_MAX, "%s", s);
+	}
+	return 0;
+}
+
+/* sim: URIs without a profile get the campaign's profile. */
+static void apply_profile(struct sb_campaign *c)
+{
+	for (unsigned i = 0; i < c->ndevices && c->profile[0]; i++) {
+		char *d = c->device[i];
+		char tmp[SB_CAMPAIGN_TEXT_MAX];
+
+		if (strncmp(d, "sim:", 4) || (d[4] && d[4] != '?'))
+			continue;
+		snprintf(tmp, sizeof(tmp), "sim:%s%s", c->profile, d + 4);
+		memcpy(d, tmp, sizeof(tmp));
+	}
+}
+
+static int parse_durations(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"bandwidth_s", "thermal_s", "stream_groups", NULL};
+	struct sb_campaign *c = p->c;
+	int e;
+
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'durations'")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "durations", keys)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "bandwidth_s", false, 1e-6, 604800,
+	                            &c->bandwidth_s)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "thermal_s", false, 1e-6, 604800, &c->thermal_s)) <
+	        0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "stream_groups", false, 1, 100000000,
+	                         &c->stream_groups)) < 0)
+		return e;
+	return 0;
+}
+
+static int parse_root(struct parse *p)
+{
+	static const char *const keys[] = {"format",      "name",
+	                                   "description", "kind",
+	                                   "bench",       "instruments",
+	                                   "durations",   "sample_interval_ms",
+	                                   "seed",        "fast_forward",
+	                                   "sweep",       "exclude",
+	                                   "only",        NULL};
+	struct sb_campaign *c = p->c;
+	struct fy_node *root = sb_yaml_root(&p->y), *n;
+	const char *s;
+	uint64_t format = SB_CAMPAIGN_FORMAT;
+	int e, idx;
+
+	if (!root)
+		return sb_yaml_error(&p->y, NULL, SB_ERR_PARSE, "the file is empty");
+	if ((e = sb_yaml_expect_map(&p->y, root, "the document")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, root, "campaign", keys)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, root, "format", false, SB_CAMPAIGN_FORMAT,
+	                         SB_CAMPAIGN_FORMAT, &format)) < 0)
+		return e;
+	if ((e = sb_yaml_get_str(&p->y, root, "name", false, &s)) < 0)
+		return e;
+	if (e == 1) {
+		if (!*s || strlen(s) >= sizeof(c->name))
+			return sb_yaml_error(&p->y, sb_yaml_get(root, "name"), SB_ERR_PARSE,
+			                     "key 'name': 1..%zu characters", sizeof(c->name) - 1);
+		snprintf(c->name, sizeof(c->name), "%s", s);
+	}
+	if ((e = sb_yaml_get_str(&p->y, root, "description", false, &s)) < 0)
+		return e;
+	if (e == 1)
+		snprintf(c->description, sizeof(c->description), "%s", s);
+	if ((e = sb_yaml_get_enum(&p->y, root, "kind", false, kind_names, &idx)) < 0)
+		return e;
+	if (e == 1)
+		c->kind = (enum sb_campaign_kind)idx;
+	if ((n = sb_yaml_get(root, "bench")) && (e = parse_bench(p, n)) < 0)
+		return e;
+	if ((e = sb_yaml_get_enum(&p->y, root, "instruments", false, instrument_names, &idx)) < 0)
+		return e;
+	if (e == 1) {
+		c->instruments = (enum sb_instruments)idx;
+		c->instruments_line = sb_yaml_line(sb_yaml_get(root, "instruments"));
+		if (sb_instruments_available(c->instruments) < 0)
+			return sb_yaml_error(&p->y, sb_yaml_get(root, "instruments"), SB_ERR_PARSE,
+			                     "key 'instruments': %s", sb_error_detail());
+	}
+	if ((n = sb_yaml_get(root, "durations")) && (e = parse_durations(p, n)) < 0)
+		return e;
+	if ((e = sb_yaml_get_double(&p->y, root, "sample_interval_ms", false, 0.01, 3600000,
+	                            &c->sample_interval_ms)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, root, "seed", false, 0, UINT64_MAX, &c->seed)) < 0 ||
+	    (e = sb_yaml_get_bool(&p->y, root, "fast_forward", false, &c->fast_forward)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "sweep")) && (e = parse_sweep(p, n)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "exclude")) &&
+	    (e = parse_filters(p, n, "exclude", &c->exclude, &c->nexclude)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "only")) &&
+	    (e = parse_filters(p, n, "only", &c->only, &c->nonly)) < 0)
+		return e;
+	return 0;
+}
+
+/* --- expansion ----------------------------------------------------------------------------- */
+
+static void axis_text(const struct sb_campaign *c, enum sb_axis a, unsigned i, char *buf,
+                      size_t size)
+{
+	if (a == SB_AXIS_REP)
+		snprintf(buf, size, "%u", i);
+	else
+		snprintf(buf, size, "%s", c->axes.value[a][i]);
+}
+
+static bool filter_match(const struct sb_campaign_filter *f, char text[][SB_AXIS_NAME_MAX])
+{
+	for (int a = 0; a < SB_AXIS_COUNT; a++) {
+		bool hit = false;
+
+		if (!f->n[a])
+			continue;
+		for (unsigned k = 0; k < f->n[a] && !hit; k++)
+			hit = !strcmp(f->value[a][k], text[a]);
+		if (!hit)
+			return false;
+	}
+	return true;
+}
+
+static bool keep_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX])
+{
+	bool any = !c->nonly;
+
+	for (unsigned i = 0; i < c->nonly && !any; i++)
+		any = filter_match(&c->only[i], text);
+	if (!any)
+		return false;
+	for (unsigned i = 0; i < c->nexclude; i++)
+		if (filter_match(&c->exclude[i], text))
+			return false;
+	return true;
+}
+
+static uint64_t fnv1a64(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static void make_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX],
+                       struct sb_campaign_point *pt)
+{
+	int idx;
+
+	snprintf(pt->cooling, sizeof(pt->cooling), "%s", text[SB_AXIS_COOLING]);
+	pt->rep = (unsigned)strtoul(text[SB_AXIS_REP], NULL, 10);
+	for (idx = 0; type_names[idx] && strcmp(type_names[idx], text[SB_AXIS_TYPE]); idx++)
+		;
+	pt->type = (enum sb_req_type)idx;
+	pt->size = (unsigned)strtoul(text[SB_AXIS_SIZE], NULL, 10);
+	snprintf(pt->pattern, sizeof(pt->pattern), "%s", text[SB_AXIS_PATTERN]);
+	pt->mode = strcmp(text[SB_AXIS_MODE], "linear") ? SB_GEN_RANDOM : SB_GEN_LINEAR;
+	pt->addr_mode = strcmp(text[SB_AXIS_ADDR_MODE], "keep")
+	                    ? (unsigned)strtoul(text[SB_AXIS_ADDR_MODE], NULL, 10)
+	                    : 0;
+	pt->ports = strcmp(text[SB_AXIS_PORTS], "all")
+	                ? (unsigned)strtoul(text[SB_AXIS_PORTS], NULL, 10)
+	                : 0;
+	pt->stream = (unsigned)strtoul(text[SB_AXIS_STREAM], NULL, 10);
+	pt->mask_lo =
+	    strcmp(text[SB_AXIS_MASK], "none") ? (int)strtol(text[SB_AXIS_MASK], NULL, 10) : -1;
+	pt->mask_width = pt->mask_lo < 0 ? 0 : c->axes.mask_width;
+	snprintf(pt->key, sizeof(pt->key),
+	         "cooling=%s rep=%s type=%s size=%s pattern=%s mode=%s addr_mode=%s ports=%s "
+	         "stream=%s mask=%s/%u",
+	         text[SB_AXIS_COOLING], text[SB_AXIS_REP], text[SB_AXIS_TYPE], text[SB_AXIS_SIZE],
+	         text[SB_AXIS_PATTERN], text[SB_AXIS_MODE], text[SB_AXIS_ADDR_MODE],
+	         text[SB_AXIS_PORTS], text[SB_AXIS_STREAM], text[SB_AXIS_MASK], pt->mask_width);
+	pt->seed = splitmix64(c->seed ^ fnv1a64(pt->key));
+	if (!pt->seed)
+		pt->seed = 1;
+}
+
+static int expand(struct parse *p)
+{
+	struct sb_campaign *c = p->c;
+	unsigned idx[SB_AXIS_COUNT] = {0};
+	uint64_t total = 1;
+	char text[SB_AXIS_COUNT][SB_AXIS_NAME_MAX];
+
+	for (int a = 0; a < SB_AXIS_COUNT; a++)
+		total *= c->axes.n[a];
+	if (total > SB_CAMPAIGN_MAX_POINTS)
+		return sb_yaml_error(&p->y, NULL, SB_ERR_PARSE,
+		                     "key 'sweep': %llu points (more than %d)",
+		                     (unsigned long long)total, SB_CAMPAIGN_MAX_POINTS);
+	c->points = calloc(total, sizeof(*c->points));
+	if (!c->points)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory expanding '%s'", p->y.name);
+	c->npoints = 0;
+	for (uint64_t k = 0; k < total; k++) {
+		struct sb_campaign_point *pt = &c->points[c->npoints];
+
+		for (int a = 0; a < SB_AXIS_COUNT; a++)
+			axis_text(c, (enum sb_axis)a, idx[a], text[a], sizeof(text[a]));
+		if (keep_point(c, text)) {
+			make_point(c, text, pt);
+			pt->index = c->npoints++;
+			if (pt->stream && pt->type == SB_REQ_RW && pt->stream % 2)
+				return sb_yaml_error(
+				    &p->y,
+				    sb_yaml_get(sb_yaml_get(sb_yaml_root(&p->y), "sweep"),
+				                "stream"),
+				    SB_ERR_PARSE,
+				    "key 'stream': an rw stream group writes then reads back, so "
+				    "its "
+				    "size must be even (point '%s'); exclude odd sizes for rw",
+				    pt->key);
+		}
+		/* Odometer: the innermost axis (last) turns fastest. */
+		for (int a = SB_AXIS_COUNT - 1; a >= 0; a--) {
+			if (++idx[a] < c->axes.n[a])
+				break;
+			idx[a] = 0;
+		}
+	}
+	if (!c->npoints)
+		return sb_yaml_error(&p->y, NULL, SB_ERR_PARSE,
+		                     "no points left after 'only' and 'exclude'");
+	return 0;
+}
+
+/* Warn about filter values that name nothing in the sweep (likely a typo or a stale edit). */
+static void check_filters(struct parse *p, const struct sb_campaign_filter *f, unsigned n,
+                          const char *key)
+{
+	const struct sb_campaign *c = p->c;
+
+	for (unsigned i = 0; i < n; i++)
+		for (int a = 0; a < SB_AXIS_COUNT; a++)
+			for (unsigned k = 0; k < f[i].n[a]; k++) {
+				bool found = false;
+
+				for (unsigned j = 0; j < c->axes.n[a] && !found; j++)
+					found = !strcmp(c->axes.value[a][j], f[i].value[a][k]);
+				if (!found)
+					sb_warn(
+					    "'%s' line %d: '%s' entry: %s '%s' is not in the sweep",
+					    p->y.name, f[i].line, key, axis_names[a],
+					    f[i].value[a][k]);
+			}
+}
+
+/* --- normalization ------------------------------------------------------------------------- */
+
+static cJSON *values_json(unsigned n, char list[][SB_AXIS_NAME_MAX])
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (unsigned i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(list[i]));
+	return arr;
+}
+
+static cJSON *filters_json(const struct sb_campaign_filter *f, unsigned n)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (unsigned i = 0; arr && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		for (int a = 0; a < SB_AXIS_COUNT; a++)
+			if (f[i].n[a])
+				cJSON_AddItemToObject(
+				    o, axis_names[a],
+				    values_json(f[i].n[a],
+				                (char(*)[SB_AXIS_NAME_MAX])f[i].value[a]));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static int normalize(struct sb_campaign *c)
+{
+	cJSON *o = cJSON_CreateObject(), *b, *d, *s, *devs;
+	char seed[24];
+
+	if (!o)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	cJSON_AddNumberToObject(o, "format", SB_CAMPAIGN_FORMAT);
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, "description", c->description);
+	cJSON_AddStringToObject(o, "kind", kind_names[c->kind]);
+	b = cJSON_AddObjectToObject(o, "bench");
+	devs = cJSON_AddArrayToObject(b, "device");
+	for (unsigned i = 0; i < c->ndevices; i++)
+		cJSON_AddItemToArray(devs, cJSON_CreateString(c->device[i]));
+	cJSON_AddStringToObject(b, "profile", c->profile);
+	cJSON_AddStringToObject(o, "instruments", instrument_names[c->instruments]);
+	d = cJSON_AddObjectToObject(o, "durations");
+	cJSON_AddNumberToObject(d, "bandwidth_s", c->bandwidth_s);
+	cJSON_AddNumberToObject(d, "thermal_s", c->thermal_s);
+	cJSON_AddNumberToObject(d, "stream_groups", (double)c->stream_groups);
+	cJSON_AddNumberToObject(o, "sample_interval_ms", c->sample_interval_ms);
+	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->seed);
+	cJSON_AddStringToObject(o, "seed", seed);
+	cJSON_AddBoolToObject(o, "fast_forward", c->fast_forward);
+	s = cJSON_AddObjectToObject(o, "sweep");
+	for (int a = 0; a < SB_AXIS_COUNT; a++) {
+		if (a == SB_AXIS_REP)
+			cJSON_AddNumberToObject(s, "repetitions", c->axes.n[a]);
+		else
+			cJSON_AddItemToObject(s, axis_names[a],
+			                      values_json(c->axes.n[a], c->axes.value[a]));
+	}
+	cJSON_AddNumberToObject(s, "mask_width", c->axes.mask_width);
+	cJSON_AddItemToObject(o, "exclude", filters_json(c->exclude, c->nexclude));
+	cJSON_AddItemToObject(o, "only", filters_json(c->only, c->nonly));
+	c->normalized = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!c->normalized)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	snprintf(c->hash, sizeof(c->hash), "%016llx", (unsigned long long)fnv1a64(c->normalized));
+	return 0;
+}
+
+/* --- entry points -------------------------------------------------------------------------- */
+
+static void set_defaults(struct sb_campaign *c, const char *name)
+{
+	const char *base = strrchr(name, '/');
+	size_t len;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->file, sizeof(c->file), "%s", name);
+	base = base ? base + 1 : name;
+	len = strcspn(base, ".");
+	if (!len || len >= sizeof(c->name))
+		len = strlen(base) < sizeof(c->name) ? strlen(base) : sizeof(c->name) - 1;
+	memcpy(c->name, base, len);
+	c->name[len] = '\0';
+	c->kind = SB_CAMPAIGN_BANDWIDTH;
+	c->ndevices = 1;
+	snprintf(c->device[0], sizeof(c->device[0]), "sim:");
+	c->instruments = SB_INSTRUMENTS_NONE;
+	c->bandwidth_s = 20;
+	c->thermal_s = 200;
+	c->stream_groups = 1000;
+	c->sample_interval_ms = 100;
+	c->seed = 1;
+	c->fast_forward = true;
+	for (int a = 0; a < SB_AXIS_COUNT; a++) {
+		c->axes.n[a] = 1;
+		if (axis_default[a])
+			snprintf(c->axes.value[a][0], SB_AXIS_NAME_MAX, "%s", axis_default[a]);
+	}
+}
+
+static int load(struct sb_campaign *c, struct parse *p)
+{
+	int e;
+
+	p->c = c;
+	if ((e = parse_root(p)) < 0)
+		goto fail;
+	apply_profile(c);
+	check_filters(p, c->exclude, c->nexclude, "exclude");
+	check_filters(p, c->only, c->nonly, "only");
+	if ((e = expand(p)) < 0 || (e = normalize(c)) < 0)
+		goto fail;
+	sb_yaml_release(&p->y);
+	return 0;
+fail:
+	sb_yaml_release(&p->y);
+	sb_campaign_release(c);
+	return e;
+}
+
+int sb_campaign_load(struct sb_campaign *c, const char *path)
+{
+	struct parse p;
+	int e;
+
+	set_defaults(c, path);
+	if ((e = sb_yaml_load_file(&p.y, path)) < 0)
+		return e;
+	return load(c, &p);
+}
+
+int sb_campaign_load_string(struct sb_campaign *c, const char *name, const char *text, size_t len)
+{
+	struct parse p;
+	int e;
+
+	set_defaults(c, name);
+	if ((e = sb_yaml_load_string(&p.y, name, text, len)) < 0)
+		return e;
+	return load(c, &p);
+}
+
+void sb_campaign_release(struct sb_campaign *c)
+{
+	free(c->exclude);
+	free(c->only);
+	free(c->points);
+	cJSON_free(c->normalized);
+	c->exclude = c->only = NULL;
+	c->points = NULL;
+	c->normalized = NULL;
+	c->npoints = c->nexclude = c->nonly = 0;
+}

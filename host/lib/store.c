@@ -1,0 +1,938 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The results store on SQLite: schema (versioned), campaigns, one transaction per finished
+ * point, queries, and CSV/JSON export. See docs/campaigns.md for the schema.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <sqlite3.h>
+
+#include "stackbench/error.h"
+#include "stackbench/log.h"
+#include "stackbench/store.h"
+#include "stackbench/util.h"
+#include "stackbench/version.h"
+
+struct sb_store {
+	sqlite3 *db;
+	char *path;
+};
+
+#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+/* Schema version 1. Every change bumps SB_STORE_SCHEMA_VERSION and adds a migration. */
+static const char schema_v1[] = "CREATE TABLE schema_version ("
+                                " version INTEGER NOT NULL,"
+                                " applied_at TEXT NOT NULL);"
+                                "CREATE TABLE campaigns ("
+                                " id INTEGER PRIMARY KEY,"
+                                " name TEXT NOT NULL,"
+                                " file TEXT NOT NULL,"
+                                " hash TEXT NOT NULL,"
+                                " config TEXT NOT NULL,"
+                                " kind TEXT NOT NULL,"
+                                " points_total INTEGER NOT NULL,"
+                                " status TEXT NOT NULL,"
+                                " stackbench_version TEXT NOT NULL,"
+                                " created_at TEXT NOT NULL,"
+                                " finished_at TEXT);"
+                                "CREATE TABLE points ("
+                                " id INTEGER PRIMARY KEY,"
+                                " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
+                                " idx INTEGER NOT NULL,"
+                                " key TEXT NOT NULL,"
+                                " cooling TEXT NOT NULL,"
+                                " rep INTEGER NOT NULL,"
+                                " type TEXT NOT NULL,"
+                                " size_b INTEGER NOT NULL,"
+                                " pattern TEXT NOT NULL,"
+                                " mode TEXT NOT NULL,"
+                                " addr_mode_b INTEGER NOT NULL,"
+                                " ports INTEGER NOT NULL,"
+                                " stream INTEGER NOT NULL,"
+                                " mask_lo INTEGER,"
+                                " mask_width INTEGER NOT NULL,"
+                                " mask TEXT NOT NULL,"
+                                " antimask TEXT NOT NULL,"
+                                " seed TEXT NOT NULL,"
+                                " device TEXT NOT NULL,"
+                                " worker INTEGER NOT NULL,"
+                                " duration_ns INTEGER NOT NULL,"
+                                " elapsed_ns INTEGER NOT NULL,"
+                                " reads INTEGER NOT NULL,"
+                                " writes INTEGER NOT NULL,"
+                                " read_data_bytes INTEGER NOT NULL,"
+                                " bandwidth_gbps REAL NOT NULL,"
+                                " payload_gbps REAL NOT NULL,"
+                                " mrps REAL NOT NULL,"
+                                " latency_min_ns REAL,"
+                                " latency_avg_ns REAL,"
+                                " latency_max_ns REAL,"
+                                " occupancy REAL,"
+                                " lost_tags INTEGER NOT NULL,"
+                                " stream_groups INTEGER NOT NULL,"
+                                " mismatches INTEGER NOT NULL,"
+                                " failed INTEGER NOT NULL,"
+                                " fail_t_ns INTEGER,"
+                                " fast_forward INTEGER NOT NULL,"
+                                " ff_skipped_ns INTEGER NOT NULL,"
+                                " temp_c_avg REAL,"
+                                " temp_c_max REAL,"
+                                " power_w_avg REAL,"
+                                " wall_s REAL NOT NULL,"
+                                " finished_at TEXT NOT NULL,"
+                                " UNIQUE (campaign_id, idx),"
+                                " UNIQUE (campaign_id, key));"
+                                "CREATE TABLE point_ports ("
+                                " point_id INTEGER NOT NULL REFERENCES points(id),"
+                                " port INTEGER NOT NULL,"
+                                " reads INTEGER NOT NULL,"
+                                " writes INTEGER NOT NULL,"
+                                " read_data_bytes INTEGER NOT NULL,"
+                                " latency_min_ns REAL,"
+                                " latency_avg_ns REAL,"
+                                " latency_max_ns REAL,"
+                                " tag_peak INTEGER NOT NULL,"
+                                " lost_tags INTEGER NOT NULL,"
+                                " PRIMARY KEY (point_id, port));"
+                                "CREATE TABLE samples ("
+                                " point_id INTEGER NOT NULL REFERENCES points(id),"
+                                " seq INTEGER NOT NULL,"
+                                " t_ns INTEGER NOT NULL,"
+                                " reads INTEGER NOT NULL,"
+                                " writes INTEGER NOT NULL,"
+                                " read_data_bytes INTEGER NOT NULL,"
+                                " lat_sum_cycles INTEGER NOT NULL,"
+                                " lat_count INTEGER NOT NULL,"
+                                " bandwidth_gbps REAL,"
+                                " mrps REAL,"
+                                " latency_avg_ns REAL,"
+                                " temp_c REAL,"
+                                " power_w REAL,"
+                                " PRIMARY KEY (point_id, seq));"
+                                "CREATE TABLE events ("
+                                " id INTEGER PRIMARY KEY,"
+                                " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
+                                " point_idx INTEGER,"
+                                " at TEXT NOT NULL,"
+                                " kind TEXT NOT NULL,"
+                                " message TEXT NOT NULL);"
+                                "CREATE INDEX points_campaign ON points (campaign_id, idx);"
+                                "CREATE INDEX events_campaign ON events (campaign_id);";
+
+static int db_error(struct sb_store *st, const char *what)
+{
+	return sb_error_set(SB_ERR_DB, "results database '%s': %s: %s", st->path, what,
+	                    sqlite3_errmsg(st->db));
+}
+
+static int exec(struct sb_store *st, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(st->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int e = sb_error_set(SB_ERR_DB, "results database '%s': %s", st->path,
+		                     msg ? msg : sqlite3_errmsg(st->db));
+
+		sqlite3_free(msg);
+		return e;
+	}
+	return 0;
+}
+
+static int prepare(struct sb_store *st, const char *sql, sqlite3_stmt **stmt)
+{
+	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
+		return db_error(st, "preparing a statement");
+	return 0;
+}
+
+int sb_store_schema_version(struct sb_store *st)
+{
+	sqlite3_stmt *s;
+	int v = SB_ERR_DB;
+
+	if (prepare(st, "SELECT max(version) FROM schema_version", &s) < 0)
+		return SB_ERR_DB;
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) == SQLITE_INTEGER)
+		v = sqlite3_column_int(s, 0);
+	else
+		sb_error_set(SB_ERR_DB, "results database '%s': no schema version", st->path);
+	sqlite3_finalize(s);
+	return v;
+}
+
+static int table_exists(struct sb_store *st, const char *name)
+{
+	sqlite3_stmt *s;
+	int found;
+
+	if (prepare(st, "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?1", &s) < 0)
+		return SB_ERR_DB;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	found = sqlite3_step(s) == SQLITE_ROW;
+	sqlite3_finalize(s);
+	return found;
+}
+
+static int count_tables(struct sb_store *st)
+{
+	sqlite3_stmt *s;
+	int n = 0;
+
+	if (prepare(st, "SELECT count(*) FROM sqlite_master WHERE type='table'", &s) < 0)
+		return SB_ERR_DB;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		n = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+/* Create the schema in an empty database, or check the version of an existing one. */
+static int schema(struct sb_store *st, bool writable)
+{
+	int e, v;
+
+	if ((e = table_exists(st, "schema_version")) < 0)
+		return e;
+	if (!e) {
+		if ((e = count_tables(st)) < 0)
+			return e;
+		if (e)
+			return sb_error_set(
+			    SB_ERR_DB,
+			    "'%s' has tables but no schema_version: not a stackbench "
+			    "results database",
+			    st->path);
+		if (!writable)
+			return sb_error_set(SB_ERR_DB, "'%s' is not a stackbench results database",
+			                    st->path);
+		if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
+			return e;
+		if ((e = exec(st, schema_v1)) < 0 ||
+		    (e = exec(st, "INSERT INTO schema_version VALUES (1, " NOW_SQL ")")) < 0) {
+			exec(st, "ROLLBACK");
+			return e;
+		}
+		return exec(st, "COMMIT");
+	}
+	v = sb_store_schema_version(st);
+	if (v < 0)
+		return v;
+	if (v > SB_STORE_SCHEMA_VERSION)
+		return sb_error_set(SB_ERR_VERSION,
+		                    "results database '%s' has schema version %d; this stackbench "
+		                    "reads up to version %d (upgrade stackbench)",
+		                    st->path, v, SB_STORE_SCHEMA_VERSION);
+	/* Migrations from older versions go here (none yet: version 1 is the first). */
+	return 0;
+}
+
+static int open_store(struct sb_store **out, const char *path, bool writable)
+{
+	struct sb_store *st;
+	int flags = writable ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	int e;
+
+	*out = NULL;
+	if (!writable && access(path, F_OK) != 0)
+		return sb_error_set(SB_ERR_NOT_FOUND, "results database '%s' does not exist", path);
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
+		e = db_error(st, "cannot open");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	if (writable) {
+		/* WAL: readers (export, report) run beside a campaign; synchronous FULL: a
+		 * committed point survives a power cut, not only a kill. */
+		if ((e = exec(st, "PRAGMA journal_mode=WAL")) < 0 ||
+		    (e = exec(st, "PRAGMA synchronous=FULL")) < 0)
+			goto fail;
+	}
+	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 || (e = schema(st, writable)) < 0)
+		goto fail;
+	*out = st;
+	return 0;
+fail:
+	sb_store_close(st);
+	return e;
+}
+
+int sb_store_open(struct sb_store **st, const char *path)
+{
+	return open_store(st, path, true);
+}
+
+int sb_store_open_readonly(struct sb_store **st, const char *path)
+{
+	return open_store(st, path, false);
+}
+
+void sb_store_close(struct sb_store *st)
+{
+	if (!st)
+		return;
+	sqlite3_close(st->db);
+	free(st->path);
+	free(st);
+}
+
+const char *sb_store_path(const struct sb_store *st)
+{
+	return st->path;
+}
+
+int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, int64_t *id)
+{
+	sqlite3_stmt *s;
+	int e = 0;
+
+	if ((e = prepare(st,
+	                 "INSERT INTO campaigns (name, file, hash, config, kind, points_total, "
+	                 "status, stackbench_version, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+	                 "'running', ?7, " NOW_SQL ")",
+	                 &s)) < 0)
+		return e;
+	sqlite3_bind_text(s, 1, c->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, c->file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, c->hash, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, c->normalized, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth", -1,
+	                  SQLITE_STATIC);
+	sqlite3_bind_int(s, 6, (int)c->npoints);
+	sqlite3_bind_text(s, 7, sb_version(), -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "creating the campaign");
+	else
+		*id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return e;
+}
+
+#define CAMPAIGN_COLS                                                                              \
+	"SELECT c.id, c.name, c.file, c.hash, c.status, c.points_total, "                          \
+	"(SELECT count(*) FROM points p WHERE p.campaign_id = c.id), c.created_at, "               \
+	"coalesce(c.finished_at, '') FROM campaigns c "
+
+static void campaign_row(sqlite3_stmt *s, struct sb_store_campaign *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = sqlite3_column_int64(s, 0);
+	snprintf(c->name, sizeof(c->name), "%s", (const char *)sqlite3_column_text(s, 1));
+	snprintf(c->file, sizeof(c->file), "%s", (const char *)sqlite3_column_text(s, 2));
+	snprintf(c->hash, sizeof(c->hash), "%s", (const char *)sqlite3_column_text(s, 3));
+	snprintf(c->status, sizeof(c->status), "%s", (const char *)sqlite3_column_text(s, 4));
+	c->points_total = (unsigned)sqlite3_column_int(s, 5);
+	c->points_done = (unsigned)sqlite3_column_int(s, 6);
+	snprintf(c->created_at, sizeof(c->created_at), "%s",
+	         (const char *)sqlite3_column_text(s, 7));
+	snprintf(c->finished_at, sizeof(c->finished_at), "%s",
+	         (const char *)sqlite3_column_text(s, 8));
+}
+
+static int campaign_one(struct sb_store *st, const char *sql, const char *text, int64_t id,
+                        struct sb_store_campaign *out)
+{
+	sqlite3_stmt *s;
+	int e, rc;
+
+	if ((e = prepare(st, sql, &s)) < 0)
+		return e;
+	if (text)
+		sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		campaign_row(s, out);
+		e = 0;
+	} else if (rc == SQLITE_DONE) {
+		e = text
+		        ? sb_error_set(SB_ERR_NOT_FOUND, "no campaign '%s' in '%s'", text, st->path)
+		        : sb_error_set(SB_ERR_NOT_FOUND, "no campaign %lld in '%s'", (long long)id,
+		                       st->path);
+	} else {
+		e = db_error(st, "reading campaigns");
+	}
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_campaign_latest(struct sb_store *st, const char *name, struct sb_store_campaign *out)
+{
+	return campaign_one(st, CAMPAIGN_COLS "WHERE c.name = ?1 ORDER BY c.id DESC LIMIT 1", name,
+	                    0, out);
+}
+
+int sb_store_campaign_get(struct sb_store *st, int64_t id, struct sb_store_campaign *out)
+{
+	return campaign_one(st, CAMPAIGN_COLS "WHERE c.id = ?1", NULL, id, out);
+}
+
+int sb_store_campaign_list(struct sb_store *st,
+                           int (*fn)(void *ctx, const struct sb_store_campaign *c), void *ctx)
+{
+	struct sb_store_campaign c;
+	sqlite3_stmt *s;
+	int e, rc;
+
+	if ((e = prepare(st, CAMPAIGN_COLS "ORDER BY c.id", &s)) < 0)
+		return e;
+	e = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		campaign_row(s, &c);
+		if ((e = fn(ctx, &c)) < 0)
+			break;
+	}
+	if (e >= 0 && rc != SQLITE_DONE)
+		e = db_error(st, "listing campaigns");
+	sqlite3_finalize(s);
+	return e < 0 ? e : 0;
+}
+
+int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, unsigned n)
+{
+	sqlite3_stmt *s;
+	int e, rc;
+
+	if ((e = prepare(st, "SELECT idx FROM points WHERE campaign_id = ?1", &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	e = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t i = sqlite3_column_int64(s, 0);
+
+		if (i < 0 || (uint64_t)i >= n) {
+			e = sb_error_set(
+			    SB_ERR_MISMATCH,
+			    "campaign %lld in '%s' has point %lld; the file has %u points",
+			    (long long)campaign_id, st->path, (long long)i, n);
+			break;
+		}
+		done[i] = true;
+	}
+	if (!e && rc != SQLITE_DONE)
+		e = db_error(st, "reading points");
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_campaign_status(struct sb_store *st, int64_t campaign_id, const char *status)
+{
+	sqlite3_stmt *s;
+	int e = 0;
+
+	if ((e = prepare(st,
+	                 "UPDATE campaigns SET status = ?2, finished_at = CASE WHEN ?2 = "
+	                 "'complete' THEN " NOW_SQL " ELSE NULL END WHERE id = ?1",
+	                 &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	sqlite3_bind_text(s, 2, status, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "updating the campaign");
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_event(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
+                   const char *message)
+{
+	sqlite3_stmt *s;
+	int e = 0;
+
+	if ((e = prepare(st,
+	                 "INSERT INTO events (campaign_id, point_idx, at, kind, message) VALUES "
+	                 "(?1, ?2, " NOW_SQL ", ?3, ?4)",
+	                 &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	if (point_index >= 0)
+		sqlite3_bind_int(s, 2, point_index);
+	else
+		sqlite3_bind_null(s, 2);
+	sqlite3_bind_text(s, 3, kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, message, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "recording an event");
+	sqlite3_finalize(s);
+	return e;
+}
+
+/* --- committing a point -------------------------------------------------------------------- */
+
+static void bind_hex(sqlite3_stmt *s, int col, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%09llx", (unsigned long long)v);
+	sqlite3_bind_text(s, col, buf, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_opt(sqlite3_stmt *s, int col, bool have, double v)
+{
+	if (have && isfinite(v))
+		sqlite3_bind_double(s, col, v);
+	else
+		sqlite3_bind_null(s, col);
+}
+
+static int insert_point(struct sb_store *st, int64_t campaign_id, const struct sb_point_record *rec,
+                        int64_t *point_id)
+{
+	static const char sql[] =
+	    "INSERT INTO points (campaign_id, idx, key, cooling, rep, type, size_b, pattern, mode, "
+	    "addr_mode_b, ports, stream, mask_lo, mask_width, mask, antimask, seed, device, "
+	    "worker, "
+	    "duration_ns, elapsed_ns, reads, writes, read_data_bytes, bandwidth_gbps, "
+	    "payload_gbps, "
+	    "mrps, latency_min_ns, latency_avg_ns, latency_max_ns, occupancy, lost_tags, "
+	    "stream_groups, mismatches, failed, fail_t_ns, fast_forward, ff_skipped_ns, "
+	    "temp_c_avg, "
+	    "temp_c_max, power_w_avg, wall_s, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
+	    "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
+	    "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, "
+	    "?42, " NOW_SQL ")";
+	const struct sb_campaign_point *p = rec->point;
+	const struct sb_point_result *r = rec->result;
+	const struct sb_bench_metrics *m = &r->metrics;
+	double tsum = 0, tmax = -INFINITY, psum = 0;
+	unsigned tn = 0, pn = 0;
+	bool lat = r->total.lat_count > 0;
+	sqlite3_stmt *s;
+	int e = 0, rc;
+
+	for (unsigned i = 0; i < rec->nsamples; i++) {
+		if (isfinite(rec->samples[i].temp_c)) {
+			tsum += rec->samples[i].temp_c;
+			tmax = fmax(tmax, rec->samples[i].temp_c);
+			tn++;
+		}
+		if (isfinite(rec->samples[i].power_w)) {
+			psum += rec->samples[i].power_w;
+			pn++;
+		}
+	}
+	if ((e = prepare(st, sql, &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	sqlite3_bind_int(s, 2, (int)p->index);
+	sqlite3_bind_text(s, 3, p->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, p->cooling, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 5, (int)p->rep);
+	sqlite3_bind_text(s, 6, sb_req_type_name(p->type), -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 7, (int)p->size);
+	sqlite3_bind_text(s, 8, p->pattern, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, p->mode == SB_GEN_LINEAR ? "linear" : "random", -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 10, (int)rec->addr_mode);
+	sqlite3_bind_int(s, 11, (int)r->ports);
+	sqlite3_bind_int(s, 12, (int)p->stream);
+	if (p->mask_lo >= 0)
+		sqlite3_bind_int(s, 13, p->mask_lo);
+	else
+		sqlite3_bind_null(s, 13);
+	sqlite3_bind_int(s, 14, (int)p->mask_width);
+	bind_hex(s, 15, rec->mask);
+	bind_hex(s, 16, rec->antimask);
+	{
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "0x%016llx", (unsigned long long)p->seed);
+		sqlite3_bind_text(s, 17, seed, -1, SQLITE_TRANSIENT);
+	}
+	sqlite3_bind_text(s, 18, rec->device, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 19, (int)rec->worker);
+	sqlite3_bind_int64(s, 20, (sqlite3_int64)rec->duration_ns);
+	sqlite3_bind_int64(s, 21, (sqlite3_int64)r->duration_ns);
+	sqlite3_bind_int64(s, 22, (sqlite3_int64)r->total.reads);
+	sqlite3_bind_int64(s, 23, (sqlite3_int64)r->total.writes);
+	sqlite3_bind_int64(s, 24, (sqlite3_int64)(r->total.read_data_flits * 16));
+	sqlite3_bind_double(s, 25, m->bandwidth_gbps);
+	sqlite3_bind_double(s, 26, m->payload_gbps);
+	sqlite3_bind_double(s, 27, m->mrps);
+	bind_opt(s, 28, lat, m->lat_min_ns);
+	bind_opt(s, 29, lat, m->lat_avg_ns);
+	bind_opt(s, 30, lat, m->lat_max_ns);
+	bind_opt(s, 31, lat, m->occupancy);
+	sqlite3_bind_int64(s, 32, r->total.lost_tags);
+	sqlite3_bind_int(s, 33, (int)r->stream_groups);
+	sqlite3_bind_int(s, 34, (int)r->mismatches);
+	sqlite3_bind_int(s, 35, r->failed);
+	if (r->failed)
+		sqlite3_bind_int64(s, 36, (sqlite3_int64)(r->t_fail_ns - r->t_start_ns));
+	else
+		sqlite3_bind_null(s, 36);
+	sqlite3_bind_int(s, 37, r->fast_forward);
+	sqlite3_bind_int64(s, 38, (sqlite3_int64)r->ff_skipped_ns);
+	bind_opt(s, 39, tn, tn ? tsum / tn : 0);
+	bind_opt(s, 40, tn, tmax);
+	bind_opt(s, 41, pn, pn ? psum / pn : 0);
+	sqlite3_bind_double(s, 42, rec->wall_s);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_CONSTRAINT)
+		e = sb_error_set(SB_ERR_EXISTS, "campaign %lld in '%s' already has point %u ('%s')",
+		                 (long long)campaign_id, st->path, p->index, p->key);
+	else if (rc != SQLITE_DONE)
+		e = db_error(st, "storing a point");
+	else
+		*point_id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return e;
+}
+
+static int insert_ports(struct sb_store *st, int64_t point_id, const struct sb_point_result *r)
+{
+	sqlite3_stmt *s;
+	double ns = r->clock_hz > 0 ? 1e9 / r->clock_hz : 0;
+	int e;
+
+	if ((e = prepare(st,
+	                 "INSERT INTO point_ports VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	                 &s)) < 0)
+		return e;
+	for (unsigned i = 0; i < r->ports && !e; i++) {
+		const struct sb_port_counters *c = &r->port[i];
+		bool lat = c->lat_count > 0;
+
+		sqlite3_bind_int64(s, 1, point_id);
+		sqlite3_bind_int(s, 2, (int)i);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)c->reads);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)c->writes);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)(c->read_data_flits * 16));
+		bind_opt(s, 6, lat, c->lat_min_cycles * ns);
+		bind_opt(s, 7, lat,
+		         lat ? (double)c->lat_sum_cycles / (double)c->lat_count * ns : 0);
+		bind_opt(s, 8, lat, c->lat_max_cycles * ns);
+		sqlite3_bind_int(s, 9, (int)c->tag_peak);
+		sqlite3_bind_int(s, 10, (int)c->lost_tags);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			e = db_error(st, "storing per-port counters");
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return e;
+}
+
+static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
+{
+	const struct sb_point_result *r = rec->result;
+	const struct sb_campaign_point *p = rec->point;
+	struct sb_sample prev = {0};
+	sqlite3_stmt *s;
+	int e;
+
+	if ((e = prepare(
+	         st,
+	         "INSERT INTO samples VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+	         "?12, ?13)",
+	         &s)) < 0)
+		return e;
+	for (unsigned i = 0; i < rec->nsamples && !e; i++) {
+		const struct sb_sample *x = &rec->samples[i];
+		/* Metrics over the interval since the previous sample (flit accounting). */
+		struct sb_bench_counts bc = {
+		    .reads = x->reads - prev.reads,
+		    .writes = x->writes - prev.writes,
+		    .size = p->size,
+		    .duration_ns = (double)(x->t_ns - prev.t_ns),
+		    .lat_sum_cycles = x->lat_sum_cycles - prev.lat_sum_cycles,
+		    .lat_count = x->lat_count - prev.lat_count,
+		    .clock_hz = r->clock_hz,
+		};
+		struct sb_bench_metrics m;
+		bool ok = sb_bench_metrics(&bc, &m) == 0;
+
+		sqlite3_bind_int64(s, 1, point_id);
+		sqlite3_bind_int(s, 2, (int)i);
+		sqlite3_bind_int64(s, 3, (sqlite3_int64)x->t_ns);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)x->reads);
+		sqlite3_bind_int64(s, 5, (sqlite3_int64)x->writes);
+		sqlite3_bind_int64(s, 6, (sqlite3_int64)(x->read_data_flits * 16));
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)x->lat_sum_cycles);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)x->lat_count);
+		bind_opt(s, 9, ok, m.bandwidth_gbps);
+		bind_opt(s, 10, ok, m.mrps);
+		bind_opt(s, 11, ok && bc.lat_count, m.lat_avg_ns);
+		bind_opt(s, 12, true, x->temp_c);
+		bind_opt(s, 13, true, x->power_w);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			e = db_error(st, "storing samples");
+		sqlite3_reset(s);
+		prev = *x;
+	}
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
+                          const struct sb_point_record *rec)
+{
+	int64_t point_id = 0;
+	int e;
+
+	if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
+		return e;
+	if ((e = insert_point(st, campaign_id, rec, &point_id)) < 0 ||
+	    (e = insert_ports(st, point_id, rec->result)) < 0 ||
+	    (e = insert_samples(st, point_id, rec)) < 0)
+		goto fail;
+	if ((e = exec(st, "COMMIT")) < 0)
+		goto fail;
+	return 0;
+fail:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return e;
+}
+
+/* --- queries and export -------------------------------------------------------------------- */
+
+int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
+                   int (*fn)(void *ctx, unsigned ncol, const struct sb_cell *cells), void *ctx)
+{
+	struct sb_cell *cells = NULL;
+	sqlite3_stmt *s;
+	unsigned ncol;
+	int e, rc, rows = 0;
+
+	if ((e = prepare(st, sql, &s)) < 0)
+		return e;
+	if (sqlite3_bind_parameter_count(s) >= 1)
+		sqlite3_bind_int64(s, 1, campaign_id);
+	ncol = (unsigned)sqlite3_column_count(s);
+	cells = calloc(ncol ? ncol : 1, sizeof(*cells));
+	if (!cells) {
+		sqlite3_finalize(s);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	e = 0;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		for (unsigned i = 0; i < ncol; i++) {
+			struct sb_cell *c = &cells[i];
+
+			c->name = sqlite3_column_name(s, (int)i);
+			switch (sqlite3_column_type(s, (int)i)) {
+			case SQLITE_INTEGER:
+				c->type = SB_CELL_INT;
+				break;
+			case SQLITE_FLOAT:
+				c->type = SB_CELL_REAL;
+				break;
+			case SQLITE_NULL:
+				c->type = SB_CELL_NULL;
+				break;
+			default:
+				c->type = SB_CELL_TEXT;
+				break;
+			}
+			c->i = sqlite3_column_int64(s, (int)i);
+			c->d = sqlite3_column_double(s, (int)i);
+			c->s = (const char *)sqlite3_column_text(s, (int)i);
+			if (!c->s)
+				c->s = "";
+		}
+		rows++;
+		if (fn && (e = fn(ctx, ncol, cells)) < 0)
+			break;
+	}
+	if (e >= 0 && rc != SQLITE_ROW && rc != SQLITE_DONE)
+		e = db_error(st, "querying");
+	free(cells);
+	sqlite3_finalize(s);
+	return e < 0 ? e : rows;
+}
+
+static const char *const table_names[] = {"points", "ports", "samples", "events", "campaigns"};
+
+/* The rows of each table, ?1 = campaign id (0 = all). */
+static const char *const table_sql[] = {
+    "SELECT * FROM points WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY campaign_id, idx",
+    "SELECT p.campaign_id, p.idx AS point_idx, pp.* FROM point_ports pp JOIN points p ON "
+    "p.id = pp.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY p.campaign_id, p.idx, "
+    "pp.port",
+    "SELECT p.campaign_id, p.idx AS point_idx, s.* FROM samples s JOIN points p ON p.id = "
+    "s.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY p.campaign_id, p.idx, s.seq",
+    "SELECT * FROM events WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY id",
+    "SELECT c.*, (SELECT count(*) FROM points p WHERE p.campaign_id = c.id) AS points_done "
+    "FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id",
+};
+
+int sb_export_table_parse(const char *name, enum sb_export_table *t)
+{
+	for (size_t i = 0; i < SB_ARRAY_SIZE(table_names); i++) {
+		if (!strcmp(name, table_names[i])) {
+			*t = (enum sb_export_table)i;
+			return 0;
+		}
+	}
+	return sb_error_set(
+	    SB_ERR_INVAL, "unknown table '%s' (expected points, ports, samples, events, campaigns)",
+	    name);
+}
+
+struct csv_ctx {
+	FILE *out;
+	bool header;
+};
+
+static void csv_text(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
+{
+	struct csv_ctx *c = ctx;
+
+	if (!c->header) {
+		for (unsigned i = 0; i < ncol; i++) {
+			if (i)
+				fputc(',', c->out);
+			csv_text(c->out, cells[i].name);
+		}
+		fputc('\n', c->out);
+		c->header = true;
+	}
+	for (unsigned i = 0; i < ncol; i++) {
+		if (i)
+			fputc(',', c->out);
+		switch (cells[i].type) {
+		case SB_CELL_NULL:
+			break;
+		case SB_CELL_INT:
+			fprintf(c->out, "%lld", (long long)cells[i].i);
+			break;
+		case SB_CELL_REAL:
+			fprintf(c->out, "%.17g", cells[i].d);
+			break;
+		case SB_CELL_TEXT:
+			csv_text(c->out, cells[i].s);
+			break;
+		}
+	}
+	fputc('\n', c->out);
+	return ferror(c->out) ? sb_error_set(SB_ERR_IO, "writing the export: %s", strerror(errno))
+	                      : 0;
+}
+
+static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
+{
+	cJSON *arr = ctx, *o = cJSON_CreateObject();
+
+	if (!o)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (unsigned i = 0; i < ncol; i++) {
+		const struct sb_cell *c = &cells[i];
+
+		switch (c->type) {
+		case SB_CELL_NULL:
+			cJSON_AddNullToObject(o, c->name);
+			break;
+		case SB_CELL_INT:
+			cJSON_AddNumberToObject(o, c->name, (double)c->i);
+			break;
+		case SB_CELL_REAL:
+			cJSON_AddNumberToObject(o, c->name, c->d);
+			break;
+		case SB_CELL_TEXT:
+			cJSON_AddStringToObject(o, c->name, c->s);
+			break;
+		}
+	}
+	cJSON_AddItemToArray(arr, o);
+	return 0;
+}
+
+static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool samples)
+{
+	static const struct {
+		const char *key;
+		enum sb_export_table table;
+	} parts[] = {
+	    {"campaigns", SB_TABLE_CAMPAIGNS}, {"points", SB_TABLE_POINTS},
+	    {"point_ports", SB_TABLE_PORTS},   {"events", SB_TABLE_EVENTS},
+	    {"samples", SB_TABLE_SAMPLES},
+	};
+	cJSON *o = cJSON_CreateObject();
+	char *text;
+	int e = 0;
+
+	if (!o)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	cJSON_AddNumberToObject(o, "schema_version", SB_STORE_SCHEMA_VERSION);
+	cJSON_AddStringToObject(o, "stackbench_version", sb_version());
+	for (size_t i = 0; i < SB_ARRAY_SIZE(parts) && e >= 0; i++) {
+		cJSON *arr;
+
+		if (parts[i].table == SB_TABLE_SAMPLES && !samples)
+			continue;
+		arr = cJSON_AddArrayToObject(o, parts[i].key);
+		e = sb_store_query(st, table_sql[parts[i].table], campaign_id, json_row, arr);
+	}
+	if (e < 0) {
+		cJSON_Delete(o);
+		return e;
+	}
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!text)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	e = fputs(text, out) < 0 || fputc('\n', out) < 0
+	        ? sb_error_set(SB_ERR_IO, "writing the export: %s", strerror(errno))
+	        : 0;
+	cJSON_free(text);
+	return e;
+}
+
+int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
+                    enum sb_export_table table, int64_t campaign_id, bool samples)
+{
+	struct sb_store_campaign c;
+	struct csv_ctx ctx = {.out = out};
+	int e;
+
+	if (campaign_id && (e = sb_store_campaign_get(st, campaign_id, &c)) < 0)
+		return e;
+	if (fmt == SB_EXPORT_JSON)
+		return export_json(st, out, campaign_id, samples);
+	e = sb_store_query(st, table_sql[table], campaign_id, csv_row, &ctx);
+	if (e < 0)
+		return e;
+	if (!ctx.header) {
+		/* No rows: still the header, so that readers see the columns. */
+		sqlite3_stmt *s;
+
+		if ((e = prepare(st, table_sql[table], &s)) < 0)
+			return e;
+		for (int i = 0; i < sqlite3_column_count(s); i++) {
+			if (i)
+				fputc(',', out);
+			csv_text(out, sqlite3_column_name(s, i));
+		}
+		fputc('\n', out);
+		sqlite3_finalize(s);
+	}
+	if (fflush(out) != 0)
+		return sb_error_set(SB_ERR_IO, "writing the export: %s", strerror(errno));
+	return 0;
+}
