@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 (cd build && ctest --output-on-failure -j "$(nproc)")
 ./scripts/build.sh build-asan -DSB_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|regmap')
+	ctest --output-on-failure -j "$(nproc)" -L 'unit|cli|regmap|integration')
 echo "test.sh: all tests passed"

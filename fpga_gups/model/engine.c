@@ -1134,7 +1134,6 @@ static void port_start(struct sb_model *m, struct sb_port *p)
 	m->st.ff_skipped_ticks = 0;
 	m->st.ff_jumps = 0;
 	sb_engine_ff_begin(m, m->now);
-	m->ff_act = m->act;
 }
 
 uint64_t sb_engine_port_read(struct sb_model *m, unsigned port, uint32_t reg, uint64_t stored)
@@ -1546,6 +1545,7 @@ int sb_engine_run(struct sb_model *m, uint64_t until)
 {
 	uint64_t next_advance = m->now;
 
+	sb_engine_ff_resume(m, m->now, until);
 	for (;;) {
 		struct sb_port *p = next_port(m);
 
@@ -1620,7 +1620,8 @@ int sb_engine_init(struct sb_model *m)
 	m->trace.port_mask = SB_TRACE_PORT_MASK_RESET;
 	m->mem.power_seed = (uint32_t)(pr->seed ^ (pr->seed >> 32)) ^ 0xA5A5A5A5u;
 	m->ff.enable = true;
-	m->ff.window = (uint64_t)pr->ff_window_us * 1000000ull * SB_TICKS_PER_PS;
+	m->ff.base_window = (uint64_t)pr->ff_window_us * 1000000ull * SB_TICKS_PER_PS;
+	m->ff.window = m->ff.base_window;
 	m->ff.tol_ppm = pr->ff_tolerance_ppm;
 	m->ff.need = pr->ff_windows;
 	m->ff.w_end = SB_TICK_NEVER;

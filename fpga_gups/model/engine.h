@@ -136,6 +136,8 @@ struct sb_port {
 	unsigned stream_left;
 	/* fast-forward bookkeeping: counters at the start of the current window */
 	uint64_t w_reads, w_writes, w_read_data, w_lat_sum, w_lat_count, w_iters;
+	/* ... and the increments over the last complete window */
+	uint64_t d_reads, d_writes, d_read_data, d_lat_sum, d_lat_count, d_iters;
 };
 
 /* ---- the cube ---------------------------------------------------------------------------- */

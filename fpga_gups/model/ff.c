@@ -4,13 +4,18 @@
  *
  * Bandwidth runs last 20 s and thermal runs 200 s of bench time; simulating every request of
  * them is possible but slow. When the ports run unchanged traffic, the engine measures windows
- * of ff_window_us: total request rate and mean read latency of consecutive windows. After
- * ff_windows windows agree within ff_tolerance_ppm, it jumps: it advances every counter by the
- * last window's rate times the skipped time, shifts all of its time state (port, link, vault,
- * calendar reservations) by the same amount, and goes on simulating. The skipped time is a
- * multiple of the user clock, the flit time, the DRAM slot and the refresh interval, so the
- * state after the jump is the state before it, moved in time. It always leaves at least one
- * window to simulate at the end of an advance.
+ * (ff_window_us to start with): the total request rate and the mean read latency of each
+ * window. After ff_windows consecutive windows agree within ff_tolerance_ppm, it jumps: it
+ * advances every counter by the last window's increments scaled to the skipped time, shifts
+ * all of its time state (port, link, vault, calendar reservations) by the same amount, and goes
+ * on simulating. The skipped time is a multiple of the user clock, the flit time, the DRAM slot
+ * and the refresh interval, so the state after the jump is the state before it, moved in time.
+ *
+ * Noisy traffic (one bank, a few ports) does not agree within the tolerance over short windows
+ * (a window of n requests varies by ~1/sqrt(n)); after three disagreeing windows the window
+ * doubles, up to SB_FF_MAX_WINDOW. Convergence survives from one advance to the next as long as
+ * nothing is written to the board: the next advance then jumps at once (host code that samples
+ * the counters every millisecond keeps the benefit).
  *
  * Not fast-forwarded: while a stream group, trace capture, an initialization or a thermal
  * failure is in progress, or when a port would reach its iteration limit inside the jump.
@@ -22,6 +27,8 @@
 #include <string.h>
 
 #include "model_internal.h"
+
+#define SB_FF_MAX_WINDOW (2000000000ull * SB_TICKS_PER_PS) /* 2 ms */
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
@@ -86,14 +93,20 @@ static void snapshot(struct sb_model *m)
 		p->w_lat_count = p->lat_count;
 		p->w_iters = p->iters;
 	}
+	m->ff_act = m->act;
 }
 
-/* Start measuring from tick t (called when a port starts). */
+/* Start measuring from tick t (a port started, or the fast-forward settings changed). */
 void sb_engine_ff_begin(struct sb_model *m, uint64_t t)
 {
 	m->ff.agree = 0;
+	m->ff.misses = 0;
 	m->ff.last_rate = -1;
 	m->ff.last_lat = -1;
+	m->ff.window = m->ff.base_window;
+	m->ff.w_len = 0;
+	m->ff.dirty = false;
+	m->st.ff_active = false;
 	m->ff.w_end = m->ff.enable ? t + m->ff.window : SB_TICK_NEVER;
 	snapshot(m);
 }
@@ -163,37 +176,30 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 	}
 }
 
-/* Jump dt ticks ahead, extrapolating the window [w_start, w_end) of length m->ff.window. */
+/* Jump dt ticks ahead, extrapolating the increments of the last complete window. */
 static void jump(struct sb_model *m, uint64_t dt)
 {
-	uint64_t w = m->ff.window;
-	uint64_t reqs = 0;
+	uint64_t w = m->ff.w_len;
+	struct sb_model_activity *a = &m->act;
+	const struct sb_model_activity *d = &m->ff_dact;
 
 	for (unsigned i = 0; i < m->nports; i++) {
 		struct sb_port *p = &m->port[i];
 
-		p->reads += scale(dt, p->reads - p->w_reads, w);
-		p->writes += scale(dt, p->writes - p->w_writes, w);
-		p->read_data += scale(dt, p->read_data - p->w_read_data, w);
-		p->lat_sum += scale(dt, p->lat_sum - p->w_lat_sum, w);
-		p->lat_count += scale(dt, p->lat_count - p->w_lat_count, w);
-		p->iters += scale(dt, p->iters - p->w_iters, w);
-		reqs += (p->reads - p->w_reads) + (p->writes - p->w_writes);
+		p->reads += scale(dt, p->d_reads, w);
+		p->writes += scale(dt, p->d_writes, w);
+		p->read_data += scale(dt, p->d_read_data, w);
+		p->lat_sum += scale(dt, p->d_lat_sum, w);
+		p->lat_count += scale(dt, p->d_lat_count, w);
+		p->iters += scale(dt, p->d_iters, w);
 	}
-	/* Bench activity, extrapolated from the window's share. */
-	{
-		struct sb_model_activity *a = &m->act;
-		const struct sb_model_activity *s = &m->ff_act;
-
-		a->reads += scale(dt, a->reads - s->reads, w);
-		a->writes += scale(dt, a->writes - s->writes, w);
-		a->read_bytes += scale(dt, a->read_bytes - s->read_bytes, w);
-		a->write_bytes += scale(dt, a->write_bytes - s->write_bytes, w);
-		a->req_flits += scale(dt, a->req_flits - s->req_flits, w);
-		a->resp_flits += scale(dt, a->resp_flits - s->resp_flits, w);
-		a->activates += scale(dt, a->activates - s->activates, w);
-	}
-	(void)reqs;
+	a->reads += scale(dt, d->reads, w);
+	a->writes += scale(dt, d->writes, w);
+	a->read_bytes += scale(dt, d->read_bytes, w);
+	a->write_bytes += scale(dt, d->write_bytes, w);
+	a->req_flits += scale(dt, d->req_flits, w);
+	a->resp_flits += scale(dt, d->resp_flits, w);
+	a->activates += scale(dt, d->activates, w);
 	shift_time(m, dt);
 	m->st.ff_skipped_ticks += dt;
 	m->st.ff_jumps++;
@@ -205,66 +211,99 @@ static bool limit_within(const struct sb_model *m, uint64_t dt)
 {
 	for (unsigned i = 0; i < m->nports; i++) {
 		const struct sb_port *p = &m->port[i];
-		uint64_t per_window = p->iters - p->w_iters;
 
 		if (!p->started || !p->iter_limit)
 			continue;
 		if (p->iters >= p->iter_limit)
 			return true;
-		if (scale(dt + 2 * m->ff.window, per_window, m->ff.window) >=
-		    p->iter_limit - p->iters)
+		if (scale(dt + 2 * m->ff.w_len, p->d_iters, m->ff.w_len) >= p->iter_limit - p->iters)
 			return true;
 	}
 	return false;
 }
 
+/* Jump from t as far towards until as whole quanta allow, if it is safe. Returns the jump. */
+static uint64_t try_jump(struct sb_model *m, uint64_t t, uint64_t until)
+{
+	uint64_t q = quantum(m), dt;
+
+	if (!q || !m->ff.w_len || until <= t)
+		return 0;
+	dt = (until - t) / q * q;
+	if (!dt || limit_within(m, dt))
+		return 0;
+	jump(m, dt);
+	return dt;
+}
+
 /*
  * The engine reached the end of a measuring window at tick t; until is the end of the current
- * advance. Decide whether to jump, and start the next window.
+ * advance. Record the window, decide whether to jump, and start the next window.
  */
 int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until)
 {
-	uint64_t reqs = 0, lat_sum = 0, lat_count = 0;
+	uint64_t reqs = 0, lat_sum = 0, lat_count = 0, w = m->ff.window;
 	double rate, lat;
 
 	sb_engine_settle(m, t);
-	if (!eligible(m)) {
-		m->ff.agree = 0;
-		m->ff.w_end = m->ff.enable ? t + m->ff.window : SB_TICK_NEVER;
-		m->st.ff_active = false;
-		snapshot(m);
-		m->ff_act = m->act;
+	if (!eligible(m) || m->ff.dirty) {
+		sb_engine_ff_begin(m, t);
 		return 0;
 	}
 	for (unsigned i = 0; i < m->nports; i++) {
-		const struct sb_port *p = &m->port[i];
+		struct sb_port *p = &m->port[i];
 
-		reqs += (p->reads - p->w_reads) + (p->writes - p->w_writes);
-		lat_sum += p->lat_sum - p->w_lat_sum;
-		lat_count += p->lat_count - p->w_lat_count;
+		p->d_reads = p->reads - p->w_reads;
+		p->d_writes = p->writes - p->w_writes;
+		p->d_read_data = p->read_data - p->w_read_data;
+		p->d_lat_sum = p->lat_sum - p->w_lat_sum;
+		p->d_lat_count = p->lat_count - p->w_lat_count;
+		p->d_iters = p->iters - p->w_iters;
+		reqs += p->d_reads + p->d_writes;
+		lat_sum += p->d_lat_sum;
+		lat_count += p->d_lat_count;
 	}
-	rate = (double)reqs;
+	m->ff_dact.reads = m->act.reads - m->ff_act.reads;
+	m->ff_dact.writes = m->act.writes - m->ff_act.writes;
+	m->ff_dact.read_bytes = m->act.read_bytes - m->ff_act.read_bytes;
+	m->ff_dact.write_bytes = m->act.write_bytes - m->ff_act.write_bytes;
+	m->ff_dact.req_flits = m->act.req_flits - m->ff_act.req_flits;
+	m->ff_dact.resp_flits = m->act.resp_flits - m->ff_act.resp_flits;
+	m->ff_dact.activates = m->act.activates - m->ff_act.activates;
+	m->ff.w_len = w;
+	rate = (double)reqs / (double)w;
 	lat = lat_count ? (double)lat_sum / (double)lat_count : 0;
 	if (m->ff.last_rate >= 0 && agrees(rate, m->ff.last_rate, m->ff.tol_ppm) &&
-	    agrees(lat, m->ff.last_lat, m->ff.tol_ppm))
+	    agrees(lat, m->ff.last_lat, m->ff.tol_ppm)) {
 		m->ff.agree++;
-	else
+		m->ff.misses = 0;
+	} else {
 		m->ff.agree = 0;
+		if (++m->ff.misses >= 3 && m->ff.window < SB_FF_MAX_WINDOW) {
+			m->ff.window *= 2; /* noisy traffic: average over longer windows */
+			m->ff.misses = 0;
+		}
+	}
 	m->ff.last_rate = rate;
 	m->ff.last_lat = lat;
 	m->st.ff_active = m->ff.agree + 1 >= m->ff.need;
-	if (m->st.ff_active && until > t + 2 * m->ff.window) {
-		uint64_t q = quantum(m);
-		uint64_t dt = q ? (until - t - 2 * m->ff.window) / q * q : 0;
-
-		if (dt && !limit_within(m, dt)) {
-			jump(m, dt);
-			t += dt;
-			m->ff.agree = 0;
-		}
-	}
+	if (m->st.ff_active)
+		t += try_jump(m, t, until);
 	m->ff.w_end = t + m->ff.window;
 	snapshot(m);
-	m->ff_act = m->act;
 	return 0;
+}
+
+void sb_engine_ff_resume(struct sb_model *m, uint64_t now, uint64_t until)
+{
+	uint64_t dt;
+
+	if (!m->st.ff_active || m->ff.dirty || m->ff.w_end == SB_TICK_NEVER || !eligible(m))
+		return;
+	dt = try_jump(m, now, until);
+	if (dt) {
+		/* The window in progress restarts after the jump. */
+		m->ff.w_end = now + dt + m->ff.window;
+		snapshot(m);
+	}
 }

@@ -184,7 +184,7 @@ static void sim_write(struct sb_model *m, uint32_t reg, uint32_t value, uint32_t
 	} else if (reg == SB_SIM_CTRL_FF_TOLERANCE_PPM) {
 		m->ff.tol_ppm = value ? value : 1;
 	} else if (reg == SB_SIM_CTRL_FF_WINDOW_US) {
-		m->ff.window = (uint64_t)(value ? value : 1) * 1000000ull * SB_TICKS_PER_PS;
+		m->ff.base_window = (uint64_t)(value ? value : 1) * 1000000ull * SB_TICKS_PER_PS;
 		if (m->ff.enable)
 			sb_engine_ff_begin(m, m->now);
 	}
@@ -194,6 +194,10 @@ static void reg_write(void *ctx, const struct sb_regloc *l, uint32_t value, uint
 {
 	struct sb_model *m = ctx;
 	uint32_t reg = l->reg->offset;
+
+	/* The traffic may change: fast-forward measures a fresh window before jumping again. */
+	if (l->block_type != SB_BLK_BOARD_TYPE && l->block_type != SB_BLK_IRQ_TYPE)
+		m->ff.dirty = true;
 
 	switch (l->block_type) {
 	case SB_BLK_HMC_CTRL_TYPE:
@@ -411,7 +415,11 @@ void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a
 void sb_model_set_temperature(struct sb_model *m, double junction_c)
 {
 	m->temp_c = junction_c;
-	m->hot = junction_c > m->prof.hot_refresh_c;
+	bool hot = junction_c > m->prof.hot_refresh_c;
+
+	if (hot != m->hot)
+		m->ff.dirty = true; /* the refresh rate changes */
+	m->hot = hot;
 }
 
 void sb_model_thermal_failure(struct sb_model *m)

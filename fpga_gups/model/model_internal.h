@@ -99,15 +99,19 @@ struct sb_model {
 	/* fast-forward */
 	struct {
 		bool enable;
-		uint64_t window; /* ticks */
+		bool dirty;           /* a register write since the last complete window */
+		uint64_t base_window; /* ticks (ff_window_us) */
+		uint64_t window;      /* current window: grows while noisy traffic does not agree */
+		uint64_t w_len;       /* length of the last complete window */
 		uint32_t tol_ppm;
-		unsigned need;  /* converged windows required */
-		uint64_t w_end; /* end of the current window (SB_TICK_NEVER: not measuring) */
-		unsigned agree;
+		unsigned need;        /* converged windows required */
+		uint64_t w_end;       /* end of the current window (SB_TICK_NEVER: not measuring) */
+		unsigned agree, misses;
 		double last_rate, last_lat;
 	} ff;
-	/* activity for the bench model, and its value at the start of the fast-forward window */
-	struct sb_model_activity act, ff_act;
+	/* activity for the bench model; its value at the start of the fast-forward window and its
+	 * increment over the last complete window */
+	struct sb_model_activity act, ff_act, ff_dact;
 };
 
 uint64_t sb_model_cycles(const struct sb_model *m);
@@ -136,6 +140,8 @@ void sb_engine_flow_update(struct sb_model *m);
 /* ff.c: steady-state fast-forward */
 void sb_engine_ff_begin(struct sb_model *m, uint64_t t);
 int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until);
+/* At the start of an advance: jump at once when the steady state of the last advance holds. */
+void sb_engine_ff_resume(struct sb_model *m, uint64_t now, uint64_t until);
 /* stream.c and trace capture */
 uint64_t sb_engine_stream_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
 void sb_engine_stream_write(struct sb_model *m, const struct sb_regloc *l, uint32_t pulses);

@@ -766,3 +766,51 @@ Test(model, gen1_profile_has_eight_banks_per_vault)
 	bench_close(&b);
 	cr_assert_lt(b8, b16, "10 Gb/s Gen1 links are slower than 15 Gb/s Gen2 links");
 }
+
+static int count_samples(void *ctx, uint64_t t_ns, const struct sb_port_counters *total)
+{
+	(void)t_ns;
+	(void)total;
+	(*(unsigned *)ctx)++;
+	return 0;
+}
+
+Test(model, fast_forward_copes_with_noisy_traffic_and_frequent_samples)
+{
+	struct bench b;
+	struct sb_point_spec s;
+	struct sb_point_result full, ff;
+	struct sb_geometry g = {16, 16, 128};
+	unsigned samples = 0;
+
+	/* rw to one bank: windows of 20 us hold ~500 requests and vary by several percent; the
+	 * window grows until consecutive windows agree. */
+	bench_open(&b, NULL, NULL, 0);
+	sb_point_spec_init(&s, 9);
+	s.type = SB_REQ_RW;
+	cr_assert_eq(sb_pattern_masks("1bank", &g, &s.mask, &s.antimask), 0);
+	s.duration_ns = 20000000;
+	s.fast_forward = false;
+	cr_assert_eq(sb_point_run(b.dev, &s, &full), 0);
+	s.fast_forward = true;
+	cr_assert_eq(sb_point_run(b.dev, &s, &ff), 0);
+	cr_assert(ff.fast_forward);
+	cr_assert_float_eq(ff.metrics.bandwidth_gbps, full.metrics.bandwidth_gbps,
+			   0.01 * full.metrics.bandwidth_gbps);
+	cr_assert_float_eq(ff.metrics.lat_avg_ns, full.metrics.lat_avg_ns,
+			   0.01 * full.metrics.lat_avg_ns);
+	/* A 20 s point sampled every millisecond still skips nearly all of it. */
+	s.type = SB_REQ_RO;
+	s.mask = SB_ADDR_SPACE_MASK;
+	s.antimask = 0;
+	s.duration_ns = 20000000000ull;
+	s.sample_ns = 1000000;
+	s.sample = count_samples;
+	s.sample_ctx = &samples;
+	cr_assert_eq(sb_point_run(b.dev, &s, &ff), 0);
+	cr_assert_eq(samples, 20000);
+	cr_assert_gt(ff.ff_skipped_ns, 19000000000ull, "skipped %llu ns",
+		     (unsigned long long)ff.ff_skipped_ns);
+	cr_assert_float_eq(ff.metrics.bandwidth_gbps, 30.0, 0.3);
+	bench_close(&b);
+}
