@@ -22,6 +22,7 @@
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
 #include "stackbench/store.h"
+#include "stackbench/topology.h"
 
 /*
  * A source of per-sample readings (temperature, power, ...). Each worker holds the sources of
@@ -338,10 +339,38 @@ static int take_point(struct engine *en)
 	return (int)en->next++;
 }
 
+/*
+ * Pin the calling worker thread to the CPUs near its board's PCIe root (hwloc), so the samples
+ * it reads and the buffers it first touches stay on the board's NUMA node. The simulated board
+ * has no PCI address: nothing to do.
+ */
+static void pin_near_board(struct worker *w)
+{
+	struct sb_topology *t;
+	struct sb_locality loc;
+	char bdf[32];
+
+	if (sb_device_pci_address(w->dev, bdf, sizeof(bdf)) < 0)
+		return;
+	if (sb_topology_new(&t, NULL) < 0) {
+		sb_warn("'%s': no machine topology (%s); worker not pinned", w->uri,
+		        sb_error_detail());
+		return;
+	}
+	if (sb_topology_pci_locality(t, bdf, &loc) == 0 && sb_topology_bind_thread(t, &loc) == 0)
+		sb_info("'%s': worker pinned to CPUs %s (NUMA node %d) near %s", w->uri, loc.cpus,
+		        loc.numa_node, bdf);
+	else
+		sb_warn("'%s': cannot pin the worker near %s: %s", w->uri, bdf, sb_error_detail());
+	sb_topology_free(t);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct engine *en = w->en;
+
+	pin_near_board(w);
 
 	for (;;) {
 		int idx, e;

@@ -309,6 +309,13 @@ int sb_device_wait_ns(struct sb_device *dev, uint64_t ns)
 	return dev->ops->wait_ns(dev->priv, ns);
 }
 
+int sb_device_pci_address(struct sb_device *dev, char *bdf, size_t size)
+{
+	if (!dev->ops->pci_address)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "'%s' is not a PCI board", dev->uri);
+	return dev->ops->pci_address(dev->priv, bdf, size);
+}
+
 int sb_device_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *buf)
 {
 	memset(buf, 0, sizeof(*buf));

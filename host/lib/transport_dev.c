@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -346,6 +347,15 @@ static int dev_wait_event(void *priv, uint32_t mask, uint64_t timeout_ns, uint32
 	}
 }
 
+static int dev_pci_address(void *priv, char *bdf, size_t size)
+{
+	const struct devt *d = priv;
+
+	snprintf(bdf, size, "%04x:%02x:%02x.%x", d->info.pci_domain, d->info.pci_bus,
+	         d->info.pci_dev, d->info.pci_fn);
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_dev = {
     .name = "dev",
     .open = dev_open,
@@ -359,4 +369,5 @@ const struct sb_transport_ops sb_transport_dev = {
     .dma_alloc = dev_dma_alloc,
     .dma_free = dev_dma_free,
     .wait_event = dev_wait_event,
+    .pci_address = dev_pci_address,
 };

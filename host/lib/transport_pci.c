@@ -25,6 +25,7 @@ struct pci {
 	volatile uint32_t *regs;
 	size_t len;
 	int fd;
+	char bdf[16];
 };
 
 static int errno_to_sb(int e)
@@ -95,6 +96,7 @@ static int pci_open(const struct sb_uri *uri, void **priv)
 	if (!p)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	snprintf(path, sizeof(path), "%s/resource%llu", dir, (unsigned long long)bar);
+	sb_strlcpy(p->bdf, uri->path, sizeof(p->bdf));
 	p->fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
 	if (p->fd < 0) {
 		e = errno;
@@ -186,6 +188,12 @@ static int hw_wait_ns(void *priv, uint64_t ns)
 	return sb_sleep_ns(ns);
 }
 
+static int pci_address(void *priv, char *bdf, size_t size)
+{
+	sb_strlcpy(bdf, ((struct pci *)priv)->bdf, size);
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_pci = {
     .name = "pci",
     .open = pci_open,
@@ -195,4 +203,5 @@ const struct sb_transport_ops sb_transport_pci = {
     .regspace_size = pci_regspace,
     .now_ns = hw_now_ns,
     .wait_ns = hw_wait_ns,
+    .pci_address = pci_address,
 };

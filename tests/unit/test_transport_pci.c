@@ -122,8 +122,16 @@ Test(transport_pci, pico_uses_bar0)
 {
 	struct sb_device *dev;
 
+	char bdf[32];
+
 	cr_assert_eq(sb_device_open(&dev, "pci:83:00.0"), 0, "%s", sb_error_detail());
 	cr_assert_eq(sb_device_port_count(dev), 9);
+	/* The engine pins its workers near this function. */
+	cr_assert_eq(sb_device_pci_address(dev, bdf, sizeof(bdf)), 0);
+	cr_assert_str_eq(bdf, "0000:83:00.0");
+	sb_device_close(dev);
+	cr_assert_eq(sb_device_open(&dev, "sim:"), 0);
+	cr_assert_eq(sb_device_pci_address(dev, bdf, sizeof(bdf)), SB_ERR_NOT_SUPPORTED);
 	sb_device_close(dev);
 }
 

@@ -108,6 +108,12 @@ uint64_t sb_device_now_ns(struct sb_device *dev);
  */
 int sb_device_wait_ns(struct sb_device *dev, uint64_t ns);
 
+/*
+ * The board's PCI function as "DDDD:BB:DD.F" (to find the CPUs and memory near it).
+ * SB_ERR_NOT_SUPPORTED for the simulated board.
+ */
+int sb_device_pci_address(struct sb_device *dev, char *bdf, size_t size);
+
 /* Allocate / free a buffer the board can write. SB_ERR_NOT_SUPPORTED where unavailable. */
 int sb_device_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *buf);
 void sb_device_dma_free(struct sb_device *dev, struct sb_dma_buf *buf);

@@ -34,6 +34,8 @@ struct sb_transport_ops {
 	void (*dma_free)(void *priv, struct sb_dma_buf *buf);
 	/* Optional (NULL = poll the irq block on the bench clock). */
 	int (*wait_event)(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events);
+	/* Optional: the board's PCI function "DDDD:BB:DD.F" (NULL: not a PCI board). */
+	int (*pci_address)(void *priv, char *bdf, size_t size);
 };
 
 /* The built-in transports. */
