@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stackbench/bench_metrics.h"
 #include "stackbench/bench_model.h"
 #include "stackbench/error.h"
 #include "stackbench/log.h"
@@ -72,23 +73,22 @@ static double rng_normal(struct rng *r, double sigma)
 void sb_bench_gups_rates(enum sb_req_type type, unsigned size, double bw_gbps,
                          struct sb_bench_rates *r)
 {
-	unsigned flits = size / 16;
-	/* Bytes of one access on the links (request + response, header and tail: one flit). */
-	double rd_bytes = 16.0 * (1 + 1 + flits), wr_bytes = 16.0 * (1 + flits + 1);
+	/* Bytes of one access on the links, both directions (flit accounting). */
+	double rd_bytes = sb_read_access_bytes(size), wr_bytes = sb_write_access_bytes(size, false);
 	double per, rate;
 
 	memset(r, 0, sizeof(*r));
-	if (!(bw_gbps > 0) || !flits)
+	if (!(bw_gbps > 0) || size < 16)
 		return;
 	per = type == SB_REQ_RO ? rd_bytes : type == SB_REQ_WO ? wr_bytes : rd_bytes + wr_bytes;
 	rate = bw_gbps * 1e9 / per; /* accesses (rw: read-write pairs) per second */
 	if (type != SB_REQ_WO) {
 		r->reads = rate;
-		r->read_bytes = rate * 16.0 * flits;
+		r->read_bytes = rate * size;
 	}
 	if (type != SB_REQ_RO) {
 		r->writes = rate;
-		r->write_bytes = rate * 16.0 * flits;
+		r->write_bytes = rate * size;
 	}
 	r->flits = bw_gbps * 1e9 / 16.0;
 }

@@ -34,6 +34,11 @@ struct sb_transport_ops {
 	void (*dma_free)(void *priv, struct sb_dma_buf *buf);
 	/* Optional (NULL = poll the irq block on the bench clock). */
 	int (*wait_event)(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events);
+	/*
+	 * Optional: the simulated bench (thermal/power/cooling model) this board sits on, for
+	 * the sim: instruments. Only the sim transport has one (NULL = SB_ERR_NOT_SUPPORTED).
+	 */
+	int (*bench)(void *priv, struct sb_bench_model **bench);
 };
 
 /* The built-in transports. */
