@@ -180,7 +180,8 @@ static uint64_t cal_next_taken(struct sb_calendar *c, uint64_t s, uint64_t limit
 {
 	while (s < limit) {
 		unsigned b;
-		uint64_t v = *cal_word(c, s, &b) >> b;
+		const uint64_t *w = cal_word(c, s, &b); /* sets b: read it only afterwards */
+		uint64_t v = *w >> b;
 
 		if (v)
 			return min64(limit, s + (unsigned)__builtin_ctzll(v));
