@@ -436,11 +436,19 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 				next_inst += ir->interval_ns;
 		}
 		if (s->iterations && !s->duration_ns) {
-			struct sb_port_counters total;
+			/* Iteration-limited: done when every port reports done (reached its limit
+			 * and drained). */
+			bool all_done = true;
 
-			if ((err = read_totals(dev, s->ports, NULL, &total)) < 0)
-				return err;
-			if (!(total.status & SB_GUPS_PORT_STATUS_RUNNING_MASK))
+			for (unsigned i = 0; i < s->ports && all_done; i++) {
+				uint32_t p, pst;
+
+				if ((err = sb_gups_port_block(dev, i, &p)) < 0 ||
+				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) < 0)
+					return err;
+				all_done = pst & SB_GUPS_PORT_STATUS_DONE_MASK;
+			}
+			if (all_done)
 				stop = true;
 		}
 	}
@@ -551,8 +559,8 @@ static int run_stream(struct sb_device *dev, const struct sb_point_spec *s,
 			c->lat_count++;
 		}
 		r->stream_groups++;
-	} while (sb_device_now_ns(dev) - t0 < s->duration_ns &&
-	         (!s->iterations || r->stream_groups < s->iterations));
+	} while (s->iterations ? r->stream_groups < s->iterations
+	                       : sb_device_now_ns(dev) - t0 < s->duration_ns);
 	r->duration_ns = sb_device_now_ns(dev) - t0;
 	(void)port0;
 	return 0;
