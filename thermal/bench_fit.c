@@ -145,30 +145,21 @@ static double eval_fail_bw(struct sb_bench_params *q, double bw, const void *ctx
 	return f->junction ? st.junction_c : st.spot_c;
 }
 
-/* Junction temperature when the camera reads camera_c under traffic of a type. */
-static double junction_at_camera(struct sb_bench_params *q, unsigned cooling, enum sb_req_type type,
-                                 double camera_c)
+/*
+ * The bandwidth of traffic of a type at which the junction (by_junction) or the camera reaches
+ * target_c, and the other temperature there: the camera at a junction threshold, or the
+ * junction at a camera temperature. NAN when the target is out of reach.
+ */
+static double other_at(struct sb_bench_params *q, unsigned cooling, enum sb_req_type type,
+                       bool by_junction, double target_c)
 {
-	struct fail_ctx f = {cooling, type, false};
+	struct fail_ctx f = {cooling, type, by_junction};
 	struct sb_bench_steady st;
-	double bw = solve(q, eval_fail_bw, &f, 0, 500, camera_c);
+	double bw = solve(q, eval_fail_bw, &f, 0, 500, target_c);
 
 	if (isnan(bw) || steady_at(q, cooling, type, bw, &st) < 0)
 		return NAN;
-	return st.junction_c;
-}
-
-/* Camera temperature when the junction reaches junction_c under traffic of a type. */
-static double camera_at_junction(struct sb_bench_params *q, unsigned cooling, enum sb_req_type type,
-                                 double junction_c)
-{
-	struct fail_ctx f = {cooling, type, true};
-	struct sb_bench_steady st;
-	double bw = solve(q, eval_fail_bw, &f, 0, 500, junction_c);
-
-	if (isnan(bw) || steady_at(q, cooling, type, bw, &st) < 0)
-		return NAN;
-	return st.spot_c;
+	return by_junction ? st.spot_c : st.junction_c;
 }
 
 /* Least squares: heatsink conductance against cooling power. */
@@ -222,9 +213,9 @@ int sb_bench_fit(const struct sb_bench_params *p, struct sb_bench_fit *fit)
 	for (unsigned c = 0; c < p->ncooling; c++)
 		fit->heatsink_k_per_w[c] = q.cooling[c].heatsink_k_per_w;
 	fit->write_junction_c =
-	    junction_at_camera(&q, cal->write_fail_cooling, SB_REQ_WO, cal->write_fail_camera_c);
+	    other_at(&q, cal->write_fail_cooling, SB_REQ_WO, false, cal->write_fail_camera_c);
 	fit->read_junction_c =
-	    junction_at_camera(&q, cal->read_fail_cooling, SB_REQ_RO, cal->read_fail_camera_c);
+	    other_at(&q, cal->read_fail_cooling, SB_REQ_RO, false, cal->read_fail_camera_c);
 	if (isnan(fit->write_junction_c) || isnan(fit->read_junction_c))
 		return sb_error_set(SB_ERR_RANGE,
 		                    "bench '%s': the failure temperatures cannot be reached in the "
@@ -435,11 +426,11 @@ int sb_bench_check_all(const struct sb_bench_params *p, struct sb_bench_check *o
 	    cal->hold_span_gbps);
 	row(&rs, "C", cal->write_fail_camera_c, cal->write_fail_camera_c - 0.05,
 	    cal->write_fail_camera_c + 0.05,
-	    camera_at_junction(&q, cal->write_fail_cooling, SB_REQ_WO, p->failure.write_junction_c),
+	    other_at(&q, cal->write_fail_cooling, SB_REQ_WO, true, p->failure.write_junction_c),
 	    "camera at the write failure (wo, %s)", p->cooling[cal->write_fail_cooling].name);
 	row(&rs, "C", cal->read_fail_camera_c, cal->read_fail_camera_c - 0.05,
 	    cal->read_fail_camera_c + 0.05,
-	    camera_at_junction(&q, cal->read_fail_cooling, SB_REQ_RO, p->failure.read_junction_c),
+	    other_at(&q, cal->read_fail_cooling, SB_REQ_RO, true, p->failure.read_junction_c),
 	    "camera at the read failure (ro, %s)", p->cooling[cal->read_fail_cooling].name);
 	offsets(p, &lo, &hi);
 	row(&rs, "C", cal->offset_min_c, cal->offset_min_c - 0.5, cal->offset_max_c, lo,
