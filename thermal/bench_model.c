@@ -25,6 +25,7 @@ struct sb_bench_model {
 	double cube_w, meter_w; /* at the end of the last step */
 	double energy_j;        /* meter energy since the start */
 	double dtj_dt;          /* junction rate of the last step, K/s */
+	double refresh_per_s;   /* refresh rate of the last step */
 	double threshold_c;
 	struct {
 		bool failed;
@@ -293,6 +294,7 @@ void sb_bench_model_step(struct sb_bench_model *bm, uint64_t dt_ns,
 			tmax = bm->tj;
 	}
 	bm->cube_w = sb_bench_cube_power_w(p, &r, bm->tj);
+	bm->refresh_per_s = r.refreshes;
 	bm->meter_w = fixed_w + bm->cube_w;
 	bm->dtj_dt = (bm->tj - tj0) / dt;
 	bm->now_ns += dt_ns;
@@ -354,6 +356,7 @@ void sb_bench_model_state(const struct sb_bench_model *bm, struct sb_bench_state
 	    .meter_w = bm->meter_w,
 	    .energy_j = bm->energy_j,
 	    .threshold_c = bm->threshold_c,
+	    .refresh_per_s = bm->refresh_per_s,
 	    .failed = bm->fail.failed,
 	    .failures = bm->fail.count,
 	    .fail_ns = bm->fail.t_ns,

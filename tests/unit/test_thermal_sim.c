@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sb_regmap.h"
+#include "stackbench/bench_model.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
@@ -146,16 +147,39 @@ Test(thermal_sim, write_traffic_fails_near_75_and_keeps_its_counters)
 	bench_close(&b);
 }
 
-Test(thermal_sim, read_traffic_survives_past_80)
+/* The board's refresh rate seen by the bench in the last step. */
+static double refresh_rate(struct bench *b, double *junction_c)
+{
+	struct sb_bench_model *bm;
+	struct sb_bench_state st;
+
+	cr_assert_eq(sb_device_bench(b->dev, &bm), 0);
+	sb_bench_model_state(bm, &st);
+	*junction_c = st.junction_c;
+	return st.refresh_per_s;
+}
+
+Test(thermal_sim, read_traffic_survives_past_80_and_refreshes_twice_as_often_above_85)
 {
 	struct sb_point_result r;
 	struct bench b;
+	double tj, cool, hot;
 
 	bench_open(&b, "Cfg4");
+	cr_assert_eq(sb_device_wait_ns(b.dev, 1000000000ull), 0);
+	cool = refresh_rate(&b, &tj);
+	cr_assert_lt(tj, 85.0);
+	cr_assert_float_eq(cool, 16 / 7.8e-6, 16 / 7.8e-6 * 0.01, "16 vaults every tREFI: %g/s",
+	                   cool);
 	thermal_point(&b, SB_REQ_RO, 9, 200, &r);
 	cr_assert_not(r.failed);
 	cr_assert_gt(r.temperature_c, 80.0, "ro in Cfg4: %.1f C", r.temperature_c);
 	cr_assert_gt(r.metrics.bandwidth_gbps, 25);
+	cr_assert_eq(sb_device_wait_ns(b.dev, 100000000ull), 0);
+	hot = refresh_rate(&b, &tj);
+	cr_assert_gt(tj, 85.0, "junction %.1f C", tj);
+	cr_assert_float_eq(hot, 2 * cool, cool * 0.02, "the board refreshes twice as often: %g/s",
+	                   hot);
 	bench_close(&b);
 }
 

@@ -173,7 +173,8 @@ struct sb_bench_event {
 struct sb_bench_state {
 	uint64_t t_ns;
 	double junction_c, spot_c, cube_w, meter_w, energy_j;
-	double threshold_c; /* failure threshold of the last step's traffic */
+	double threshold_c;   /* failure threshold of the last step's traffic */
+	double refresh_per_s; /* the board's refresh rate in the last step (x2 above 85 C) */
 	bool failed;
 	unsigned failures;
 	uint64_t fail_ns;
