@@ -444,7 +444,8 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 				uint32_t p, pst;
 
 				if ((err = sb_gups_port_block(dev, i, &p)) < 0 ||
-				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) < 0)
+				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) <
+				        0)
 					return err;
 				all_done = pst & SB_GUPS_PORT_STATUS_DONE_MASK;
 			}
