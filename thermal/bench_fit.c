@@ -61,25 +61,25 @@ static int steady_at(const struct sb_bench_params *p, unsigned cooling, enum sb_
 	return sb_bench_steady(p, cooling, bw > 0 ? &r : NULL, st);
 }
 
-/* Camera temperature (spot) rise over the slope range; NAN on runaway. */
-static double temp_slope(const struct sb_bench_params *p, enum sb_req_type type)
+/* Rise of the camera temperature (power: of the meter) over the slope range; NAN on runaway. */
+static double rise(const struct sb_bench_params *p, enum sb_req_type type, bool power)
 {
 	struct sb_bench_steady a, b;
 
 	if (steady_at(p, p->cal.slope_cooling, type, p->cal.slope_from_gbps, &a) < 0 ||
 	    steady_at(p, p->cal.slope_cooling, type, p->cal.slope_to_gbps, &b) < 0)
 		return NAN;
-	return b.spot_c - a.spot_c;
+	return power ? b.meter_w - a.meter_w : b.spot_c - a.spot_c;
+}
+
+static double temp_slope(const struct sb_bench_params *p, enum sb_req_type type)
+{
+	return rise(p, type, false);
 }
 
 static double power_slope(const struct sb_bench_params *p, enum sb_req_type type)
 {
-	struct sb_bench_steady a, b;
-
-	if (steady_at(p, p->cal.slope_cooling, type, p->cal.slope_from_gbps, &a) < 0 ||
-	    steady_at(p, p->cal.slope_cooling, type, p->cal.slope_to_gbps, &b) < 0)
-		return NAN;
-	return b.meter_w - a.meter_w;
+	return rise(p, type, true);
 }
 
 static double eval_idle(struct sb_bench_params *q, double ra, const void *ctx)
