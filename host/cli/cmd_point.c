@@ -3,6 +3,7 @@
  * stackbench point: run one measurement point and print its metrics.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
+#include "stackbench/instrument.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
 #include "stackbench/util.h"
@@ -26,6 +28,9 @@ static void point_help(FILE *out)
 	    "                        [--mode random|linear] [--duration-us T] [--stream N]\n"
 	    "                        [--iterations N] [--seed S] [--addr-mode 32|64|128]\n"
 	    "                        [--posted] [--no-fast-forward] [--json]\n"
+	    "                        [--duration-s S] [--cooling NAME] [--camera CONN]\n"
+	    "                        [--meter CONN] [--rig CONN] [--sample-ms MS]\n"
+	    "                        [--no-instruments]\n"
 	    "\n"
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
 	    "and print bandwidth, request rate and latency.\n"
@@ -39,6 +44,7 @@ static void point_help(FILE *out)
 	    "  -n, --ports N         ports issuing requests (default: all)\n"
 	    "      --mode M          random (default) or linear addresses\n"
 	    "  -D, --duration-us T   microseconds of bench time the ports issue (default 1000)\n"
+	    "      --duration-s S    the same in seconds (thermal runs: 200)\n"
 	    "      --stream N        stream GUPS: groups of N requests (1..28) on port 0; with\n"
 	    "                        rw, N/2 writes then reads of the same addresses, compared\n"
 	    "      --iterations N    stop each port after N iterations (stream: N groups)\n"
@@ -46,11 +52,25 @@ static void point_help(FILE *out)
 	    "      --addr-mode B     set the cube's address-mapping block size first\n"
 	    "      --posted          posted writes (no write responses)\n"
 	    "      --no-fast-forward simulate every request (simulated board only)\n"
+	    "      --cooling NAME    apply a cooling configuration first (sim: Cfg1..Cfg4)\n"
+	    "      --camera CONN     temperature source (default on sim: devices: sim:)\n"
+	    "      --meter CONN      power source (default on sim: devices: sim:)\n"
+	    "      --rig CONN        cooling actuator (default on sim: devices: sim:)\n"
+	    "      --sample-ms MS    instrument sample interval (default: duration / 20,\n"
+	    "                        1 ms .. 1 s)\n"
+	    "      --no-instruments  do not sample instruments\n"
 	    "  -j, --json            print one JSON object\n"
 	    "  -h, --help            this help\n"
 	    "\n"
 	    "Bandwidth counts request and response packets with header and tail (flit\n"
-	    "accounting) in both directions, in GB/s (1e9 bytes per second).\n");
+	    "accounting) in both directions, in GB/s (1e9 bytes per second).\n"
+	    "Temperature is the camera's hot spot in its region of interest: temperature_c is\n"
+	    "the mean over the last 10 %% of the point (its steady state after 200 s), power_w "
+	    "the\n"
+	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
+	    "hot and what had been measured (exit code 1).\n"
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
+	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
@@ -68,6 +88,74 @@ static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
 	cJSON_AddNumberToObject(o, "tag_peak", c->tag_peak);
 	cJSON_AddNumberToObject(o, "lost_tags", c->lost_tags);
 	return o;
+}
+
+static void add_num_or_null(cJSON *o, const char *key, bool have, double v)
+{
+	if (have && !isnan(v))
+		cJSON_AddNumberToObject(o, key, v);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* Bandwidth of what was measured until the failure. */
+static double failure_bandwidth(const struct sb_point_spec *s, const struct sb_point_result *r)
+{
+	struct sb_bench_counts bc = {
+	    .reads = r->failure.total.reads,
+	    .writes = r->failure.total.writes,
+	    .size = s->size,
+	    .posted = s->posted,
+	    .duration_ns = (double)r->failure.t_ns,
+	    .clock_hz = r->clock_hz,
+	};
+	struct sb_bench_metrics m;
+
+	return sb_bench_metrics(&bc, &m) < 0 ? 0 : m.bandwidth_gbps;
+}
+
+static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct sb_point_result *r)
+{
+	cJSON *c, *f;
+
+	add_num_or_null(o, "temperature_c", r->has_temperature, r->temperature_c);
+	add_num_or_null(o, "temperature_start_c", r->has_temperature, r->temperature_start_c);
+	add_num_or_null(o, "temperature_max_c", r->has_temperature, r->temperature_max_c);
+	if (r->has_temperature)
+		cJSON_AddBoolToObject(o, "temperature_steady", r->temperature_steady);
+	else
+		cJSON_AddNullToObject(o, "temperature_steady");
+	add_num_or_null(o, "power_w", r->has_power, r->power_w);
+	add_num_or_null(o, "power_max_w", r->has_power, r->power_max_w);
+	cJSON_AddNumberToObject(o, "instrument_samples", r->inst_samples);
+	if (r->has_cooling) {
+		c = cJSON_AddObjectToObject(o, "cooling");
+		cJSON_AddStringToObject(c, "name", r->cooling.name);
+		cJSON_AddNumberToObject(c, "fan_supply_v", r->cooling.fan_supply_v);
+		cJSON_AddNumberToObject(c, "fan_supply_a", r->cooling.fan_supply_a);
+		cJSON_AddNumberToObject(c, "fan_rpm", r->cooling.fan_rpm);
+		cJSON_AddNumberToObject(c, "desk_fan_distance_cm", r->cooling.desk_fan_distance_cm);
+		cJSON_AddNumberToObject(c, "cooling_power_w", r->cooling.cooling_power_w);
+	} else {
+		cJSON_AddNullToObject(o, "cooling");
+	}
+	cJSON_AddBoolToObject(o, "failed", r->failed);
+	if (!r->failed) {
+		cJSON_AddNullToObject(o, "failure");
+		return;
+	}
+	f = cJSON_AddObjectToObject(o, "failure");
+	cJSON_AddNumberToObject(f, "time_s", r->failure.t_ns / 1e9);
+	cJSON_AddNumberToObject(f, "after_s", r->failure.after_ns / 1e9);
+	add_num_or_null(f, "temperature_c", r->has_temperature, r->failure.temperature_c);
+	add_num_or_null(f, "power_w", r->has_power, r->failure.power_w);
+	cJSON_AddNumberToObject(f, "reads", (double)r->failure.total.reads);
+	cJSON_AddNumberToObject(f, "writes", (double)r->failure.total.writes);
+	cJSON_AddNumberToObject(f, "read_data_bytes",
+	                        (double)r->failure.total.read_data_flits * 16);
+	cJSON_AddNumberToObject(f, "bandwidth_gbps", failure_bandwidth(s, r));
+	cJSON_AddNumberToObject(f, "thermal_events", r->failure.thermal_events);
+	cJSON_AddNumberToObject(f, "errstat", r->failure.errstat);
 }
 
 static int print_json(const struct sb_point_spec *s, const char *pattern,
@@ -101,7 +189,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddBoolToObject(o, "fast_forward", r->fast_forward);
 	cJSON_AddNumberToObject(o, "fast_forward_ns", (double)r->ff_skipped_ns);
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
-	cJSON_AddBoolToObject(o, "failed", r->failed);
+	thermal_json(o, s, r);
 	if (s->stream) {
 		cJSON_AddNumberToObject(o, "stream_groups", r->stream_groups);
 		cJSON_AddNumberToObject(o, "mismatches", r->mismatches);
@@ -140,11 +228,76 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 		printf("stream     %u groups, %u mismatches\n", r->stream_groups, r->mismatches);
 	if (r->total.lost_tags)
 		printf("lost tags  %u\n", r->total.lost_tags);
-	if (r->failed)
-		printf("FAILED     the cube reported a thermal failure\n");
+	if (r->has_cooling)
+		printf("cooling    %s: fans %.1f V %.2f A (%.0f rpm), desk fan %.0f cm, %.2f W\n",
+		       r->cooling.name, r->cooling.fan_supply_v, r->cooling.fan_supply_a,
+		       r->cooling.fan_rpm, r->cooling.desk_fan_distance_cm,
+		       r->cooling.cooling_power_w);
+	if (r->has_temperature)
+		printf("hot spot   %.1f C (start %.1f C, max %.1f C%s)\n", r->temperature_c,
+		       r->temperature_start_c, r->temperature_max_c,
+		       r->temperature_steady ? ", steady" : ", not steady");
+	if (r->has_power)
+		printf("power      %.1f W mean, %.1f W max\n", r->power_w, r->power_max_w);
+	if (r->failed) {
+		printf("FAILED     thermal failure seen at %.3f s", r->failure.t_ns / 1e9);
+		if (r->has_temperature)
+			printf(", hot spot %.1f C", r->failure.temperature_c);
+		printf("; measured until then: %llu reads, %llu writes, %.3f GB/s\n",
+		       (unsigned long long)r->failure.total.reads,
+		       (unsigned long long)r->failure.total.writes, failure_bandwidth(s, r));
+	}
 }
 
-enum { OPT_MODE = 256, OPT_STREAM, OPT_ITER, OPT_SEED, OPT_NOFF, OPT_ADDRMODE, OPT_POSTED };
+enum {
+	OPT_MODE = 256,
+	OPT_STREAM,
+	OPT_ITER,
+	OPT_SEED,
+	OPT_NOFF,
+	OPT_ADDRMODE,
+	OPT_POSTED,
+	OPT_DURATION_S,
+	OPT_COOLING,
+	OPT_CAMERA,
+	OPT_METER,
+	OPT_RIG,
+	OPT_SAMPLE_MS,
+	OPT_NO_INST,
+};
+
+struct inst_args {
+	const char *camera, *meter, *rig;
+	bool none;
+};
+
+static void close_instruments(struct sb_point_instruments *in)
+{
+	sb_temp_source_close(in->temp);
+	sb_power_source_close(in->power);
+	sb_cooling_close(in->cooling);
+	memset(in, 0, sizeof(*in));
+}
+
+/* Open the instruments asked for (sim: by default on a simulated board). */
+static int open_instruments(struct sb_device *dev, const struct inst_args *a,
+                            struct sb_point_instruments *in)
+{
+	bool sim = !strcmp(sb_device_transport(dev), "sim") && !a->none;
+	const char *camera = a->camera ? a->camera : sim ? "sim:" : NULL;
+	const char *meter = a->meter ? a->meter : sim ? "sim:" : NULL;
+	const char *rig = a->rig ? a->rig : sim ? "sim:" : NULL;
+	int err;
+
+	memset(in, 0, sizeof(*in));
+	if ((camera && (err = sb_temp_source_open(&in->temp, camera, dev)) < 0) ||
+	    (meter && (err = sb_power_source_open(&in->power, meter, dev)) < 0) ||
+	    (rig && (err = sb_cooling_open(&in->cooling, rig, dev)) < 0)) {
+		close_instruments(in);
+		return err;
+	}
+	return 0;
+}
 
 static int point_run(int argc, char **argv)
 {
@@ -163,6 +316,13 @@ static int point_run(int argc, char **argv)
 	    {"addr-mode", required_argument, NULL, OPT_ADDRMODE},
 	    {"posted", no_argument, NULL, OPT_POSTED},
 	    {"no-fast-forward", no_argument, NULL, OPT_NOFF},
+	    {"duration-s", required_argument, NULL, OPT_DURATION_S},
+	    {"cooling", required_argument, NULL, OPT_COOLING},
+	    {"camera", required_argument, NULL, OPT_CAMERA},
+	    {"meter", required_argument, NULL, OPT_METER},
+	    {"rig", required_argument, NULL, OPT_RIG},
+	    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
+	    {"no-instruments", no_argument, NULL, OPT_NO_INST},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -173,8 +333,12 @@ static int point_run(int argc, char **argv)
 	struct sb_board_info board;
 	struct sb_hmc_status hst;
 	struct sb_geometry geo;
+	struct sb_point_instruments inst;
+	struct inst_args ia = {0};
 	struct sb_device *dev;
 	uint64_t v, ports = 0;
+	double d;
+	bool duration_set = false;
 	int c, err, json = 0, rc;
 
 	sb_point_spec_init(&spec, 0);
@@ -221,6 +385,36 @@ static int point_run(int argc, char **argv)
 				return sb_cli_usage_error("point", "--duration-us %s: microseconds",
 				                          optarg);
 			spec.duration_ns = v * 1000;
+			duration_set = true;
+			break;
+		case OPT_DURATION_S:
+			if (sb_parse_double(optarg, "--duration-s", &d) < 0 || !(d > 0) || d > 1e6)
+				return sb_cli_usage_error("point", "--duration-s %s: seconds (> 0)",
+				                          optarg);
+			spec.duration_ns = (uint64_t)llround(d * 1e9);
+			duration_set = true;
+			break;
+		case OPT_COOLING:
+			spec.cooling = optarg;
+			break;
+		case OPT_CAMERA:
+			ia.camera = optarg;
+			break;
+		case OPT_METER:
+			ia.meter = optarg;
+			break;
+		case OPT_RIG:
+			ia.rig = optarg;
+			break;
+		case OPT_SAMPLE_MS:
+			if (sb_parse_double(optarg, "--sample-ms", &d) < 0 || !(d >= 0.001) ||
+			    d > 1e6)
+				return sb_cli_usage_error("point", "--sample-ms %s: milliseconds",
+				                          optarg);
+			spec.inst_sample_ns = (uint64_t)llround(d * 1e6);
+			break;
+		case OPT_NO_INST:
+			ia.none = true;
 			break;
 		case OPT_STREAM:
 			if (sb_parse_u64(optarg, "--stream", false, &v) < 0 || v < 1 ||
@@ -262,10 +456,21 @@ static int point_run(int argc, char **argv)
 	}
 	if (optind != argc)
 		return sb_cli_usage_error("point", "unexpected argument '%s'", argv[optind]);
-	if (spec.iterations && spec.duration_ns == 1000000 && !spec.stream)
+	if (spec.iterations && !duration_set && !spec.stream)
 		spec.duration_ns = 0; /* iteration-limited: run until done */
+	if (spec.cooling && ia.none)
+		return sb_cli_usage_error("point",
+		                          "--cooling needs a cooling rig (not --no-instruments)");
 	if ((err = sb_device_open(&dev, uri)) < 0)
 		return sb_cli_device_error(err);
+	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
+		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
+		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
+		         : sb_cli_error(err);
+		sb_device_close(dev);
+		return rc;
+	}
+	spec.inst = inst;
 	if ((err = sb_board_info(dev, &board)) < 0 || (err = sb_hmc_status(dev, &hst)) < 0) {
 		rc = sb_cli_error(err);
 		goto out;
@@ -280,8 +485,9 @@ static int point_run(int argc, char **argv)
 		goto out;
 	}
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
-		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		                         : sb_cli_error(err);
+		rc = err == SB_ERR_INVAL || err == SB_ERR_NOT_FOUND
+		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
+		         : sb_cli_error(err);
 		goto out;
 	}
 	if (json)
@@ -293,6 +499,7 @@ static int point_run(int argc, char **argv)
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
 out:
+	close_instruments(&inst);
 	sb_device_close(dev);
 	return rc;
 }

@@ -371,3 +371,15 @@ int sb_device_wait_event(struct sb_device *dev, uint32_t mask, uint64_t timeout_
 		return dev->ops->wait_event(dev->priv, mask, timeout_ns, events);
 	return poll_events(dev, mask, timeout_ns, events);
 }
+
+int sb_device_bench(struct sb_device *dev, struct sb_bench_model **bench)
+{
+	*bench = NULL;
+	if (!dev->ops->bench)
+		return sb_error_set(
+		    SB_ERR_NOT_SUPPORTED,
+		    "'%s': the %s transport has no simulated bench (sim: instruments "
+		    "need a sim: device)",
+		    dev->uri, dev->ops->name);
+	return dev->ops->bench(dev->priv, bench);
+}

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* A measurement point through the device API. */
+/* A measurement point through the device API, with the bench's instruments. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gups_addrgen.h"
@@ -184,45 +186,254 @@ static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s)
 	return 0;
 }
 
-/* GUPS traffic: start, run (sampling), stop, drain. */
-static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r)
+/* ---- instruments ------------------------------------------------------------------------ */
+
+#define TEMP_RING 512 /* hot-spot readings kept for the steady-state temperature */
+
+/* What the instruments said during a point. */
+struct inst_rec {
+	const struct sb_point_spec *s;
+	uint64_t interval_ns;
+	struct {
+		uint64_t t_ns;
+		double c;
+	} ring[TEMP_RING];
+	unsigned n; /* readings so far (the ring keeps the last TEMP_RING) */
+	double last_c, last_w;
+	double energy, metered_ns; /* sum of power x interval over the metered time */
+	uint64_t last_sample_ns;
+	bool sampled;
+};
+
+static bool has_inst(const struct sb_point_spec *s)
 {
-	uint64_t t0, elapsed = 0, limit = s->duration_ns;
+	return s->inst.temp || s->inst.power;
+}
+
+static uint64_t inst_interval(const struct sb_point_spec *s)
+{
+	uint64_t i = s->inst_sample_ns ? s->inst_sample_ns : s->duration_ns / 20;
+
+	if (s->inst_sample_ns)
+		return i;
+	if (i < 1000000)
+		i = 1000000;
+	if (i > 1000000000)
+		i = 1000000000;
+	return i;
+}
+
+static void inst_init(struct inst_rec *ir, const struct sb_point_spec *s, struct sb_point_result *r)
+{
+	memset(ir, 0, sizeof(*ir));
+	ir->s = s;
+	ir->interval_ns = has_inst(s) ? inst_interval(s) : 0;
+	ir->last_c = ir->last_w = NAN;
+	r->has_temperature = s->inst.temp;
+	r->has_power = s->inst.power;
+	r->temperature_c = r->temperature_start_c = r->temperature_max_c = NAN;
+	r->power_w = r->power_max_w = NAN;
+	r->failure.temperature_c = r->failure.power_w = NAN;
+}
+
+/* Sample the instruments at t_ns (bench time since the start); *stop if the callback says so. */
+static int inst_sample(struct inst_rec *ir, struct sb_point_result *r, uint64_t t_ns, bool *stop)
+{
+	const struct sb_point_spec *s = ir->s;
+	struct sb_point_sample ps = {.t_ns = t_ns};
+	int err;
+
+	if (!has_inst(s))
+		return 0;
+	if (s->inst.temp) {
+		if ((err = sb_temp_source_sample(s->inst.temp, &ps.temp)) < 0)
+			return err;
+		ps.has_temp = true;
+		ir->last_c = ps.temp.hotspot_c;
+		ir->ring[ir->n % TEMP_RING].t_ns = t_ns;
+		ir->ring[ir->n % TEMP_RING].c = ps.temp.hotspot_c;
+		ir->n++;
+		if (isnan(r->temperature_start_c))
+			r->temperature_start_c = ps.temp.hotspot_c;
+		if (isnan(r->temperature_max_c) || ps.temp.hotspot_c > r->temperature_max_c)
+			r->temperature_max_c = ps.temp.hotspot_c;
+	}
+	if (s->inst.power) {
+		if ((err = sb_power_source_sample(s->inst.power, &ps.power)) < 0)
+			return err;
+		ps.has_power = true;
+		/* The first reading only starts the meter's interval at the point's start. */
+		if (ir->sampled && t_ns > ir->last_sample_ns) {
+			double dt = (double)(t_ns - ir->last_sample_ns);
+
+			ir->energy += ps.power.power_w * dt;
+			ir->metered_ns += dt;
+			if (isnan(r->power_max_w) || ps.power.power_w > r->power_max_w)
+				r->power_max_w = ps.power.power_w;
+			ir->last_w = ps.power.power_w;
+		}
+	}
+	ir->sampled = true;
+	ir->last_sample_ns = t_ns;
+	r->inst_samples++;
+	if (s->inst_sample && s->inst_sample(s->inst_sample_ctx, &ps))
+		*stop = true;
+	return 0;
+}
+
+/* Mean of the hot-spot readings taken in [from, to] (NAN if none). */
+static double ring_mean(const struct inst_rec *ir, uint64_t from, uint64_t to)
+{
+	unsigned first = ir->n > TEMP_RING ? ir->n - TEMP_RING : 0, k = 0;
+	double sum = 0;
+
+	for (unsigned i = first; i < ir->n; i++) {
+		uint64_t t = ir->ring[i % TEMP_RING].t_ns;
+
+		if (t >= from && t <= to) {
+			sum += ir->ring[i % TEMP_RING].c;
+			k++;
+		}
+	}
+	return k ? sum / k : NAN;
+}
+
+static void inst_finish(const struct inst_rec *ir, struct sb_point_result *r, uint64_t end_ns)
+{
+	uint64_t tenth = end_ns / 10;
+	double last, before;
+
+	if (ir->n) {
+		last = ring_mean(ir, end_ns - tenth, end_ns);
+		if (isnan(last))
+			last = ir->last_c;
+		before = ring_mean(ir, end_ns - 2 * tenth, end_ns - tenth - (tenth ? 1 : 0));
+		r->temperature_c = last;
+		r->temperature_steady = !isnan(before) && fabs(last - before) < 0.2;
+	}
+	if (ir->metered_ns > 0)
+		r->power_w = ir->energy / ir->metered_ns;
+}
+
+/* Apply the cooling configuration of the spec and record the rig's state. */
+static int apply_cooling(struct sb_device *dev, const struct sb_point_spec *s,
+                         struct sb_point_result *r)
+{
+	int err;
+
+	if (s->cooling && !s->inst.cooling)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s': cooling configuration '%s' needs a cooling actuator",
+		                    sb_device_uri(dev), s->cooling);
+	if (!s->inst.cooling)
+		return 0;
+	if (s->cooling && (err = sb_cooling_apply(s->inst.cooling, s->cooling)) < 0)
+		return err;
+	if ((err = sb_cooling_status(s->inst.cooling, &r->cooling)) < 0)
+		return err;
+	r->has_cooling = true;
+	return 0;
+}
+
+/* The cube failed: record when, how hot, and what had been measured. */
+static int record_failure(struct sb_device *dev, const struct sb_point_spec *s, struct inst_rec *ir,
+                          struct sb_point_result *r, const struct sb_hmc_status *st,
+                          uint64_t elapsed, uint64_t after)
+{
+	double before = ir->last_c;
+	bool stop = false;
+	int err;
+
+	r->failed = true;
+	r->t_fail_ns = sb_device_now_ns(dev);
+	r->failure.t_ns = elapsed;
+	r->failure.after_ns = after;
+	r->failure.power_w = ir->last_w;
+	r->failure.thermal_events = st->thermal_events;
+	r->failure.errstat = st->errstat;
+	if ((err = read_totals(dev, s->ports, NULL, &r->failure.total)) < 0 ||
+	    (err = inst_sample(ir, r, elapsed, &stop)) < 0)
+		return err;
+	/* The heatsink cools once the cube stops: the hotter of the readings around it. */
+	r->failure.temperature_c = isnan(before) || ir->last_c > before ? ir->last_c : before;
+	sb_warn("'%s': thermal failure seen at %.3f s of the point (hot spot %.1f C)",
+	        sb_device_uri(dev), elapsed / 1e9, r->failure.temperature_c);
+	return 0;
+}
+
+/* How often the runner looks at the cube without samplers: often for short points, at most
+ * every second for long ones (each look is a bounded step of the simulated bench). */
+static uint64_t poll_step(const struct sb_point_spec *s)
+{
+	uint64_t p = s->duration_ns / 100;
+
+	if (p < 1000000)
+		p = 1000000;
+	if (p > 1000000000)
+		p = 1000000000;
+	return p;
+}
+
+static uint64_t min3(uint64_t a, uint64_t b, uint64_t c)
+{
+	uint64_t m = a < b ? a : b;
+
+	return m < c ? m : c;
+}
+
+/* GUPS traffic: start, run (sampling the counters and the instruments), stop, drain. */
+static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r,
+                    struct inst_rec *ir)
+{
+	uint64_t t0, elapsed = 0, checked = 0, limit = s->duration_ns;
+	uint64_t next_cnt = s->sample_ns ? s->sample_ns : UINT64_MAX;
+	uint64_t next_inst = ir->interval_ns ? ir->interval_ns : UINT64_MAX;
 	uint32_t mask = (uint32_t)((1ull << s->ports) - 1);
 	struct sb_hmc_status st;
+	bool stop = false;
 	int err;
 
 	if ((err = configure_ports(dev, s)) < 0)
 		return err;
 	t0 = sb_device_now_ns(dev);
+	if ((err = inst_sample(ir, r, 0, &stop)) < 0)
+		return err;
 	for (unsigned i = 0; i < s->ports; i++)
 		if ((err = sb_gups_port_start(dev, i)) < 0)
 			return err;
 	if (!limit)
 		limit = UINT64_MAX; /* iteration-limited: run until every port is done */
-	while (elapsed < limit) {
-		uint64_t step = s->sample_ns ? s->sample_ns : 1000000;
-		bool stop = false;
+	while (elapsed < limit && !stop) {
+		uint64_t poll = elapsed + poll_step(s), target = min3(poll, next_cnt, next_inst);
 
-		if (step > limit - elapsed)
-			step = limit - elapsed;
-		if ((err = sb_device_wait_ns(dev, step)) < 0)
+		if (target > limit)
+			target = limit;
+		if ((err = sb_device_wait_ns(dev, target > elapsed ? target - elapsed : 1)) < 0)
 			return err;
 		elapsed = sb_device_now_ns(dev) - t0;
 		if ((err = sb_hmc_status(dev, &st)) < 0)
 			return err;
 		if (st.thermal_fail) {
-			r->failed = true;
-			r->t_fail_ns = sb_device_now_ns(dev);
+			if ((err = record_failure(dev, s, ir, r, &st, elapsed, checked)) < 0)
+				return err;
 			stop = true;
 		}
-		if (s->sample) {
+		checked = elapsed;
+		if (s->sample && elapsed >= next_cnt) {
 			struct sb_port_counters total;
 
 			if ((err = read_totals(dev, s->ports, NULL, &total)) < 0)
 				return err;
 			if (s->sample(s->sample_ctx, elapsed, &total))
 				stop = true;
+			while (next_cnt <= elapsed)
+				next_cnt += s->sample_ns;
+		}
+		if (!r->failed && elapsed >= next_inst) {
+			if ((err = inst_sample(ir, r, elapsed, &stop)) < 0)
+				return err;
+			while (next_inst <= elapsed)
+				next_inst += ir->interval_ns;
 		}
 		if (s->iterations && !s->duration_ns) {
 			/* Iteration-limited: done when every port reports done (reached its limit
@@ -240,11 +451,12 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 			if (all_done)
 				stop = true;
 		}
-		if (stop)
-			break;
 	}
 	r->t_start_ns = t0;
 	r->duration_ns = sb_device_now_ns(dev) - t0;
+	if (ir->sampled && ir->last_sample_ns != r->duration_ns &&
+	    (err = inst_sample(ir, r, r->duration_ns, &stop)) < 0)
+		return err;
 	for (unsigned i = 0; i < s->ports; i++)
 		if ((err = sb_gups_port_stop(dev, i)) < 0)
 			return err;
@@ -354,26 +566,29 @@ static int run_stream(struct sb_device *dev, const struct sb_point_spec *s,
 	return 0;
 }
 
-int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r)
+/* The point after the checks: program, run, read back, compute the metrics. */
+static int run_point(struct sb_device *dev, const struct sb_point_spec *s,
+                     struct sb_point_result *r, struct inst_rec *ir,
+                     const struct sb_board_info *board)
 {
-	struct sb_board_info board;
 	struct sb_bench_counts bc;
+	bool stop = false;
 	int err;
 
-	memset(r, 0, sizeof(*r));
-	if ((err = check_spec(dev, s)) < 0 || (err = sb_board_info(dev, &board)) < 0 ||
-	    (err = ensure_ready(dev)) < 0)
-		return err;
 	r->ports = s->stream ? 1 : s->ports;
-	r->clock_hz = (double)board.clock_hz;
+	r->clock_hz = (double)board->clock_hz;
 	if ((err = sb_hmc_reset_ports(dev)) < 0 ||
 	    (err = set_fast_forward(dev, s->fast_forward)) < 0)
 		return err;
 	if (s->addr_mode_bytes && (err = sb_hmc_set_addr_mode(dev, s->addr_mode_bytes)) < 0)
 		return err;
-	err = s->stream ? run_stream(dev, s, r) : run_gups(dev, s, r);
-	if (err < 0)
+	if (s->stream) {
+		if ((err = inst_sample(ir, r, 0, &stop)) < 0 || (err = run_stream(dev, s, r)) < 0 ||
+		    (err = inst_sample(ir, r, r->duration_ns, &stop)) < 0)
+			return err;
+	} else if ((err = run_gups(dev, s, r, ir)) < 0) {
 		return err;
+	}
 	if (!s->stream && (err = read_totals(dev, s->ports, r->port, &r->total)) < 0)
 		return err;
 	if (s->stream)
@@ -381,8 +596,15 @@ int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb
 	if ((err = read_fast_forward(dev, r)) < 0 || (err = sb_hmc_status(dev, &r->hmc)) < 0)
 		return err;
 	if (r->hmc.thermal_fail && !r->failed) {
+		/* Seen only at the end (stream points): what was measured is the whole point. */
 		r->failed = true;
 		r->t_fail_ns = sb_device_now_ns(dev);
+		r->failure.t_ns = r->duration_ns;
+		r->failure.total = r->total;
+		r->failure.thermal_events = r->hmc.thermal_events;
+		r->failure.errstat = r->hmc.errstat;
+		r->failure.temperature_c = ir->last_c;
+		r->failure.power_w = ir->last_w;
 	}
 	bc = (struct sb_bench_counts){
 	    .reads = r->total.reads,
@@ -399,4 +621,25 @@ int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb
 	if (r->duration_ns)
 		sb_bench_metrics(&bc, &r->metrics);
 	return 0;
+}
+
+int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r)
+{
+	struct sb_board_info board;
+	struct inst_rec *ir;
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	if ((err = check_spec(dev, s)) < 0 || (err = sb_board_info(dev, &board)) < 0 ||
+	    (err = apply_cooling(dev, s, r)) < 0 || (err = ensure_ready(dev)) < 0)
+		return err;
+	ir = malloc(sizeof(*ir));
+	if (!ir)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory running a point");
+	inst_init(ir, s, r);
+	err = run_point(dev, s, r, ir, &board);
+	if (err >= 0)
+		inst_finish(ir, r, r->duration_ns);
+	free(ir);
+	return err < 0 ? err : 0;
 }

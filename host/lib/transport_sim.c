@@ -1,22 +1,79 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sim: transport: the board model in process. Register accesses go to the model's
- * register decoder; the bench clock is the model's simulated time.
+ * The sim: transport: the board model in process, on its simulated bench. Register accesses
+ * go to the model's register decoder; the bench clock is the model's simulated time.
+ *
+ * Coupling: bench time advances in bounded steps (the bench model's hint, at most
+ * coupling.max_step_s, shorter while the junction moves fast). In each step the board model
+ * runs (fast-forwarding steady traffic), its activity counters feed the bench model, the
+ * junction temperature goes back to the board (refresh twice as often above 85 C), and a
+ * thermal failure the bench model reports fails the cube. After the host resets a failed
+ * cube, the bench model decides whether it may run (cooled below the trip point) or fails
+ * again at once.
+ *
+ * URI options for the bench (the others go to the board model): bench=NAME|PATH (bench
+ * parameters, thermal/data), cooling=NAME (initial cooling configuration); seed= seeds both.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sb_model.h"
+#include "stackbench/bench_model.h"
 #include "stackbench/error.h"
+#include "stackbench/log.h"
 #include "stackbench/transport.h"
+#include "stackbench/util.h"
 
 struct sim {
 	struct sb_model *model;
+	struct sb_bench_model *bench;
+	struct sb_model_activity last; /* board activity at the end of the last step */
 };
+
+static int open_bench(struct sim *s, const struct sb_uri *uri)
+{
+	const char *name = sb_uri_opt(uri, "bench"), *cooling = sb_uri_opt(uri, "cooling");
+	const char *seed_text = sb_uri_opt(uri, "seed");
+	struct sb_bench_params *p;
+	uint64_t seed = 1;
+	int err;
+
+	if (seed_text && sb_parse_u64(seed_text, "sim option 'seed'", false, &seed) < 0)
+		return SB_ERR_PARSE;
+	p = malloc(sizeof(*p));
+	if (!p)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory for the bench parameters");
+	if ((err = sb_bench_params_load(p, name)) < 0)
+		goto out;
+	if (cooling) {
+		err = sb_bench_find_cooling(p, cooling);
+		if (err < 0) {
+			err = sb_error_set(SB_ERR_PARSE, "sim option 'cooling': %s",
+			                   sb_error_detail());
+			goto out;
+		}
+		p->default_cooling = (unsigned)err;
+	}
+	err = sb_bench_model_new(&s->bench, p, seed);
+out:
+	free(p);
+	return err;
+}
+
+static void set_temperature(struct sim *s)
+{
+	struct sb_bench_state st;
+
+	sb_bench_model_state(s->bench, &st);
+	sb_model_set_temperature(s->model, st.junction_c);
+	/* The refresh counter follows the refresh rate: count from here on. */
+	sb_model_get_activity(s->model, &s->last);
+}
 
 static int sim_open(const struct sb_uri *uri, void **priv)
 {
 	struct sb_model_opt opts[SB_URI_MAX_OPTS];
+	unsigned nopts = 0;
 	struct sim *s;
 	int err;
 
@@ -24,22 +81,32 @@ static int sim_open(const struct sb_uri *uri, void **priv)
 	if (!s)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory opening the simulated board");
 	for (unsigned i = 0; i < uri->nopts; i++) {
-		opts[i].key = uri->opts[i].key;
-		opts[i].value = uri->opts[i].value;
+		if (!strcmp(uri->opts[i].key, "bench") || !strcmp(uri->opts[i].key, "cooling"))
+			continue;
+		opts[nopts].key = uri->opts[i].key;
+		opts[nopts].value = uri->opts[i].value;
+		nopts++;
 	}
-	err = sb_model_new(&s->model, uri->path, opts, uri->nopts);
-	if (err < 0) {
-		free(s);
-		return err;
-	}
+	if ((err = sb_model_new(&s->model, uri->path, opts, nopts)) < 0)
+		goto fail_model;
+	if ((err = open_bench(s, uri)) < 0)
+		goto fail_bench;
+	set_temperature(s);
 	*priv = s;
 	return 0;
+
+fail_bench:
+	sb_model_free(s->model);
+fail_model:
+	free(s);
+	return err;
 }
 
 static void sim_close(void *priv)
 {
 	struct sim *s = priv;
 
+	sb_bench_model_free(s->bench);
 	sb_model_free(s->model);
 	free(s);
 }
@@ -64,9 +131,60 @@ static uint64_t sim_now_ns(void *priv)
 	return sb_model_now_ps(((struct sim *)priv)->model) / 1000;
 }
 
+/* Reconcile the failure states of the board and the bench before a step. */
+static void sync_failure(struct sim *s)
+{
+	bool board = sb_model_failed(s->model), bench = sb_bench_model_failed(s->bench);
+
+	if (board && !bench)
+		sb_bench_model_note_failure(s->bench); /* injected through sim_ctrl */
+	else if (!board && bench && !sb_bench_model_cube_reset(s->bench))
+		sb_model_thermal_failure(s->model); /* reset while still too hot */
+}
+
+/* One coupled step of ns nanoseconds. */
+static int step(struct sim *s, uint64_t ns)
+{
+	struct sb_model_activity a;
+	struct sb_bench_activity d;
+	struct sb_bench_event ev;
+	int err;
+
+	sync_failure(s);
+	if ((err = sb_model_advance(s->model, ns * 1000)) < 0)
+		return err;
+	sb_model_get_activity(s->model, &a);
+	d = (struct sb_bench_activity){
+	    .reads = a.reads - s->last.reads,
+	    .writes = a.writes - s->last.writes,
+	    .read_bytes = a.read_bytes - s->last.read_bytes,
+	    .write_bytes = a.write_bytes - s->last.write_bytes,
+	    .req_flits = a.req_flits - s->last.req_flits,
+	    .resp_flits = a.resp_flits - s->last.resp_flits,
+	    .refreshes = a.refreshes - s->last.refreshes,
+	};
+	sb_bench_model_step(s->bench, ns, &d, &ev);
+	set_temperature(s);
+	if (ev.fail)
+		sb_model_thermal_failure(s->model);
+	return 0;
+}
+
 static int sim_wait_ns(void *priv, uint64_t ns)
 {
-	return sb_model_advance(((struct sim *)priv)->model, ns * 1000);
+	struct sim *s = priv;
+	int err;
+
+	while (ns) {
+		uint64_t n = sb_bench_model_step_hint_ns(s->bench);
+
+		if (n > ns || !n)
+			n = ns;
+		if ((err = step(s, n)) < 0)
+			return err;
+		ns -= n;
+	}
+	return 0;
 }
 
 static int sim_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
@@ -100,6 +218,12 @@ static void sim_dma_free(void *priv, struct sb_dma_buf *buf)
 	free(buf->host);
 }
 
+static int sim_bench(void *priv, struct sb_bench_model **bench)
+{
+	*bench = ((struct sim *)priv)->bench;
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_sim = {
     .name = "sim",
     .open = sim_open,
@@ -111,4 +235,5 @@ const struct sb_transport_ops sb_transport_sim = {
     .wait_ns = sim_wait_ns,
     .dma_alloc = sim_dma_alloc,
     .dma_free = sim_dma_free,
+    .bench = sim_bench,
 };

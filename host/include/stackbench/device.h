@@ -19,6 +19,7 @@ extern "C" {
 #endif
 
 struct sb_device;
+struct sb_bench_model;
 
 /* A register block found by the walk. */
 struct sb_block_info {
@@ -124,6 +125,14 @@ void sb_device_dma_free(struct sb_device *dev, struct sb_dma_buf *buf);
  */
 int sb_device_wait_event(struct sb_device *dev, uint32_t mask, uint64_t timeout_ns,
                          uint32_t *events);
+
+/*
+ * The simulated bench of a simulated board (stackbench/bench_model.h): what the sim:
+ * instruments (camera, meter, cooling rig) measure and act on. It models the lab around the
+ * board, not the board: host code still reaches the board only through registers.
+ * Returns 0, or SB_ERR_NOT_SUPPORTED for boards that are not simulated.
+ */
+int sb_device_bench(struct sb_device *dev, struct sb_bench_model **bench);
 
 #ifdef __cplusplus
 }

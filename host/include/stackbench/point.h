@@ -13,6 +13,7 @@
 #include "stackbench/bench_metrics.h"
 #include "stackbench/device.h"
 #include "stackbench/gups.h"
+#include "stackbench/instrument.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,32 @@ extern "C" {
 
 #define SB_POINT_MAX_PORTS 32
 #define SB_STREAM_MAX 28
+
+/* Instruments sampled while a point runs; each may be NULL. */
+struct sb_point_instruments {
+	struct sb_temp_source *temp;
+	struct sb_power_source *power;
+	struct sb_cooling *cooling;
+};
+
+/* One instrument sample taken while a point runs. */
+struct sb_point_sample {
+	uint64_t t_ns; /* bench time since the point started */
+	bool has_temp, has_power;
+	struct sb_temp_reading temp;   /* temp.frame: the whole frame, valid during the call */
+	struct sb_power_reading power; /* mean power since the previous sample */
+};
+
+/* What the point knew when it saw the cube fail. */
+struct sb_point_failure {
+	uint64_t t_ns;                 /* bench time since the start when the failure was seen */
+	uint64_t after_ns;             /* ... and it happened after this one (previous check) */
+	double temperature_c;          /* hot spot at the failure (NAN without a camera) */
+	double power_w;                /* last power reading before it (NAN without a meter) */
+	struct sb_port_counters total; /* counters when it was seen: what the point measured */
+	uint32_t thermal_events;       /* the cube's thermal-failure count since power-up */
+	unsigned errstat;              /* ERRSTAT of the failure */
+};
 
 struct sb_point_spec {
 	enum sb_req_type type;
@@ -39,6 +66,14 @@ struct sb_point_spec {
 	uint64_t sample_ns;
 	int (*sample)(void *ctx, uint64_t t_ns, const struct sb_port_counters *total);
 	void *sample_ctx;
+	/* Instruments (optional). The temperature and power sources are sampled at the start,
+	 * every inst_sample_ns of bench time (0: duration / 20 within [1 ms, 1 s]) and at the
+	 * end; inst_sample, if set, sees every sample (nonzero stops the point). */
+	struct sb_point_instruments inst;
+	const char *cooling; /* apply this cooling configuration first (needs inst.cooling) */
+	uint64_t inst_sample_ns;
+	int (*inst_sample)(void *ctx, const struct sb_point_sample *s);
+	void *inst_sample_ctx;
 };
 
 struct sb_point_result {
@@ -55,15 +90,28 @@ struct sb_point_result {
 	struct sb_hmc_status hmc; /* at the end */
 	unsigned stream_groups;   /* stream mode: groups run */
 	unsigned mismatches;      /* stream integrity mismatches */
+	/* Instruments: has_* says whether the point had them. */
+	bool has_temperature, has_power, has_cooling;
+	double temperature_c; /* steady state: mean hot spot over the last 10 % of the point */
+	double temperature_start_c; /* hot spot before the ports started */
+	double temperature_max_c;
+	bool temperature_steady; /* the hot spot's mean moved < 0.2 C between the last two tenths */
+	double power_w;          /* mean power over the point */
+	double power_max_w;      /* highest reading */
+	unsigned inst_samples;
+	struct sb_cooling_state cooling; /* the configuration the point ran in */
+	struct sb_point_failure failure; /* valid when failed */
 };
 
-/* Defaults: ro, 128 B, random, all ports, 1 ms, no samples, fast-forward on. */
+/* Defaults: ro, 128 B, random, all ports, 1 ms, no samples, no instruments, fast-forward on. */
 void sb_point_spec_init(struct sb_point_spec *s, unsigned ports);
 
 /*
- * Run a point. Returns 0 (also when the cube failed: r->failed says so and the counters hold
- * what was measured), SB_ERR_THERMAL if the cube was already failed, SB_ERR_INVAL for a bad
- * spec, or a device error.
+ * Run a point. Returns 0 (also when the cube failed: r->failed says so, r->failure says when,
+ * how hot and what had been measured, and the counters hold what was measured),
+ * SB_ERR_THERMAL if the cube was already failed, SB_ERR_INVAL for a bad spec (or a cooling
+ * configuration without a cooling actuator), SB_ERR_NOT_FOUND for an unknown cooling
+ * configuration, or a device or instrument error.
  */
 int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r);
 

@@ -36,6 +36,11 @@ struct sb_transport_ops {
 	int (*wait_event)(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events);
 	/* Optional: the board's PCI function "DDDD:BB:DD.F" (NULL: not a PCI board). */
 	int (*pci_address)(void *priv, char *bdf, size_t size);
+	/*
+	 * Optional: the simulated bench (thermal/power/cooling model) this board sits on, for
+	 * the sim: instruments. Only the sim transport has one (NULL = SB_ERR_NOT_SUPPORTED).
+	 */
+	int (*bench)(void *priv, struct sb_bench_model **bench);
 };
 
 /* The built-in transports. */

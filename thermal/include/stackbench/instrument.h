@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bench instruments: a temperature source (a thermal camera: the hot spot of a region of
+ * interest, and the whole frame), a power source (a meter: watts, and volts and amps when it
+ * reports them) and a cooling actuator (applies a named cooling configuration; reports fan
+ * supply, fan speed and cooling power).
+ *
+ * Each is opened from a connection string "SCHEME:[REST][?KEY=VALUE&...]" (docs/instruments.md):
+ *
+ *   temperature  sim:[?roi=X,Y,W,H|all]   the simulated bench's camera (FLIR One frames)
+ *                flirone:[BUS:ADDR]        FLIR One over USB 09cb:1996       (not built yet)
+ *                lepton:[BUS:ADDR]         FLIR Lepton / PureThermal, UVC    (not built yet)
+ *   power        sim:                      the simulated bench's meter
+ *                wattsup:ftdi:VID:PID[:SERIAL] | wattsup:/dev/ttyUSBn       (not built yet)
+ *                wt310:usbtmc:...          Yokogawa WT310 (SCPI)             (not built yet)
+ *   cooling      sim:                      the simulated bench's cooling rig
+ *                korad:/dev/ttyUSBn        KA3005P fan supply                (not built yet)
+ *                rig:ftdi:VID:PID[:SERIAL] the cooling-rig controller      (not built yet)
+ *
+ * sim: instruments measure the simulated bench of an open sim: device (sb_device_bench());
+ * real ones ignore the device or use it for nothing but the clock. Every reading carries the
+ * bench time it was taken at (sb_device_now_ns() of the device, which is the monotonic clock on
+ * hardware), so a caller samples them on the bench clock: one call, one reading.
+ *
+ * Errors: SB_ERR_URI for a malformed string or an unknown scheme (the detail lists the known
+ * ones), SB_ERR_NOT_SUPPORTED for a scheme whose driver is not built yet or a sim: instrument on
+ * a board that is not simulated, SB_ERR_INVAL for a bad option value.
+ */
+#ifndef STACKBENCH_INSTRUMENT_H
+#define STACKBENCH_INSTRUMENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "stackbench/device.h"
+#include "stackbench/radiometry.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SB_INSTRUMENT_NAME_MAX 32
+
+/* ---- temperature ------------------------------------------------------------------------ */
+
+struct sb_temp_reading {
+	uint64_t t_ns;    /* bench time of the frame */
+	double hotspot_c; /* hottest pixel of the ROI, at the camera's resolution */
+	unsigned hot_x, hot_y;
+	double roi_mean_c, roi_min_c;
+	struct sb_roi roi;
+	/* The whole frame, or NULL when the source has none; valid until the next sample. */
+	const struct sb_thermal_image *frame;
+};
+
+struct sb_temp_source;
+
+int sb_temp_source_open(struct sb_temp_source **out, const char *conn, struct sb_device *dev);
+void sb_temp_source_close(struct sb_temp_source *s);
+/* Take one reading now. Returns 0, SB_ERR_IO / SB_ERR_TIMEOUT (device), SB_ERR_PARSE. */
+int sb_temp_source_sample(struct sb_temp_source *s, struct sb_temp_reading *r);
+/* Change the region of interest (w == 0: whole frame). SB_ERR_RANGE outside the frame. */
+int sb_temp_source_set_roi(struct sb_temp_source *s, const struct sb_roi *roi);
+/* The driver ("sim", "flirone", ...) and the connection string. */
+const char *sb_temp_source_driver(const struct sb_temp_source *s);
+const char *sb_temp_source_conn(const struct sb_temp_source *s);
+
+/* ---- power ------------------------------------------------------------------------------ */
+
+struct sb_power_reading {
+	uint64_t t_ns;
+	double power_w; /* mean since the previous reading (the meter's own integration) */
+	bool has_va;    /* volts and amps are valid */
+	double volts, amps;
+};
+
+struct sb_power_source;
+
+int sb_power_source_open(struct sb_power_source **out, const char *conn, struct sb_device *dev);
+void sb_power_source_close(struct sb_power_source *s);
+int sb_power_source_sample(struct sb_power_source *s, struct sb_power_reading *r);
+const char *sb_power_source_driver(const struct sb_power_source *s);
+
+/* ---- cooling ---------------------------------------------------------------------------- */
+
+struct sb_cooling_state {
+	char name[SB_INSTRUMENT_NAME_MAX]; /* applied configuration */
+	double fan_supply_v, fan_supply_a; /* backplane fans' supply */
+	double fan_rpm;
+	double desk_fan_distance_cm; /* 0: off */
+	double cooling_power_w;
+};
+
+struct sb_cooling;
+
+int sb_cooling_open(struct sb_cooling **out, const char *conn, struct sb_device *dev);
+void sb_cooling_close(struct sb_cooling *c);
+/* Apply a named configuration now. SB_ERR_NOT_FOUND (detail lists the names). */
+int sb_cooling_apply(struct sb_cooling *c, const char *name);
+int sb_cooling_status(struct sb_cooling *c, struct sb_cooling_state *st);
+/* The configurations the actuator knows: count, and the name of the i-th. */
+unsigned sb_cooling_count(const struct sb_cooling *c);
+const char *sb_cooling_name(const struct sb_cooling *c, unsigned i);
+const char *sb_cooling_driver(const struct sb_cooling *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_INSTRUMENT_H */

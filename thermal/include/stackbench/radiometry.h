@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Radiometry and hot spots (pure: frames in, numbers out).
+ *
+ * Raw sensor counts become temperatures through the camera's Planck constants; a region of
+ * interest (ROI) of the temperature image gives the hot spot the bench logs: the hottest valid
+ * pixel, its position, and the ROI's mean and minimum.
+ */
+#ifndef STACKBENCH_RADIOMETRY_H
+#define STACKBENCH_RADIOMETRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "stackbench/flir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Planck constants of one camera unit (they differ per camera; read them from configuration).
+ *   raw' = raw_scale * raw
+ *   raw_refl = R1 / (R2 * (exp(B / (T_refl + 273.15)) - F)) - O
+ *   raw_obj = (raw' - (1 - E) * raw_refl) / E
+ *   T = B / ln(R1 / (R2 * (raw_obj + O)) + F) - 273.15
+ */
+struct sb_planck {
+	double r1, b, f, o, r2;
+	double t_refl_c;   /* reflected (background) temperature */
+	double emissivity; /* E, 0 < E <= 1 */
+	double raw_scale;  /* raw' = raw_scale * raw (4 on the FLIR One) */
+};
+
+/* Check the constants. Returns 0 or SB_ERR_INVAL naming the bad constant. */
+int sb_planck_check(const struct sb_planck *p);
+
+/* Raw counts to degrees Celsius; NAN when the counts are outside the formula's domain. */
+double sb_planck_to_c(const struct sb_planck *p, double raw);
+
+/* Degrees Celsius to raw counts (not rounded); NAN outside the domain. */
+double sb_planck_from_c(const struct sb_planck *p, double t_c);
+
+/* A temperature image; NAN marks pixels without a valid value. */
+struct sb_thermal_image {
+	unsigned width, height;
+	float t_c[SB_FLIR_MAX_PIXELS];
+};
+
+/* Convert a raw image. Returns the number of valid pixels. */
+int sb_thermal_from_raw(const struct sb_raw_image *raw, const struct sb_planck *p,
+                        struct sb_thermal_image *img);
+
+/* A region of interest in pixels; w == 0 or h == 0 means the whole frame. */
+struct sb_roi {
+	unsigned x, y, w, h;
+};
+
+/* Parse "X,Y,W,H" or "all". Returns 0 or SB_ERR_INVAL (detail quotes the text). */
+int sb_roi_parse(const char *text, struct sb_roi *roi);
+
+struct sb_hotspot {
+	double max_c;   /* hottest valid pixel of the ROI */
+	unsigned x, y;  /* its position in the frame */
+	double mean_c;  /* mean of the ROI's valid pixels */
+	double min_c;   /* coldest valid pixel */
+	unsigned valid; /* valid pixels in the ROI */
+};
+
+/*
+ * Find the hot spot of the ROI (the first hottest pixel in row-major order). Returns 0,
+ * SB_ERR_RANGE when the ROI is not inside the frame, SB_ERR_NOT_FOUND when the ROI has no valid
+ * pixel.
+ */
+int sb_hotspot_find(const struct sb_thermal_image *img, const struct sb_roi *roi,
+                    struct sb_hotspot *hs);
+
+/* Round v to a multiple of step (step <= 0: v unchanged). */
+double sb_quantize(double v, double step);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STACKBENCH_RADIOMETRY_H */
