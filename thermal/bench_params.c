@@ -21,26 +21,8 @@
 
 static int find_file(const char *name, char *path, size_t size)
 {
-	const char *env = getenv("STACKBENCH_BENCH_PATH");
-	const char *dirs[3] = {env, SB_BENCH_SOURCE_DIR, SB_BENCH_INSTALL_DIR};
-
-	if (strchr(name, '/') || strstr(name, ".yaml")) {
-		if (access(name, R_OK) < 0)
-			return sb_error_set(SB_ERR_NOT_FOUND, "bench file '%s' not found", name);
-		sb_strlcpy(path, name, size);
-		return 0;
-	}
-	for (size_t i = 0; i < SB_ARRAY_SIZE(dirs); i++) {
-		if (!dirs[i] || !*dirs[i])
-			continue;
-		if ((size_t)snprintf(path, size, "%s/%s.yaml", dirs[i], name) >= size)
-			continue;
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	return sb_error_set(SB_ERR_NOT_FOUND,
-	                    "no bench '%s' (looked in $STACKBENCH_BENCH_PATH, %s, %s)", name,
-	                    SB_BENCH_SOURCE_DIR, SB_BENCH_INSTALL_DIR);
+	return sb_find_data_file("bench", name, "STACKBENCH_BENCH_PATH", SB_BENCH_SOURCE_DIR,
+	                         SB_BENCH_INSTALL_DIR, path, size);
 }
 
 /* A number of a section: key, range, where it goes in the parameters. */

@@ -699,6 +699,7 @@ static uint64_t vault_access(struct sb_model *m, struct sb_vault *v, unsigned ba
 	cal_take(&v->bus, a + d, transfers);
 	v->bank_free[bank] = a * slot + occ;
 	v->activates++;
+	m->act.activates++;
 	*t_act = a * slot;
 	return (a + d + transfers) * slot;
 }

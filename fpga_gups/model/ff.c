@@ -216,7 +216,8 @@ static bool limit_within(const struct sb_model *m, uint64_t dt)
 			continue;
 		if (p->iters >= p->iter_limit)
 			return true;
-		if (scale(dt + 2 * m->ff.w_len, p->d_iters, m->ff.w_len) >= p->iter_limit - p->iters)
+		if (scale(dt + 2 * m->ff.w_len, p->d_iters, m->ff.w_len) >=
+		    p->iter_limit - p->iters)
 			return true;
 	}
 	return false;

@@ -404,12 +404,18 @@ void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void 
 	m->req_hook_ctx = ctx;
 }
 
-void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a)
+/* All-bank refreshes of every vault since the model started, at the rate of each period. */
+static uint64_t refreshes_until(const struct sb_model *m, uint64_t now)
 {
 	uint64_t trefi = m->hot ? m->tm.trefi / 2 : m->tm.trefi;
 
+	return m->refresh_base + (now - m->refresh_t0) / trefi * m->nvaults;
+}
+
+void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a)
+{
 	*a = m->act;
-	a->refreshes = m->now / trefi * m->nvaults;
+	a->refreshes = refreshes_until(m, m->now);
 }
 
 void sb_model_set_temperature(struct sb_model *m, double junction_c)
@@ -417,8 +423,11 @@ void sb_model_set_temperature(struct sb_model *m, double junction_c)
 	m->temp_c = junction_c;
 	bool hot = junction_c > m->prof.hot_refresh_c;
 
-	if (hot != m->hot)
+	if (hot != m->hot) {
 		m->ff.dirty = true; /* the refresh rate changes */
+		m->refresh_base = refreshes_until(m, m->now);
+		m->refresh_t0 = m->now;
+	}
 	m->hot = hot;
 }
 

@@ -86,6 +86,8 @@ struct sb_model {
 	struct sb_vault *vault; /* nvaults */
 	double temp_c;          /* cube temperature from the bench (refresh rate) */
 	bool hot;
+	uint64_t refresh_base; /* refreshes counted up to refresh_t0 */
+	uint64_t refresh_t0;   /* tick the refresh rate last changed */
 	struct sb_engine_stats st;
 	struct sb_memory mem;
 	struct sb_trace trace;
@@ -104,8 +106,8 @@ struct sb_model {
 		uint64_t window;      /* current window: grows while noisy traffic does not agree */
 		uint64_t w_len;       /* length of the last complete window */
 		uint32_t tol_ppm;
-		unsigned need;        /* converged windows required */
-		uint64_t w_end;       /* end of the current window (SB_TICK_NEVER: not measuring) */
+		unsigned need;  /* converged windows required */
+		uint64_t w_end; /* end of the current window (SB_TICK_NEVER: not measuring) */
 		unsigned agree, misses;
 		double last_rate, last_lat;
 	} ff;

@@ -356,8 +356,12 @@ static int record_failure(struct sb_device *dev, const struct sb_point_spec *s, 
 		return err;
 	/* The heatsink cools once the cube stops: the hotter of the readings around it. */
 	r->failure.temperature_c = isnan(before) || ir->last_c > before ? ir->last_c : before;
-	sb_warn("'%s': thermal failure seen at %.3f s of the point (hot spot %.1f C)",
-	        sb_device_uri(dev), elapsed / 1e9, r->failure.temperature_c);
+	if (isnan(r->failure.temperature_c))
+		sb_warn("'%s': thermal failure seen at %.3f s of the point (no temperature source)",
+		        sb_device_uri(dev), elapsed / 1e9);
+	else
+		sb_warn("'%s': thermal failure seen at %.3f s of the point (hot spot %.1f C)",
+		        sb_device_uri(dev), elapsed / 1e9, r->failure.temperature_c);
 	return 0;
 }
 

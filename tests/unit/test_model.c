@@ -814,3 +814,25 @@ Test(model, fast_forward_copes_with_noisy_traffic_and_frequent_samples)
 	cr_assert_float_eq(ff.metrics.bandwidth_gbps, 30.0, 0.3);
 	bench_close(&b);
 }
+
+Test(model, refresh_doubles_above_85c_and_its_count_never_jumps)
+{
+	struct bench b;
+	struct sb_model_activity a0, a1, a2, a3;
+
+	bench_open(&b, NULL, NULL, 0);
+	cr_assert_eq(sb_device_wait_ns(b.dev, 780000), 0); /* 100 refresh intervals */
+	sb_model_get_activity(b.m, &a0);
+	cr_assert_eq(a0.refreshes, 100 * 16, "16 vaults, tREFI 7.8 us");
+	sb_model_set_temperature(b.m, 90.0);
+	sb_model_get_activity(b.m, &a1);
+	cr_assert_eq(a1.refreshes, a0.refreshes, "changing the rate does not change the past");
+	cr_assert_eq(sb_device_wait_ns(b.dev, 780000), 0);
+	sb_model_get_activity(b.m, &a2);
+	cr_assert_eq(a2.refreshes - a1.refreshes, 200 * 16, "twice as often above 85 C");
+	sb_model_set_temperature(b.m, 60.0);
+	cr_assert_eq(sb_device_wait_ns(b.dev, 780000), 0);
+	sb_model_get_activity(b.m, &a3);
+	cr_assert_eq(a3.refreshes - a2.refreshes, 100 * 16);
+	bench_close(&b);
+}
