@@ -25,25 +25,18 @@ static int find_file(const char *name, char *path, size_t size)
 	                         SB_BENCH_INSTALL_DIR, path, size);
 }
 
-/* A number of a section: key, range, where it goes in the parameters. */
-struct num_key {
-	const char *key;
-	double min, max;
-	size_t off;
-};
-
 #define NK(k, lo, hi, field)                                                                       \
 	{                                                                                          \
-		k, lo, hi, offsetof(struct sb_bench_params, field)                                 \
+		k, lo, hi, offsetof(struct sb_bench_params, field), SB_YAML_DOUBLE                 \
 	}
 
-static const struct num_key machine_keys[] = {
+static const struct sb_yaml_num machine_keys[] = {
     NK("idle_w", 0, 10000, machine_idle_w),
     NK("mains_v", 1, 1000, mains_v),
     NK("power_factor", 0.1, 1, power_factor),
 };
-static const struct num_key fpga_keys[] = {NK("power_w", 0, 1000, fpga_w)};
-static const struct num_key cube_keys[] = {
+static const struct sb_yaml_num fpga_keys[] = {NK("power_w", 0, 1000, fpga_w)};
+static const struct sb_yaml_num cube_keys[] = {
     NK("static_w", 0, 1000, cube.static_w),
     NK("leakage_w", 0, 1000, cube.leakage_w),
     NK("leakage_ref_c", -50, 200, cube.leakage_ref_c),
@@ -56,31 +49,31 @@ static const struct num_key cube_keys[] = {
     NK("read_pj_per_bit", 0, 1e4, cube.read_pj_per_bit),
     NK("write_pj_per_bit", 0, 1e4, cube.write_pj_per_bit),
 };
-static const struct num_key thermal_keys[] = {
+static const struct sb_yaml_num thermal_keys[] = {
     NK("junction_to_spot_k_per_w", 1e-3, 100, thermal.junction_to_spot_k_per_w),
     NK("junction_j_per_k", 1e-3, 1e5, thermal.junction_j_per_k),
     NK("heatsink_j_per_k", 1e-3, 1e6, thermal.heatsink_j_per_k),
 };
-static const struct num_key failure_keys[] = {
+static const struct sb_yaml_num failure_keys[] = {
     NK("write_junction_c", 0, 300, failure.write_junction_c),
     NK("read_junction_c", 0, 300, failure.read_junction_c),
     NK("write_share_full", 0.01, 1, failure.write_share_full),
     NK("recover_hysteresis_c", 0, 100, failure.recover_hysteresis_c),
 };
-static const struct num_key meter_keys[] = {
+static const struct sb_yaml_num meter_keys[] = {
     NK("noise_w", 0, 100, meter.noise_w),
     NK("resolution_w", 0, 100, meter.resolution_w),
     NK("volts_noise_v", 0, 100, meter.volts_noise_v),
     NK("volts_resolution_v", 0, 100, meter.volts_resolution_v),
     NK("amps_resolution_a", 0, 10, meter.amps_resolution_a),
 };
-static const struct num_key coupling_keys[] = {
+static const struct sb_yaml_num coupling_keys[] = {
     NK("max_step_s", 1e-6, 100, coupling.max_step_s),
     NK("min_step_s", 1e-9, 100, coupling.min_step_s),
     NK("max_junction_change_c", 1e-4, 100, coupling.max_junction_change_c),
     NK("substep_s", 1e-6, 10, coupling.substep_s),
 };
-static const struct num_key planck_keys[] = {
+static const struct sb_yaml_num planck_keys[] = {
     NK("r1", 1e-9, 1e12, camera.planck.r1),
     NK("b", 1e-9, 1e9, camera.planck.b),
     NK("f", -1e6, 1e6, camera.planck.f),
@@ -93,32 +86,10 @@ static const struct num_key planck_keys[] = {
 
 /* Read a mapping whose keys are the table's (all required) plus extra names (read elsewhere). */
 static int read_nums(const struct sb_yaml *y, struct fy_node *map, const char *where,
-                     const struct num_key *keys, size_t nkeys, const char *const *extra,
+                     const struct sb_yaml_num *keys, size_t nkeys, const char *const *extra,
                      struct sb_bench_params *p)
 {
-	const char *names[32];
-	size_t n = 0;
-	int err;
-
-	if (!map)
-		return sb_yaml_error(y, NULL, SB_ERR_PARSE, "missing section '%s'", where);
-	if ((err = sb_yaml_expect_map(y, map, where)) < 0)
-		return err;
-	for (size_t i = 0; i < nkeys && n < SB_ARRAY_SIZE(names) - 1; i++)
-		names[n++] = keys[i].key;
-	for (size_t i = 0; extra && extra[i] && n < SB_ARRAY_SIZE(names) - 1; i++)
-		names[n++] = extra[i];
-	names[n] = NULL;
-	if ((err = sb_yaml_check_keys(y, map, where, names)) < 0)
-		return err;
-	for (size_t i = 0; i < nkeys; i++) {
-		double *dst = (double *)((char *)p + keys[i].off);
-
-		if ((err = sb_yaml_get_double(y, map, keys[i].key, true, keys[i].min, keys[i].max,
-		                              dst)) < 0)
-			return err;
-	}
-	return 0;
+	return sb_yaml_get_numbers(y, map, where, keys, nkeys, extra, p);
 }
 
 /* A list of exactly n numbers. */
@@ -337,7 +308,7 @@ static int cooling_key(const struct sb_yaml *y, struct fy_node *map, const char 
 static int read_calibration(const struct sb_yaml *y, struct fy_node *root,
                             struct sb_bench_params *p)
 {
-	static const struct num_key keys[] = {
+	static const struct sb_yaml_num keys[] = {
 	    NK("slope_from_gbps", 0, 1000, cal.slope_from_gbps),
 	    NK("slope_to_gbps", 0, 1000, cal.slope_to_gbps),
 	    NK("ro_power_slope_w", 0, 1000, cal.ro_power_slope_w),

@@ -24,103 +24,63 @@ int sb_profile_find(const char *name, char *path, size_t size)
 	                         SB_PROFILE_SOURCE_DIR, SB_PROFILE_INSTALL_DIR, path, size);
 }
 
-/* A numeric parameter of a profile section: key, range, where it goes. */
-struct num_key {
-	const char *key;
-	double min, max;
-	size_t off;
-	char kind; /* 'd' double, 'u' uint32_t, 'q' uint64_t */
-};
-
 #define DK(k, lo, hi)                                                                              \
 	{                                                                                          \
-#k, lo, hi, offsetof(struct sb_profile, k), 'd'                                    \
+#k, lo, hi, offsetof(struct sb_profile, k), SB_YAML_DOUBLE                         \
 	}
 #define UK(k, lo, hi)                                                                              \
 	{                                                                                          \
-#k, lo, hi, offsetof(struct sb_profile, k), 'u'                                    \
+#k, lo, hi, offsetof(struct sb_profile, k), SB_YAML_U32                            \
 	}
 #define QK(k, lo, hi)                                                                              \
 	{                                                                                          \
-#k, lo, hi, offsetof(struct sb_profile, k), 'q'                                    \
+#k, lo, hi, offsetof(struct sb_profile, k), SB_YAML_U64                            \
 	}
 
 /* Read a section whose keys are all in the table (all required; no other keys allowed). */
 static int parse_section(const struct sb_yaml *y, struct fy_node *root, const char *where,
-                         const struct num_key *keys, size_t nkeys, struct sb_profile *p)
+                         const struct sb_yaml_num *keys, size_t nkeys, struct sb_profile *p)
 {
 	struct fy_node *n = sb_yaml_get(root, where);
-	const char *names[48];
-	char what[64];
-	int err;
 
-	snprintf(what, sizeof(what), "key '%s'", where);
 	if (!n)
 		return sb_yaml_error(y, root, SB_ERR_PARSE, "missing section '%s'", where);
-	if (nkeys >= SB_ARRAY_SIZE(names))
-		return sb_error_set(SB_ERR_INVAL, "profile section '%s' too large", where);
-	for (size_t i = 0; i < nkeys; i++)
-		names[i] = keys[i].key;
-	names[nkeys] = NULL;
-	if ((err = sb_yaml_expect_map(y, n, what)) < 0 ||
-	    (err = sb_yaml_check_keys(y, n, where, names)) < 0)
-		return err;
-	for (size_t i = 0; i < nkeys; i++) {
-		const struct num_key *k = &keys[i];
-		char *dst = (char *)p + k->off;
-
-		switch (k->kind) {
-		case 'd':
-			err = sb_yaml_get_double(y, n, k->key, true, k->min, k->max, (double *)dst);
-			break;
-		case 'u':
-			err = sb_yaml_get_u32(y, n, k->key, true, (uint32_t)k->min,
-			                      (uint32_t)k->max, (uint32_t *)dst);
-			break;
-		default:
-			err = sb_yaml_get_u64(y, n, k->key, true, (uint64_t)k->min,
-			                      (uint64_t)k->max, (uint64_t *)dst);
-			break;
-		}
-		if (err < 0)
-			return err;
-	}
-	return 0;
+	return sb_yaml_get_numbers(y, n, where, keys, nkeys, NULL, p);
 }
 
-static const struct num_key board_keys[] = {
+static const struct sb_yaml_num board_keys[] = {
     UK(board_id, 0, 4294967295.0), UK(ports, 1, SB_LAYOUT_GUPS_PORT_COUNT),
     QK(user_clock_hz, 1e6, 1e9),   UK(serial, 0, 4294967295.0),
     UK(build_id, 0, 4294967295.0),
 };
 
-static const struct num_key link_keys[] = {
+static const struct sb_yaml_num link_keys[] = {
     UK(links, 1, 4),
     UK(lanes, 8, 16),
     UK(lane_rate_mbps, 10000, 30000),
 };
 
-static const struct num_key infra_keys[] = {
+static const struct sb_yaml_num infra_keys[] = {
     QK(init_time_ps, 0, 1e13),       UK(port_flit_cycles, 1, 16),    UK(tx_f2p_cycles, 0, 1000),
     UK(tx_arb_cycles, 0, 1000),      UK(tx_seq_crc_cycles, 0, 1000), UK(tx_serdes_cycles, 0, 1000),
     UK(tx_transmit_cycles, 0, 1000), UK(datapath_flits, 1, 32),      DK(rx_path_ns, 0, 100000),
     UK(max_outstanding, 1, 1024),
 };
 
-static const struct num_key cube_keys[] = {
+static const struct sb_yaml_num cube_keys[] = {
     UK(hmc_rev, 1, 2),           UK(capacity_mb, 256, 16384),  UK(vaults, 16, 16),
     UK(banks_per_vault, 8, 16),  DK(cube_in_ns, 0, 10000),     DK(cube_out_ns, 0, 10000),
     DK(xbar_local_ns, 0, 10000), DK(xbar_remote_ns, 0, 10000), UK(vault_queue, 1, 1024),
 };
 
-static const struct num_key dram_keys[] = {
+static const struct sb_yaml_num dram_keys[] = {
     DK(tck_ns, 0.1, 100),  DK(tcl_ns, 0, 1000),    DK(tcwl_ns, 0, 1000),  DK(trcd_ns, 0, 1000),
     DK(trp_ns, 0, 1000),   DK(tras_ns, 0, 1000),   DK(trc_ns, 0, 1000),   DK(tccd_ns, 0.1, 1000),
     DK(trrd_ns, 0, 1000),  DK(tfaw_ns, 0, 1000),   DK(twr_ns, 0, 1000),   DK(trtp_ns, 0, 1000),
     DK(trfc_ns, 0, 10000), DK(trefi_ns, 100, 1e7), UK(bus_bytes, 16, 64), DK(hot_refresh_c, 0, 200),
 };
 
-static const struct num_key sim_keys[] = {
+static const struct sb_yaml_num sim_keys[] = {
     UK(ff_window_us, 1, 100000),
     UK(ff_tolerance_ppm, 1, 1000000),
     UK(ff_windows, 2, 100),

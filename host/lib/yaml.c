@@ -452,3 +452,54 @@ bool sb_yaml_map_next(struct fy_node *map, void **iter, const char **key, struct
 	*value = fy_node_pair_value(p);
 	return true;
 }
+
+int sb_yaml_get_numbers(const struct sb_yaml *y, struct fy_node *map, const char *what,
+                        const struct sb_yaml_num *table, size_t n, const char *const extra[],
+                        void *base)
+{
+	const char *names[64];
+	char where[96];
+	size_t k = 0;
+	int err;
+
+	snprintf(where, sizeof(where), "section '%s'", what);
+	if (!map)
+		return sb_yaml_error(y, NULL, SB_ERR_PARSE, "missing %s", where);
+	if ((err = sb_yaml_expect_map(y, map, where)) < 0)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		if (k == SB_ARRAY_SIZE(names) - 1)
+			return sb_error_set(SB_ERR_INVAL, "%s: too many keys", where);
+		names[k++] = table[i].key;
+	}
+	for (size_t i = 0; extra && extra[i]; i++) {
+		if (k == SB_ARRAY_SIZE(names) - 1)
+			return sb_error_set(SB_ERR_INVAL, "%s: too many keys", where);
+		names[k++] = extra[i];
+	}
+	names[k] = NULL;
+	if ((err = sb_yaml_check_keys(y, map, what, names)) < 0)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		const struct sb_yaml_num *t = &table[i];
+		char *dst = (char *)base + t->offset;
+
+		switch (t->kind) {
+		case SB_YAML_DOUBLE:
+			err =
+			    sb_yaml_get_double(y, map, t->key, true, t->min, t->max, (double *)dst);
+			break;
+		case SB_YAML_U32:
+			err = sb_yaml_get_u32(y, map, t->key, true, (uint32_t)t->min,
+			                      (uint32_t)t->max, (uint32_t *)dst);
+			break;
+		default:
+			err = sb_yaml_get_u64(y, map, t->key, true, (uint64_t)t->min,
+			                      (uint64_t)t->max, (uint64_t *)dst);
+			break;
+		}
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}

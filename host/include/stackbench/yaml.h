@@ -99,6 +99,30 @@ int sb_yaml_get_str(const struct sb_yaml *y, struct fy_node *map, const char *ke
 int sb_yaml_get_enum(const struct sb_yaml *y, struct fy_node *map, const char *key, bool required,
                      const char *const names[], int *out);
 
+/* A numeric field of a struct, read from the mapping key of the same meaning. */
+enum sb_yaml_num_kind {
+	SB_YAML_DOUBLE = 0,
+	SB_YAML_U32 = 1,
+	SB_YAML_U64 = 2,
+};
+
+struct sb_yaml_num {
+	const char *key;
+	double min, max;
+	size_t offset; /* of the field in the struct */
+	enum sb_yaml_num_kind kind;
+};
+
+/*
+ * Read every key of a table of numbers (all required, each checked against its range) from
+ * the mapping map into the struct at base. The mapping may hold only these keys and the names
+ * in extra (NULL-terminated, or NULL), which the caller reads itself. what names the mapping
+ * in messages. Returns 0 or SB_ERR_PARSE (file, line, key named).
+ */
+int sb_yaml_get_numbers(const struct sb_yaml *y, struct fy_node *map, const char *what,
+                        const struct sb_yaml_num *table, size_t n, const char *const extra[],
+                        void *base);
+
 /* Iterate a sequence: for (it = NULL; (n = sb_yaml_seq_next(seq, &it));) */
 struct fy_node *sb_yaml_seq_next(struct fy_node *seq, void **iter);
 int sb_yaml_seq_len(struct fy_node *seq);
