@@ -249,7 +249,7 @@ fail_where_power:
 fail_where_cooling:
 	inst_where(c, SB_INST_COOLING, where, sizeof(where));
 fail_wrap:
-	e = sb_error_wrap(e, "%s: on '%s': ", where, w->uri);
+	e = sb_error_wrap(e, "%s: on '%s'", where, w->uri);
 fail:
 	close_sources(w);
 	return e;
@@ -329,11 +329,11 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	g.banks_per_vault = w->board.banks_per_vault;
 	g.block_bytes = s->addr_mode_bytes;
 	if ((e = sb_pattern_masks(p->pattern, &g, &s->mask, &s->antimask)) < 0)
-		return sb_error_wrap(SB_ERR_INVAL, "point '%s' on '%s': ", p->key, w->uri);
+		return sb_error_wrap(SB_ERR_INVAL, "point '%s' on '%s'", p->key, w->uri);
 	if (p->mask_lo >= 0 &&
 	    (e = sb_mask_bits((unsigned)p->mask_lo, (unsigned)p->mask_lo + p->mask_width - 1,
 	                      &s->mask)) < 0)
-		return sb_error_wrap(SB_ERR_INVAL, "point '%s': ", p->key);
+		return sb_error_wrap(SB_ERR_INVAL, "point '%s'", p->key);
 	s->duration_ns = sb_campaign_point_ns(c);
 	s->stream = p->stream;
 	s->iterations = p->stream ? c->stream_groups : 0;
@@ -519,7 +519,7 @@ static int recover(struct worker *w, const struct sb_campaign_point *p, unsigned
 	                       w->recovery_cooling[0] ? w->recovery_cooling : NULL, fail_c, &rep);
 
 	if (e < 0)
-		sb_error_wrap(e, "after a thermal failure: ");
+		sb_error_wrap(e, "after a thermal failure");
 	if (d) {
 		cJSON_AddNumberToObject(d, "attempt", attempt);
 		cJSON_AddNumberToObject(d, "rounds", rep.rounds);
@@ -575,15 +575,16 @@ static int note_failure(struct worker *w, struct sb_point_result *r)
 	return 0;
 }
 
-/* The thermal_failure event: when, how hot, what was measured until then. */
-static void failure_event(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
-                          const struct sb_point_result *r)
+/* The thermal_failure event (stored with the run): when, how hot, what was measured. */
+static void failure_event(const struct worker *w, const struct sb_campaign_point *p,
+                          unsigned attempt, const struct sb_point_result *r, char *msg, size_t size,
+                          char **data)
 {
 	const struct sb_point_failure *f = &r->failure;
 	double bw = r->metrics.bandwidth_gbps; /* over the point until the failure was seen */
 	cJSON *d = cJSON_CreateObject();
-	char *data = NULL;
 
+	*data = NULL;
 	if (d) {
 		cJSON_AddNumberToObject(d, "attempt", attempt);
 		cJSON_AddNumberToObject(d, "t_s", (double)f->t_ns * 1e-9);
@@ -598,17 +599,16 @@ static void failure_event(struct worker *w, const struct sb_campaign_point *p, u
 		cJSON_AddNumberToObject(d, "thermal_events", f->thermal_events);
 		cJSON_AddNumberToObject(d, "errstat", f->errstat);
 		cJSON_AddStringToObject(d, "cooling", r->has_cooling ? r->cooling.name : "");
-		data = cJSON_PrintUnformatted(d);
+		*data = cJSON_PrintUnformatted(d);
 		cJSON_Delete(d);
 	}
-	event(w->en, (int)p->index, "thermal_failure", data,
-	      "'%s': thermal failure %.3f s into point %u '%s' (run %u; after %.3f s): hot spot "
-	      "%.1f C, power %.1f W; so far %llu reads, %llu writes, %llu B read (%.3f GB/s)",
-	      w->uri, (double)f->t_ns * 1e-9, p->index, p->key, attempt + 1,
-	      (double)f->after_ns * 1e-9, f->temperature_c, f->power_w,
-	      (unsigned long long)f->total.reads, (unsigned long long)f->total.writes,
-	      (unsigned long long)(f->total.read_data_flits * 16), bw);
-	cJSON_free(data);
+	snprintf(msg, size,
+	         "'%s': thermal failure %.3f s into point %u '%s' (run %u; after %.3f s): hot spot "
+	         "%.1f C, power %.1f W; so far %llu reads, %llu writes, %llu B read (%.3f GB/s)",
+	         w->uri, (double)f->t_ns * 1e-9, p->index, p->key, attempt + 1,
+	         (double)f->after_ns * 1e-9, f->temperature_c, f->power_w,
+	         (unsigned long long)f->total.reads, (unsigned long long)f->total.writes,
+	         (unsigned long long)(f->total.read_data_flits * 16), bw);
 }
 
 /* --- running and storing ------------------------------------------------------------------- */
@@ -676,6 +676,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct sb_point_spec spec;
 	struct sb_point_record rec;
 	double t0 = wall_now();
+	char msg[1024], *data = NULL;
 	int e;
 
 	*stored = false;
@@ -694,7 +695,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	if ((e = make_spec(w, p, &spec)) < 0)
 		return e;
 	if (strcmp(p->cooling, "none") && (e = sb_cooling_apply(w->inst.cooling, p->cooling)) < 0)
-		return sb_error_wrap(e, "point %u '%s' on '%s': ", p->index, p->key, w->uri);
+		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	e = start_point(w, &spec, r);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
@@ -703,13 +704,16 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 		e = start_point(w, &spec, r);
 	}
 	if (e < 0)
-		return sb_error_wrap(e, "point %u '%s' on '%s': ", p->index, p->key, w->uri);
+		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (w->sample_err < 0)
 		return w->sample_err;
 	if (stop_requested(en) || en->abort)
 		return 0; /* stopped part-way: not stored, runs again on resume */
-	if (r->failed && (e = note_failure(w, r)) < 0)
-		return e;
+	if (r->failed) {
+		if ((e = note_failure(w, r)) < 0)
+			return e;
+		failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
+	}
 	rec = (struct sb_point_record){
 	    .point = p,
 	    .attempt = attempt,
@@ -724,6 +728,11 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	    .nsamples = w->nsamples,
 	    .wall_s = wall_now() - t0,
 	};
+	if (r->failed) {
+		rec.event.kind = "thermal_failure";
+		rec.event.message = msg;
+		rec.event.data = data;
+	}
 	pthread_mutex_lock(&en->lock);
 	e = sb_store_point_commit(en->st, en->id, &rec);
 	if (e == 0) {
@@ -734,13 +743,11 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 			en->ndone++;
 			en->nrun++;
 		}
-		if (r->failed) {
-			en->nfailed++;
-			failure_event(w, p, attempt, r);
-		}
+		en->nfailed += r->failed;
 		report_progress(en, w, &rec);
 	}
 	pthread_mutex_unlock(&en->lock);
+	cJSON_free(data);
 	return e;
 }
 
@@ -760,6 +767,14 @@ static int run_point(struct worker *w, const struct sb_campaign_point *p)
 	attempt = en->attempts[p->index];
 	pthread_mutex_unlock(&en->lock);
 	for (;;) {
+		if (attempt) {
+			pthread_mutex_lock(&en->lock);
+			en->nretried++;
+			event(en, (int)p->index, "retry", NULL,
+			      "point %u '%s' runs again (run %u of %u)", p->index, p->key,
+			      attempt + 1, en->c->recovery.retries + 1);
+			pthread_mutex_unlock(&en->lock);
+		}
 		if ((e = run_attempt(w, p, attempt, &r, &stored)) < 0 || !stored || !r.failed)
 			return e;
 		if ((e = recover(w, p, attempt, r.failure.temperature_c)) < 0)
@@ -767,11 +782,6 @@ static int run_point(struct worker *w, const struct sb_campaign_point *p)
 		if (attempt >= en->c->recovery.retries || stop_requested(en) || en->abort)
 			return 0;
 		attempt++;
-		pthread_mutex_lock(&en->lock);
-		en->nretried++;
-		event(en, (int)p->index, "retry", NULL, "point %u '%s' runs again (run %u of %u)",
-		      p->index, p->key, attempt + 1, en->c->recovery.retries + 1);
-		pthread_mutex_unlock(&en->lock);
 	}
 }
 
@@ -856,7 +866,7 @@ static int open_worker(struct worker *w)
 	if ((e = sb_device_open(&w->dev, w->uri)) < 0)
 		return e;
 	if ((e = sb_board_info(w->dev, &w->board)) < 0 || (e = sb_hmc_status(w->dev, &hs)) < 0)
-		return sb_error_wrap(e, "'%s': ", w->uri);
+		return sb_error_wrap(e, "'%s'", w->uri);
 	w->addr_mode0 = hs.addr_mode_bytes;
 	w->has_stream = sb_device_find_block(w->dev, SB_BLK_STREAM_TYPE, 0, &off) == 0;
 	/* Thermal campaigns keep the board: the bench's heat carries over from point to point,

@@ -324,7 +324,7 @@ static int schema(struct sb_store *st, bool writable)
 		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
 		        SB_STORE_SCHEMA_VERSION);
 		if ((e = migrate_v2(st)) < 0)
-			return sb_error_wrap(e, "upgrading to schema version 2: ");
+			return sb_error_wrap(e, "upgrading to schema version 2");
 		v = 2;
 	}
 	st->version = v; /* read-only: an older database is read as it is */
@@ -868,6 +868,10 @@ int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
 	if ((e = insert_point(st, campaign_id, rec, &point_id)) < 0 ||
 	    (e = insert_ports(st, point_id, rec->result)) < 0 ||
 	    (e = insert_samples(st, point_id, rec)) < 0)
+		goto fail;
+	if (rec->event.kind &&
+	    (e = sb_store_event_data(st, campaign_id, (int)rec->point->index, rec->event.kind,
+	                             rec->event.message, rec->event.data)) < 0)
 		goto fail;
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto fail;

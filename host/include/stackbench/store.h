@@ -107,6 +107,11 @@ struct sb_point_record {
 	const struct sb_sample *samples;
 	unsigned nsamples;
 	double wall_s;
+	/* An event about this run (kind NULL: none), stored in the same transaction: a thermal
+	 * failure is recorded if and only if its point is. */
+	struct {
+		const char *kind, *message, *data;
+	} event;
 };
 
 /* What the instruments said during a point (see struct sb_point_record); NAN when none. */
