@@ -293,20 +293,31 @@ struct rows {
 	unsigned n, cap;
 };
 
+/* A growing array with room for one more element of size bytes (the array, perhaps moved),
+ * or NULL when out of memory (the array is kept). */
+static void *grow(void *a, unsigned n, unsigned *cap, size_t size)
+{
+	unsigned c = *cap ? *cap * 2 : 64;
+	void *na;
+
+	if (n < *cap)
+		return a;
+	if (!(na = realloc(a, c * size))) {
+		sb_error_set(SB_ERR_NOMEM, "out of memory");
+		return NULL;
+	}
+	*cap = c;
+	return na;
+}
+
 /* A new row at the end (zeroed). */
 static struct row *add_row(struct rows *rs)
 {
-	if (rs->n == rs->cap) {
-		unsigned cap = rs->cap ? rs->cap * 2 : 64;
-		struct row *nr = realloc(rs->r, cap * sizeof(*nr));
+	struct row *r = grow(rs->r, rs->n, &rs->cap, sizeof(rs->r[0]));
 
-		if (!nr) {
-			sb_error_set(SB_ERR_NOMEM, "out of memory");
-			return NULL;
-		}
-		rs->r = nr;
-		rs->cap = cap;
-	}
+	if (!r)
+		return NULL;
+	rs->r = r;
 	memset(&rs->r[rs->n], 0, sizeof(rs->r[0]));
 	return &rs->r[rs->n++];
 }
@@ -781,15 +792,9 @@ static int collect_held(void *ctx, unsigned ncol, const struct sb_cell *c)
 
 	if (ncol < 5)
 		return 0;
-	if (hs->n == hs->cap) {
-		unsigned cap = hs->cap ? hs->cap * 2 : 64;
-		struct held *n = realloc(hs->h, cap * sizeof(*n));
-
-		if (!n)
-			return sb_error_set(SB_ERR_NOMEM, "out of memory");
-		hs->h = n;
-		hs->cap = cap;
-	}
+	if (!(h = grow(hs->h, hs->n, &hs->cap, sizeof(hs->h[0]))))
+		return SB_ERR_NOMEM;
+	hs->h = h;
 	h = &hs->h[hs->n++];
 	snprintf(h->type, sizeof(h->type), "%s", c[0].s);
 	snprintf(h->traffic, sizeof(h->traffic), "%s", c[1].s);
