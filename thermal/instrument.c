@@ -145,6 +145,27 @@ static int lookup(const char *kind, const char *text, const struct driver *d, si
 	                    c->scheme, list);
 }
 
+int sb_instrument_check(enum sb_instrument_kind kind, const char *conn)
+{
+	static const struct {
+		const char *kind;
+		const struct driver *d;
+		size_t n;
+	} kinds[] = {
+	    [SB_INSTRUMENT_TEMPERATURE] = {"temperature source", temp_drivers,
+	                                   SB_ARRAY_SIZE(temp_drivers)},
+	    [SB_INSTRUMENT_POWER] = {"power source", power_drivers, SB_ARRAY_SIZE(power_drivers)},
+	    [SB_INSTRUMENT_COOLING] = {"cooling actuator", cooling_drivers,
+	                               SB_ARRAY_SIZE(cooling_drivers)},
+	};
+	struct sb_conn c;
+	const void *ops;
+
+	if ((unsigned)kind >= SB_ARRAY_SIZE(kinds))
+		return sb_error_set(SB_ERR_INVAL, "instrument kind %d", (int)kind);
+	return lookup(kinds[kind].kind, conn, kinds[kind].d, kinds[kind].n, &c, &ops);
+}
+
 /* What every instrument handle holds. */
 struct handle {
 	const void *ops;
@@ -338,6 +359,16 @@ unsigned sb_cooling_count(const struct sb_cooling *c)
 const char *sb_cooling_name(const struct sb_cooling *c, unsigned i)
 {
 	return i < sb_cooling_count(c) ? cooling_ops(c)->name(c->h.priv, i) : NULL;
+}
+
+int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	if (i >= sb_cooling_count(c))
+		return sb_error_set(SB_ERR_RANGE,
+		                    "cooling actuator '%s' has %u configurations, not %u",
+		                    c->h.conn, sb_cooling_count(c), i + 1);
+	return cooling_ops(c)->describe(c->h.priv, i, st);
 }
 
 const char *sb_cooling_driver(const struct sb_cooling *c)

@@ -44,6 +44,7 @@ struct sb_cooling_ops {
 	int (*status)(void *priv, struct sb_cooling_state *st);
 	unsigned (*count)(void *priv);
 	const char *(*name)(void *priv, unsigned i);
+	int (*describe)(void *priv, unsigned i, struct sb_cooling_state *st);
 };
 
 /* The simulated bench's instruments (instrument_sim.c). */

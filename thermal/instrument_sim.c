@@ -228,16 +228,25 @@ static int rig_apply(void *priv, const char *name)
 	return sb_bench_model_set_cooling(priv, name);
 }
 
-static int rig_status(void *priv, struct sb_cooling_state *st)
+static void rig_fill(const struct sb_cooling_cfg *c, struct sb_cooling_state *st)
 {
-	const struct sb_cooling_cfg *c = sb_bench_model_cooling(priv);
-
 	sb_strlcpy(st->name, c->name, sizeof(st->name));
 	st->fan_supply_v = c->fan_supply_v;
 	st->fan_supply_a = c->fan_supply_a;
 	st->fan_rpm = c->fan_rpm;
 	st->desk_fan_distance_cm = c->desk_fan_distance_cm;
 	st->cooling_power_w = c->cooling_power_w;
+}
+
+static int rig_status(void *priv, struct sb_cooling_state *st)
+{
+	rig_fill(sb_bench_model_cooling(priv), st);
+	return 0;
+}
+
+static int rig_describe(void *priv, unsigned i, struct sb_cooling_state *st)
+{
+	rig_fill(&sb_bench_model_params(priv)->cooling[i], st);
 	return 0;
 }
 
@@ -258,4 +267,5 @@ const struct sb_cooling_ops sb_cooling_sim = {
     .status = rig_status,
     .count = rig_count,
     .name = rig_name,
+    .describe = rig_describe,
 };

@@ -4,6 +4,7 @@
  * bar on a terminal and plain log lines otherwise (both on stderr).
  */
 #include <getopt.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +86,14 @@ static void fmt_time(char *buf, size_t size, double s)
 
 static void point_text(char *buf, size_t size, const struct sb_campaign_point *p)
 {
-	char mask[24] = "", ports[16] = "all ports", stream[24] = "";
+	char mask[24] = "", ports[16] = "all ports", stream[24] = "", cooling[32] = "";
 
+	if (strcmp(p->cooling, "none"))
+		snprintf(cooling, sizeof(cooling), "%s ", p->cooling);
+	if (p->idle) {
+		snprintf(buf, size, "%sidle (no traffic)", cooling);
+		return;
+	}
 	if (p->mask_lo >= 0)
 		snprintf(mask, sizeof(mask), " mask %d-%u", p->mask_lo,
 		         p->mask_lo + p->mask_width - 1);
@@ -94,8 +101,8 @@ static void point_text(char *buf, size_t size, const struct sb_campaign_point *p
 		snprintf(ports, sizeof(ports), "%u port%s", p->ports, p->ports == 1 ? "" : "s");
 	if (p->stream)
 		snprintf(stream, sizeof(stream), " stream %u", p->stream);
-	snprintf(buf, size, "%s %u B %s %s%s %s%s", sb_req_type_name(p->type), p->size, p->pattern,
-	         p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
+	snprintf(buf, size, "%s%s %u B %s %s%s %s%s", cooling, sb_req_type_name(p->type), p->size,
+	         p->pattern, p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
 }
 
 struct progress {
@@ -106,13 +113,24 @@ struct progress {
 static void progress_cb(void *ctx, const struct sb_run_progress *p)
 {
 	struct progress *pg = ctx;
-	char eta[16], what[96] = "", last[160] = "", lat[48] = "no reads";
+	char eta[16], what[128] = "", last[200] = "", lat[48] = "no reads", therm[64] = "";
 	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
 
 	fmt_time(eta, sizeof(eta), p->eta_s);
 	if (p->last) {
+		size_t n = 0;
+
 		point_text(what, sizeof(what), p->last);
-		snprintf(last, sizeof(last), "%.2f GB/s%s (%s)", p->last_bandwidth_gbps,
+		if (p->last_attempt)
+			snprintf(what + strlen(what), sizeof(what) - strlen(what), " (run %u)",
+			         p->last_attempt + 1);
+		if (!isnan(p->last_temp_c))
+			n += (size_t)snprintf(therm + n, sizeof(therm) - n, ", %.1f C%s",
+			                      p->last_temp_c,
+			                      p->last_failed ? " at the failure" : "");
+		if (!isnan(p->last_power_w) && n < sizeof(therm))
+			snprintf(therm + n, sizeof(therm) - n, ", %.1f W", p->last_power_w);
+		snprintf(last, sizeof(last), "%.2f GB/s%s%s (%s)", p->last_bandwidth_gbps, therm,
 		         p->last_failed ? " FAILED" : "", what);
 	}
 	if (!pg->tty) {
@@ -124,8 +142,8 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 		if (p->last_latency_avg_ns > 0)
 			snprintf(lat, sizeof(lat), "latency avg %.0f ns", p->last_latency_avg_ns);
 		fprintf(stderr,
-		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s, ETA %s\n",
-		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
+		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
+		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat, therm,
 		        p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
 		return;
 	}
@@ -140,11 +158,20 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 
 static int dry_run(const struct sb_campaign *c)
 {
-	char what[96];
+	static const char *const kinds[SB_INST_COUNT] = {"camera", "meter", "cooling"};
+	char what[128];
 
 	printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
 	       c->file, c->npoints, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
 	       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
+	printf("instruments:");
+	for (int k = 0; k < SB_INST_COUNT; k++)
+		printf(" %s %s%s", kinds[k], c->inst.conn[k][0] ? c->inst.conn[k] : "none",
+		       k + 1 < SB_INST_COUNT ? "," : "\n");
+	printf("after a thermal failure: stop the ports, cool (%s) to %g C below the failure "
+	       "(at most %g s), reset, re-initialize; %u retr%s\n",
+	       c->recovery.cooling, c->recovery.cool_margin_c, c->recovery.cool_max_s,
+	       c->recovery.retries, c->recovery.retries == 1 ? "y" : "ies");
 	for (unsigned i = 0; i < c->npoints; i++) {
 		point_text(what, sizeof(what), &c->points[i]);
 		printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
@@ -229,6 +256,9 @@ static int run_run(int argc, char **argv)
 		    "a thermal failure) in %.1f s\n",
 		    (long long)sum.campaign_id, c.name, sum.total, sum.run, sum.skipped, sum.failed,
 		    sum.wall_s);
+		if (sum.failed)
+			printf("thermal failures: %u runs failed, %u recoveries, %u retries\n",
+			       sum.failed, sum.recovered, sum.retried);
 		printf("results database: %s\n", db);
 		rc = SB_EXIT_OK;
 	}

@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "sb_regmap.h"
+#include <cjson/cJSON.h>
+
 #include "stackbench/campaign.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
@@ -50,6 +52,10 @@ struct worker {
 	bool fresh; /* simulated board, bandwidth campaign: reopened before each point */
 	unsigned nsources;
 	struct sample_source src[MAX_SOURCES];
+	/* The campaign's instruments on this worker's bench (the sources above read the first
+	 * two); NULL when the campaign has none of that kind. */
+	struct sb_point_instruments inst;
+	char recovery_cooling[SB_AXIS_NAME_MAX]; /* "" : keep the point's configuration */
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
 	int sample_err;
@@ -62,8 +68,9 @@ struct engine {
 	const struct sb_run_options *o;
 	int64_t id;
 	pthread_mutex_t lock;
-	bool *done;
-	unsigned next, ndone, nrun, nfailed;
+	bool *done;         /* finished: stored without a failure, or out of retries */
+	unsigned *attempts; /* runs stored of each point */
+	unsigned next, ndone, nrun, nfailed, nretried, nrecovered;
 	_Atomic bool abort; /* read by the sampling callbacks without the lock */
 	int err;
 	char detail[1024];
@@ -85,16 +92,109 @@ static bool stop_requested(const struct engine *en)
 
 /* --- instruments --------------------------------------------------------------------------- */
 
-/* Open the sample sources of the campaign's instruments for a worker. */
-static int open_sources(struct worker *w)
+static int temp_read(void *ctx, uint64_t t_ns, struct sb_sample *s)
 {
-	int e;
+	struct sb_temp_reading r;
+	int e = sb_temp_source_sample(ctx, &r);
 
-	w->nsources = 0;
-	if ((e = sb_instruments_available(w->en->c->instruments)) < 0)
+	(void)t_ns;
+	if (e < 0)
 		return e;
-	/* SB_INSTRUMENTS_NONE: counters only. The simulated camera and meter add their
-	 * sources here (w->src[w->nsources++] = ...). */
+	s->temp_c = r.hotspot_c;
+	return 0;
+}
+
+static void temp_close(void *ctx)
+{
+	sb_temp_source_close(ctx);
+}
+
+static int power_read(void *ctx, uint64_t t_ns, struct sb_sample *s)
+{
+	struct sb_power_reading r;
+	int e = sb_power_source_sample(ctx, &r);
+
+	(void)t_ns;
+	if (e < 0)
+		return e;
+	s->power_w = r.power_w;
+	if (r.has_va) {
+		s->volts_v = r.volts;
+		s->amps_a = r.amps;
+	}
+	return 0;
+}
+
+static void power_close(void *ctx)
+{
+	sb_power_source_close(ctx);
+}
+
+/* Where the campaign names an instrument, for messages. */
+static void inst_where(const struct sb_campaign *c, enum sb_campaign_inst k, char *buf, size_t n)
+{
+	static const char *const keys[SB_INST_COUNT] = {"temperature", "power", "cooling"};
+
+	sb_campaign_where(c, c->inst.line[k], keys[k], buf, n);
+}
+
+/* Every cooling configuration the campaign names must be one the actuator knows. */
+static bool cooling_known(struct sb_cooling *rig, const char *name)
+{
+	for (unsigned i = 0; i < sb_cooling_count(rig); i++)
+		if (!strcmp(sb_cooling_name(rig, i), name))
+			return true;
+	return false;
+}
+
+static int check_cooling(struct worker *w)
+{
+	const struct sb_campaign *c = w->en->c;
+	struct sb_cooling *rig = w->inst.cooling;
+	const char *rc = c->recovery.cooling;
+	char where[SB_CAMPAIGN_TEXT_MAX + 64], list[256];
+	double best = -1;
+	size_t off = 0;
+
+	for (unsigned i = 0; i < sb_cooling_count(rig) && off < sizeof(list); i++)
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+		                        sb_cooling_name(rig, i));
+	for (unsigned i = 0; i < c->axes.n[SB_AXIS_COOLING]; i++) {
+		const char *v = c->axes.value[SB_AXIS_COOLING][i];
+
+		sb_campaign_where(c, c->axes.line[SB_AXIS_COOLING], "cooling", where,
+		                  sizeof(where));
+		if (strcmp(v, "none") && !cooling_known(rig, v))
+			return sb_error_set(
+			    SB_ERR_NOT_FOUND,
+			    "%s: '%s' has no cooling configuration '%s' (known: %s)", where,
+			    sb_cooling_driver(rig), v, list);
+	}
+	w->recovery_cooling[0] = '\0';
+	if (!strcmp(rc, SB_RECOVERY_KEEP))
+		return 0;
+	if (strcmp(rc, SB_RECOVERY_STRONGEST)) {
+		sb_campaign_where(c, c->recovery.line, "recovery.cooling", where, sizeof(where));
+		if (!cooling_known(rig, rc))
+			return sb_error_set(
+			    SB_ERR_NOT_FOUND,
+			    "%s: '%s' has no cooling configuration '%s' (known: %s)", where,
+			    sb_cooling_driver(rig), rc, list);
+		snprintf(w->recovery_cooling, sizeof(w->recovery_cooling), "%s", rc);
+		return 0;
+	}
+	/* The strongest: the configuration that spends the most power on cooling. */
+	for (unsigned i = 0; i < sb_cooling_count(rig); i++) {
+		struct sb_cooling_state cs;
+		int e = sb_cooling_describe(rig, i, &cs);
+
+		if (e < 0)
+			return e;
+		if (cs.cooling_power_w > best) {
+			best = cs.cooling_power_w;
+			snprintf(w->recovery_cooling, sizeof(w->recovery_cooling), "%s", cs.name);
+		}
+	}
 	return 0;
 }
 
@@ -104,22 +204,68 @@ static void close_sources(struct worker *w)
 		if (w->src[i].close)
 			w->src[i].close(w->src[i].ctx);
 	w->nsources = 0;
+	sb_cooling_close(w->inst.cooling);
+	memset(&w->inst, 0, sizeof(w->inst));
 }
 
-/* sb_point_run's sampling callback: counters, then every source; nonzero stops the point. */
-static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *total)
+/* Open the campaign's instruments on a worker's device and their sample sources. */
+static int open_sources(struct worker *w)
 {
-	struct worker *w = ctx;
+	const struct sb_campaign *c = w->en->c;
+	char where[SB_CAMPAIGN_TEXT_MAX + 64];
+	int e;
+
+	w->nsources = 0;
+	memset(&w->inst, 0, sizeof(w->inst));
+	if (sb_campaign_has_inst(c, SB_INST_TEMPERATURE)) {
+		if ((e = sb_temp_source_open(&w->inst.temp, c->inst.conn[SB_INST_TEMPERATURE],
+		                             w->dev)) < 0)
+			goto fail_where_temp;
+		w->src[w->nsources++] =
+		    (struct sample_source){"temperature", temp_read, temp_close, w->inst.temp};
+	}
+	if (sb_campaign_has_inst(c, SB_INST_POWER)) {
+		if ((e = sb_power_source_open(&w->inst.power, c->inst.conn[SB_INST_POWER],
+		                              w->dev)) < 0)
+			goto fail_where_power;
+		w->src[w->nsources++] =
+		    (struct sample_source){"power", power_read, power_close, w->inst.power};
+	}
+	if (sb_campaign_has_inst(c, SB_INST_COOLING)) {
+		if ((e = sb_cooling_open(&w->inst.cooling, c->inst.conn[SB_INST_COOLING], w->dev)) <
+		    0)
+			goto fail_where_cooling;
+		if ((e = check_cooling(w)) < 0)
+			goto fail;
+	}
+	return 0;
+
+fail_where_temp:
+	inst_where(c, SB_INST_TEMPERATURE, where, sizeof(where));
+	goto fail_wrap;
+fail_where_power:
+	inst_where(c, SB_INST_POWER, where, sizeof(where));
+	goto fail_wrap;
+fail_where_cooling:
+	inst_where(c, SB_INST_COOLING, where, sizeof(where));
+fail_wrap:
+	e = sb_error_wrap(e, "%s: on '%s'", where, w->uri);
+fail:
+	close_sources(w);
+	return e;
+}
+
+/* Append a sample: the counters, then every source. */
+static int take_sample(struct worker *w, uint64_t t_ns, const struct sb_port_counters *total)
+{
 	struct sb_sample *s;
 
 	if (w->nsamples == w->cap) {
 		unsigned cap = w->cap ? w->cap * 2 : 256;
 		struct sb_sample *n = realloc(w->samples, cap * sizeof(*n));
 
-		if (!n) {
-			w->sample_err = sb_error_set(SB_ERR_NOMEM, "out of memory for samples");
-			return 1;
-		}
+		if (!n)
+			return sb_error_set(SB_ERR_NOMEM, "out of memory for samples");
 		w->samples = n;
 		w->cap = cap;
 	}
@@ -133,14 +279,27 @@ static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *to
 	    .lat_count = total->lat_count,
 	    .temp_c = NAN,
 	    .power_w = NAN,
+	    .volts_v = NAN,
+	    .amps_a = NAN,
 	};
 	for (unsigned i = 0; i < w->nsources; i++) {
 		int e = w->src[i].read(w->src[i].ctx, t_ns, s);
 
-		if (e < 0) {
-			w->sample_err = e;
-			return 1;
-		}
+		if (e < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* sb_point_run's sampling callback: counters, then every source; nonzero stops the point. */
+static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *total)
+{
+	struct worker *w = ctx;
+	int e = take_sample(w, t_ns, total);
+
+	if (e < 0) {
+		w->sample_err = e;
+		return 1;
 	}
 	return stop_requested(w->en) || w->en->abort;
 }
@@ -155,7 +314,7 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	struct sb_geometry g;
 	int e;
 
-	sb_point_spec_init(s, p->ports ? p->ports : have);
+	sb_point_spec_init(s, p->idle ? 0 : p->ports ? p->ports : have);
 	if (p->ports > have)
 		return sb_error_set(SB_ERR_INVAL, "point '%s' needs %u ports; '%s' has %u", p->key,
 		                    p->ports, w->uri, have);
@@ -170,11 +329,11 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	g.banks_per_vault = w->board.banks_per_vault;
 	g.block_bytes = s->addr_mode_bytes;
 	if ((e = sb_pattern_masks(p->pattern, &g, &s->mask, &s->antimask)) < 0)
-		return sb_error_wrap(SB_ERR_INVAL, "point '%s' on '%s': ", p->key, w->uri);
+		return sb_error_wrap(SB_ERR_INVAL, "point '%s' on '%s'", p->key, w->uri);
 	if (p->mask_lo >= 0 &&
 	    (e = sb_mask_bits((unsigned)p->mask_lo, (unsigned)p->mask_lo + p->mask_width - 1,
 	                      &s->mask)) < 0)
-		return sb_error_wrap(SB_ERR_INVAL, "point '%s': ", p->key);
+		return sb_error_wrap(SB_ERR_INVAL, "point '%s'", p->key);
 	s->duration_ns = sb_campaign_point_ns(c);
 	s->stream = p->stream;
 	s->iterations = p->stream ? c->stream_groups : 0;
@@ -183,14 +342,19 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	s->sample_ns = p->stream ? 0 : (uint64_t)llround(c->sample_interval_ms * 1e6);
 	s->sample = sample_cb;
 	s->sample_ctx = w;
+	s->inst.cooling = w->inst.cooling; /* the point reports the cooling state it ran in */
 	return 0;
 }
 
-static void event(struct engine *en, int idx, const char *kind, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static void event(struct engine *en, int idx, const char *kind, const char *data, const char *fmt,
+                  ...) __attribute__((format(printf, 5, 6)));
 
-/* Record an event (caller holds the lock); a failure to record it is only logged. */
-static void event(struct engine *en, int idx, const char *kind, const char *fmt, ...)
+/*
+ * Record an event (caller holds the lock), with structured details (JSON text, or NULL); a
+ * failure to record it is only logged.
+ */
+static void event(struct engine *en, int idx, const char *kind, const char *data, const char *fmt,
+                  ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -198,7 +362,7 @@ static void event(struct engine *en, int idx, const char *kind, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (en->id && sb_store_event(en->st, en->id, idx, kind, msg) < 0)
+	if (en->id && sb_store_event_data(en->st, en->id, idx, kind, msg, data) < 0)
 		sb_warn("%s", sb_error_detail());
 }
 
@@ -212,26 +376,245 @@ static void fail_run(struct engine *en, int err)
 	}
 }
 
-/* Bring a failed cube back; logs and records what happened. */
-static int recover(struct worker *w, int idx)
-{
-	struct engine *en = w->en;
-	int e = sb_hmc_recover(w->dev, 2000000000ull);
+/* --- thermal failures ---------------------------------------------------------------------- */
 
-	pthread_mutex_lock(&en->lock);
-	if (e < 0)
-		event(en, idx, "recovery_failed", "'%s': %s", w->uri, sb_error_detail());
-	else
-		event(en, idx, "recovered", "'%s': cube reset and re-initialized", w->uri);
-	pthread_mutex_unlock(&en->lock);
-	if (e < 0)
-		return sb_error_wrap(e, "after a thermal failure: ");
-	sb_info("'%s': cube recovered", w->uri);
+static void add_step(struct sb_recovery_report *rep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void add_step(struct sb_recovery_report *rep, const char *fmt, ...)
+{
+	size_t len = strlen(rep->steps);
+	va_list ap;
+
+	if (len && len + 2 < sizeof(rep->steps)) {
+		memcpy(rep->steps + len, ", ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(rep->steps + len, sizeof(rep->steps) - len, fmt, ap);
+	va_end(ap);
+}
+
+/* Step 3: wait on the bench clock until the camera reads margin_c below from_c (NAN: below its
+ * first reading), or, without a camera, for opt->cool_max_s. */
+static int cool_down(struct sb_device *dev, struct sb_temp_source *cam,
+                     const struct sb_campaign_recovery *opt, double margin_c,
+                     struct sb_recovery_report *rep)
+{
+	uint64_t max_ns = (uint64_t)llround(opt->cool_max_s * 1e9), waited = 0;
+	struct sb_temp_reading t;
+	double from;
+	int e;
+
+	if (!cam) {
+		if ((e = sb_device_wait_ns(dev, max_ns)) < 0)
+			return e;
+		rep->cool_s += opt->cool_max_s;
+		add_step(rep, "waited %.0f s (no camera)", opt->cool_max_s);
+		return 0;
+	}
+	if ((e = sb_temp_source_sample(cam, &t)) < 0)
+		return e;
+	if (isnan(rep->fail_c))
+		rep->fail_c = t.hotspot_c;
+	from = t.hotspot_c;
+	rep->target_c = rep->fail_c - margin_c;
+	while (t.hotspot_c > rep->target_c) {
+		uint64_t step = SB_RECOVERY_POLL_NS;
+
+		if (waited >= max_ns) {
+			rep->reached_c = t.hotspot_c;
+			rep->cool_s += (double)waited * 1e-9;
+			return sb_error_set(
+			    SB_ERR_TIMEOUT,
+			    "'%s': the hot spot is at %.1f C after %.0f s of cooling; "
+			    "the recovery waits for %.1f C (%.1f C below %.1f C): "
+			    "more cooling (recovery.cooling) or a longer "
+			    "recovery.cool_max_s",
+			    sb_device_uri(dev), t.hotspot_c, (double)waited * 1e-9, rep->target_c,
+			    margin_c, rep->fail_c);
+		}
+		if (step > max_ns - waited)
+			step = max_ns - waited;
+		if ((e = sb_device_wait_ns(dev, step)) < 0 ||
+		    (e = sb_temp_source_sample(cam, &t)) < 0)
+			return e;
+		waited += step;
+	}
+	rep->reached_c = t.hotspot_c;
+	rep->cool_s += (double)waited * 1e-9;
+	add_step(rep, "cooled from %.1f C to %.1f C in %.0f s", from, t.hotspot_c,
+	         (double)waited * 1e-9);
 	return 0;
 }
 
+int sb_thermal_recover(struct sb_device *dev, const struct sb_point_instruments *inst,
+                       const struct sb_campaign_recovery *opt, const char *cooling, double fail_c,
+                       struct sb_recovery_report *rep)
+{
+	struct sb_cooling *rig = inst ? inst->cooling : NULL;
+	struct sb_cooling_state before;
+	uint64_t t0 = sb_device_now_ns(dev);
+	bool changed = false;
+	int e, e2;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->fail_c = fail_c;
+	rep->target_c = rep->reached_c = NAN;
+	sb_info("'%s': recovering from a thermal failure", sb_device_uri(dev));
+	if ((e = sb_hmc_reset_ports(dev)) < 0)
+		goto out;
+	add_step(rep, "ports stopped");
+	if (rig && cooling && *cooling) {
+		if ((e = sb_cooling_status(rig, &before)) < 0)
+			goto out;
+		snprintf(rep->cooling, sizeof(rep->cooling), "%s", cooling);
+		if (strcmp(before.name, cooling)) {
+			if ((e = sb_cooling_apply(rig, cooling)) < 0)
+				goto out;
+			changed = true;
+			add_step(rep, "cooling %s", cooling);
+		}
+	}
+	for (rep->rounds = 1;; rep->rounds++) {
+		if ((e = cool_down(dev, inst ? inst->temp : NULL, opt,
+		                   opt->cool_margin_c * rep->rounds, rep)) < 0)
+			goto restore;
+		e = sb_hmc_recover(dev, 2000000000ull);
+		if (e == 0) {
+			add_step(rep, "cube reset, transceivers reset, initialized");
+			break;
+		}
+		if (e != SB_ERR_THERMAL || rep->rounds >= SB_RECOVERY_ROUNDS)
+			goto restore;
+		add_step(rep, "failed again at once (still too hot)");
+		if ((e = sb_hmc_reset_ports(dev)) < 0)
+			goto restore;
+	}
+restore:
+	if (changed) {
+		e2 = sb_cooling_apply(rig, before.name);
+		if (e2 == 0) {
+			snprintf(rep->restored, sizeof(rep->restored), "%s", before.name);
+			add_step(rep, "cooling %s restored", before.name);
+		} else if (e == 0) {
+			e = e2;
+		}
+	}
+out:
+	rep->total_s = (double)(sb_device_now_ns(dev) - t0) * 1e-9;
+	return e;
+}
+
+/* The recovery sequence for a worker, recorded as an event (recovered, recovery_failed). */
+static int recover(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                   double fail_c)
+{
+	struct engine *en = w->en;
+	struct sb_recovery_report rep;
+	cJSON *d = cJSON_CreateObject();
+	char *data = NULL;
+	int e =
+	    sb_thermal_recover(w->dev, &w->inst, &en->c->recovery,
+	                       w->recovery_cooling[0] ? w->recovery_cooling : NULL, fail_c, &rep);
+
+	if (e < 0)
+		sb_error_wrap(e, "after a thermal failure");
+	if (d) {
+		cJSON_AddNumberToObject(d, "attempt", attempt);
+		cJSON_AddNumberToObject(d, "rounds", rep.rounds);
+		cJSON_AddNumberToObject(d, "fail_c", rep.fail_c);
+		cJSON_AddNumberToObject(d, "target_c", rep.target_c);
+		cJSON_AddNumberToObject(d, "reached_c", rep.reached_c);
+		cJSON_AddNumberToObject(d, "cool_s", rep.cool_s);
+		cJSON_AddNumberToObject(d, "total_s", rep.total_s);
+		cJSON_AddStringToObject(d, "cooling", rep.cooling);
+		cJSON_AddStringToObject(d, "restored", rep.restored);
+		cJSON_AddStringToObject(d, "steps", rep.steps);
+		data = cJSON_PrintUnformatted(d);
+		cJSON_Delete(d);
+	}
+	pthread_mutex_lock(&en->lock);
+	if (e < 0) {
+		event(en, (int)p->index, "recovery_failed", data, "'%s': %s; %s", w->uri, rep.steps,
+		      sb_error_detail());
+	} else {
+		en->nrecovered++;
+		event(en, (int)p->index, "recovered", data, "'%s': %s (%.1f s of bench time)",
+		      w->uri, rep.steps, rep.total_s);
+	}
+	pthread_mutex_unlock(&en->lock);
+	cJSON_free(data);
+	if (e < 0)
+		return e;
+	sb_info("'%s': cube recovered (%s)", w->uri, rep.steps);
+	return 0;
+}
+
+/* The point saw the cube fail: its last sample is the failure's, and the readings around it
+ * give the failure temperature (the heatsink cools once the cube stops: the hotter one). */
+static int note_failure(struct worker *w, struct sb_point_result *r)
+{
+	const struct sb_sample *x;
+
+	if (!w->nsources || r->stream_groups)
+		return 0;
+	if (!w->nsamples || w->samples[w->nsamples - 1].t_ns < r->duration_ns) {
+		int e = take_sample(w, r->duration_ns, &r->failure.total);
+
+		if (e < 0)
+			return e;
+	}
+	x = &w->samples[w->nsamples - 1];
+	r->failure.temperature_c = x->temp_c;
+	if (w->nsamples > 1)
+		r->failure.temperature_c = fmax(x->temp_c, x[-1].temp_c);
+	r->failure.power_w = NAN;
+	for (unsigned i = w->nsamples; i-- > 0 && isnan(r->failure.power_w);)
+		r->failure.power_w = w->samples[i].power_w;
+	return 0;
+}
+
+/* The thermal_failure event (stored with the run): when, how hot, what was measured. */
+static void failure_event(const struct worker *w, const struct sb_campaign_point *p,
+                          unsigned attempt, const struct sb_point_result *r, char *msg, size_t size,
+                          char **data)
+{
+	const struct sb_point_failure *f = &r->failure;
+	double bw = r->metrics.bandwidth_gbps; /* over the point until the failure was seen */
+	cJSON *d = cJSON_CreateObject();
+
+	*data = NULL;
+	if (d) {
+		cJSON_AddNumberToObject(d, "attempt", attempt);
+		cJSON_AddNumberToObject(d, "t_s", (double)f->t_ns * 1e-9);
+		cJSON_AddNumberToObject(d, "after_s", (double)f->after_ns * 1e-9);
+		cJSON_AddNumberToObject(d, "temperature_c", f->temperature_c);
+		cJSON_AddNumberToObject(d, "power_w", f->power_w);
+		cJSON_AddNumberToObject(d, "reads", (double)f->total.reads);
+		cJSON_AddNumberToObject(d, "writes", (double)f->total.writes);
+		cJSON_AddNumberToObject(d, "read_data_bytes",
+		                        (double)(f->total.read_data_flits * 16));
+		cJSON_AddNumberToObject(d, "bandwidth_gbps", bw);
+		cJSON_AddNumberToObject(d, "thermal_events", f->thermal_events);
+		cJSON_AddNumberToObject(d, "errstat", f->errstat);
+		cJSON_AddStringToObject(d, "cooling", r->has_cooling ? r->cooling.name : "");
+		*data = cJSON_PrintUnformatted(d);
+		cJSON_Delete(d);
+	}
+	snprintf(msg, size,
+	         "'%s': thermal failure %.3f s into point %u '%s' (run %u; after %.3f s): hot spot "
+	         "%.1f C, power %.1f W; so far %llu reads, %llu writes, %llu B read (%.3f GB/s)",
+	         w->uri, (double)f->t_ns * 1e-9, p->index, p->key, attempt + 1,
+	         (double)f->after_ns * 1e-9, f->temperature_c, f->power_w,
+	         (unsigned long long)f->total.reads, (unsigned long long)f->total.writes,
+	         (unsigned long long)(f->total.read_data_flits * 16), bw);
+}
+
+/* --- running and storing ------------------------------------------------------------------- */
+
 static void report_progress(struct engine *en, const struct worker *w,
-                            const struct sb_campaign_point *p, const struct sb_point_result *r)
+                            const struct sb_point_record *rec)
 {
 	struct sb_run_progress pr = {
 	    .done = en->ndone,
@@ -239,15 +622,24 @@ static void report_progress(struct engine *en, const struct worker *w,
 	    .done_run = en->nrun,
 	    .elapsed_s = wall_now() - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
 	    .eta_s = -1,
-	    .last = p,
 	    .device = w ? w->uri : NULL,
+	    .last_temp_c = NAN,
+	    .last_power_w = NAN,
 	};
 
-	if (r) {
+	if (rec) {
+		const struct sb_point_result *r = rec->result;
+		struct sb_point_thermal th;
+
+		sb_point_thermal_summary(rec, &th);
+		pr.last = rec->point;
+		pr.last_attempt = rec->attempt;
 		pr.last_bandwidth_gbps = r->metrics.bandwidth_gbps;
 		pr.last_mrps = r->metrics.mrps;
 		pr.last_latency_avg_ns = r->metrics.lat_avg_ns;
 		pr.last_failed = r->failed;
+		pr.last_temp_c = r->failed ? r->failure.temperature_c : th.temp_steady_c;
+		pr.last_power_w = th.power_avg_w;
 	}
 	if (en->nrun)
 		pr.eta_s = pr.elapsed_s / en->nrun * (pr.total - pr.done);
@@ -255,78 +647,142 @@ static void report_progress(struct engine *en, const struct worker *w,
 		en->o->progress(en->o->progress_ctx, &pr);
 }
 
-/* Run one point and store it. Returns 0, or an error that stops the run. */
-static int run_point(struct worker *w, const struct sb_campaign_point *p)
+/* Sample the instruments at t = 0 (just before the ports start), then run the point. */
+static int start_point(struct worker *w, const struct sb_point_spec *spec,
+                       struct sb_point_result *r)
+{
+	static const struct sb_port_counters zero;
+	int e;
+
+	w->nsamples = 0;
+	w->sample_err = 0;
+	if (w->nsources && !spec->stream) {
+		if ((e = take_sample(w, 0, &zero)) < 0)
+			return e;
+		/* The meter's reading covers the time before the point: keep only V and A. */
+		w->samples[0].power_w = NAN;
+	}
+	return sb_point_run(w->dev, spec, r);
+}
+
+/*
+ * One run of a point: reopen a fresh simulated board (bandwidth campaigns), apply its cooling,
+ * run, store. *stored says whether a run was committed (not when stopped part-way).
+ */
+static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                       struct sb_point_result *r, bool *stored)
 {
 	struct engine *en = w->en;
 	struct sb_point_spec spec;
-	struct sb_point_result r;
 	struct sb_point_record rec;
 	double t0 = wall_now();
+	char msg[1024], *data = NULL;
 	int e;
 
+	*stored = false;
 	if (w->fresh) {
 		/*
 		 * A simulated board keeps the timing state of earlier points (refresh phase,
 		 * bank and link reservations); a fresh one (0.2 ms to open) makes a point's
 		 * result depend on the point only, whichever worker runs it after whatever.
 		 */
+		close_sources(w);
 		sb_device_close(w->dev);
 		w->dev = NULL;
-		if ((e = sb_device_open(&w->dev, w->uri)) < 0)
+		if ((e = sb_device_open(&w->dev, w->uri)) < 0 || (e = open_sources(w)) < 0)
 			return e;
 	}
 	if ((e = make_spec(w, p, &spec)) < 0)
 		return e;
-	w->nsamples = 0;
-	w->sample_err = 0;
-	e = sb_point_run(w->dev, &spec, &r);
+	if (strcmp(p->cooling, "none") && (e = sb_cooling_apply(w->inst.cooling, p->cooling)) < 0)
+		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+	e = start_point(w, &spec, r);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
-		if ((e = recover(w, (int)p->index)) < 0)
+		if ((e = recover(w, p, attempt, NAN)) < 0)
 			return e;
-		w->nsamples = 0;
-		e = sb_point_run(w->dev, &spec, &r);
+		e = start_point(w, &spec, r);
 	}
 	if (e < 0)
-		return sb_error_wrap(e, "point %u '%s' on '%s': ", p->index, p->key, w->uri);
+		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (w->sample_err < 0)
 		return w->sample_err;
 	if (stop_requested(en) || en->abort)
 		return 0; /* stopped part-way: not stored, runs again on resume */
+	if (r->failed) {
+		if ((e = note_failure(w, r)) < 0)
+			return e;
+		failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
+	}
 	rec = (struct sb_point_record){
 	    .point = p,
+	    .attempt = attempt,
 	    .device = w->uri,
 	    .worker = w->id,
 	    .mask = spec.mask,
 	    .antimask = spec.antimask,
 	    .addr_mode = spec.addr_mode_bytes,
 	    .duration_ns = spec.duration_ns,
-	    .result = &r,
+	    .result = r,
 	    .samples = w->samples,
 	    .nsamples = w->nsamples,
 	    .wall_s = wall_now() - t0,
 	};
+	if (r->failed) {
+		rec.event.kind = "thermal_failure";
+		rec.event.message = msg;
+		rec.event.data = data;
+	}
 	pthread_mutex_lock(&en->lock);
 	e = sb_store_point_commit(en->st, en->id, &rec);
 	if (e == 0) {
-		en->done[p->index] = true;
-		en->ndone++;
-		en->nrun++;
-		if (r.failed) {
-			en->nfailed++;
-			event(en, (int)p->index, "thermal_failure",
-			      "'%s': the cube reported a thermal failure %.3f s into point '%s'",
-			      w->uri, (double)(r.t_fail_ns - r.t_start_ns) * 1e-9, p->key);
+		*stored = true;
+		en->attempts[p->index] = attempt + 1;
+		if (!r->failed || attempt >= en->c->recovery.retries) {
+			en->done[p->index] = true;
+			en->ndone++;
+			en->nrun++;
 		}
-		report_progress(en, w, p, &r);
+		en->nfailed += r->failed;
+		report_progress(en, w, &rec);
 	}
 	pthread_mutex_unlock(&en->lock);
-	if (e < 0)
-		return e;
-	if (r.failed)
-		return recover(w, (int)p->index);
-	return 0;
+	cJSON_free(data);
+	return e;
+}
+
+/*
+ * Run one point and store it; after a thermal failure, recover the cube and run it again while
+ * retries are left (every run is stored). Returns 0, or an error that stops the run.
+ */
+static int run_point(struct worker *w, const struct sb_campaign_point *p)
+{
+	struct engine *en = w->en;
+	struct sb_point_result r;
+	unsigned attempt;
+	bool stored;
+	int e;
+
+	pthread_mutex_lock(&en->lock);
+	attempt = en->attempts[p->index];
+	pthread_mutex_unlock(&en->lock);
+	for (;;) {
+		if (attempt) {
+			pthread_mutex_lock(&en->lock);
+			en->nretried++;
+			event(en, (int)p->index, "retry", NULL,
+			      "point %u '%s' runs again (run %u of %u)", p->index, p->key,
+			      attempt + 1, en->c->recovery.retries + 1);
+			pthread_mutex_unlock(&en->lock);
+		}
+		if ((e = run_attempt(w, p, attempt, &r, &stored)) < 0 || !stored || !r.failed)
+			return e;
+		if ((e = recover(w, p, attempt, r.failure.temperature_c)) < 0)
+			return e;
+		if (attempt >= en->c->recovery.retries || stop_requested(en) || en->abort)
+			return 0;
+		attempt++;
+	}
 }
 
 /* Next point that is neither stored nor taken (caller holds the lock); -1 when none. */
@@ -383,7 +839,7 @@ static void *worker_main(void *arg)
 		if ((e = run_point(w, &en->c->points[idx])) < 0) {
 			pthread_mutex_lock(&en->lock);
 			fail_run(en, e);
-			event(en, idx, "error", "%s", sb_error_detail());
+			event(en, idx, "error", NULL, "%s", sb_error_detail());
 			pthread_mutex_unlock(&en->lock);
 			break;
 		}
@@ -410,7 +866,7 @@ static int open_worker(struct worker *w)
 	if ((e = sb_device_open(&w->dev, w->uri)) < 0)
 		return e;
 	if ((e = sb_board_info(w->dev, &w->board)) < 0 || (e = sb_hmc_status(w->dev, &hs)) < 0)
-		return sb_error_wrap(e, "'%s': ", w->uri);
+		return sb_error_wrap(e, "'%s'", w->uri);
 	w->addr_mode0 = hs.addr_mode_bytes;
 	w->has_stream = sb_device_find_block(w->dev, SB_BLK_STREAM_TYPE, 0, &off) == 0;
 	/* Thermal campaigns keep the board: the bench's heat carries over from point to point,
@@ -453,8 +909,12 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 			    c->file, (long long)prev.id, prev.name, c->hash, prev.hash);
 		en->id = prev.id;
 		sum->resumed = true;
-		if ((e = sb_store_points_done(en->st, en->id, en->done, c->npoints)) < 0)
+		if ((e = sb_store_points_attempts(en->st, en->id, en->done, en->attempts,
+		                                  c->npoints)) < 0)
 			return e;
+		/* Finished: a run without a failure, or every retry used. */
+		for (unsigned i = 0; i < c->npoints; i++)
+			en->done[i] = en->done[i] || en->attempts[i] > c->recovery.retries;
 		return 0;
 	}
 	if (en->o->resume)
@@ -488,7 +948,8 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		jobs = c->npoints;
 	w = calloc(jobs, sizeof(*w));
 	en.done = calloc(c->npoints, sizeof(*en.done));
-	if (!w || !en.done) {
+	en.attempts = calloc(c->npoints, sizeof(*en.attempts));
+	if (!w || !en.done || !en.attempts) {
 		e = sb_error_set(SB_ERR_NOMEM, "out of memory");
 		goto fail_alloc;
 	}
@@ -508,11 +969,11 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	for (unsigned i = 0; i < c->npoints; i++)
 		en.ndone += en.done[i];
 	sum->skipped = en.ndone;
-	event(&en, -1, sum->resumed ? "resume" : "start",
+	event(&en, -1, sum->resumed ? "resume" : "start", NULL,
 	      "%u of %u points to run, %u worker%s (%s%s), content hash %s", c->npoints - en.ndone,
 	      c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri, jobs > 1 ? ", ..." : "", c->hash);
 	clock_gettime(CLOCK_MONOTONIC, &en.t0);
-	report_progress(&en, NULL, NULL, NULL);
+	report_progress(&en, NULL, NULL);
 	if (jobs == 1) {
 		worker_main(&w[0]);
 	} else {
@@ -530,14 +991,16 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	}
 	sum->run = en.nrun;
 	sum->failed = en.nfailed;
+	sum->retried = en.nretried;
+	sum->recovered = en.nrecovered;
 	if (en.abort) {
 		e = sb_error_set(en.err, "%s", en.detail);
 	} else if (en.ndone == c->npoints) {
 		if (en.nrun || !sum->resumed)
-			event(&en, -1, "complete", "%u points", c->npoints);
+			event(&en, -1, "complete", NULL, "%u points", c->npoints);
 		e = sb_store_campaign_status(st, en.id, "complete");
 	} else if (stop_requested(&en)) {
-		event(&en, -1, "interrupted", "%u of %u points stored", en.ndone, c->npoints);
+		event(&en, -1, "interrupted", NULL, "%u of %u points stored", en.ndone, c->npoints);
 		e = sb_error_set(SB_ERR_INTERRUPTED,
 		                 "campaign %lld '%s' interrupted with %u of %u points stored; "
 		                 "continue with: stackbench run %s --resume",
@@ -552,6 +1015,7 @@ fail_workers:
 	pthread_mutex_destroy(&en.lock);
 fail_alloc:
 	free(en.done);
+	free(en.attempts);
 	free(w);
 	sum->wall_s = wall_now() - t0;
 	return e;

@@ -12,8 +12,10 @@
 #include <cjson/cJSON.h>
 #include <libfyaml.h>
 
+#include "stackbench/bench_model.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/instrument.h"
 #include "stackbench/log.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
@@ -40,15 +42,21 @@ const char *sb_axis_name(enum sb_axis a)
 	return a < SB_AXIS_COUNT ? axis_names[a] : "?";
 }
 
-int sb_instruments_available(enum sb_instruments which)
+/* The keys of 'instruments', by kind. */
+static const char *const inst_keys[SB_INST_COUNT] = {"temperature", "power", "cooling"};
+
+bool sb_campaign_has_inst(const struct sb_campaign *c, enum sb_campaign_inst kind)
 {
-	if (which == SB_INSTRUMENTS_NONE)
-		return 0;
-	/* The simulated camera and power meter are not part of this build yet; when they
-	 * are, this is the one place to enable them (and campaign.c opens their sources). */
-	return sb_error_set(SB_ERR_NOT_SUPPORTED,
-	                    "instruments 'sim' are not available in this build (the simulated "
-	                    "camera and power meter are not built yet); use 'none'");
+	return kind < SB_INST_COUNT && c->inst.conn[kind][0];
+}
+
+void sb_campaign_where(const struct sb_campaign *c, int line, const char *key, char *buf,
+                       size_t size)
+{
+	if (line > 0)
+		snprintf(buf, size, "'%s' line %d: key '%s'", c->file, line, key);
+	else
+		snprintf(buf, size, "'%s': key '%s'", c->file, key);
 }
 
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c)
@@ -67,7 +75,10 @@ struct parse {
 static const char *const type_names[] = {"ro", "wo", "rw", NULL};
 static const char *const mode_names[] = {"random", "linear", NULL};
 static const char *const kind_names[] = {"bandwidth", "thermal", NULL};
-static const char *const instrument_names[] = {"none", "sim", NULL};
+
+/* Recovery defaults (docs/campaigns.md). */
+#define RECOVERY_MARGIN_C 5.0
+#define RECOVERY_MAX_S 1800.0
 
 /* Check an integer value of an axis (at names the node for messages); canonical text out. */
 static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node *at,
@@ -86,11 +97,11 @@ static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node
 			                     name, (unsigned long long)v);
 		break;
 	case SB_AXIS_PORTS:
-		if (v < 1 || v > SB_POINT_MAX_PORTS)
+		if (v > SB_POINT_MAX_PORTS)
 			return sb_yaml_error(
 			    &p->y, at, SB_ERR_PARSE,
-			    "key '%s': %llu is out of range: expected 'all' or a port "
-			    "count 1..%d",
+			    "key '%s': %llu is out of range: expected 'all', 0 (idle) "
+			    "or a port count 1..%d",
 			    name, (unsigned long long)v, SB_POINT_MAX_PORTS);
 		break;
 	case SB_AXIS_STREAM:
@@ -118,6 +129,23 @@ static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node
 		return sb_yaml_error(&p->y, at, SB_ERR_PARSE, "key '%s': expected a name", name);
 	}
 	snprintf(out, SB_AXIS_NAME_MAX, "%llu", (unsigned long long)v);
+	return 0;
+}
+
+/* A cooling configuration name as written: letters, digits, '-', '_', '.' (checked against
+ * the bench's configurations once the whole file is read). */
+static int cooling_name(struct parse *p, struct fy_node *n, const char *what, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (!len || len >= SB_AXIS_NAME_MAX ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	              "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	              "0123456789-_.") != len)
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE,
+		                     "%s: '%s' is not a cooling configuration name (none, or a "
+		                     "name of the bench's configurations such as Cfg1)",
+		                     what, s);
 	return 0;
 }
 
@@ -159,13 +187,9 @@ static int axis_value(struct parse *p, enum sb_axis a, struct fy_node *n,
 		return 0;
 	}
 	case SB_AXIS_COOLING:
-		if (strcmp(s, "none"))
-			return sb_yaml_error(y, n, SB_ERR_PARSE,
-			                     "%s: cooling configuration '%s' is not available in "
-			                     "this build (cooling-rig "
-			                     "control is not built yet); only 'none'",
-			                     what, s);
-		snprintf(out, SB_AXIS_NAME_MAX, "none");
+		if ((e = cooling_name(p, n, what, s)) < 0)
+			return e;
+		snprintf(out, SB_AXIS_NAME_MAX, "%s", s);
 		return 0;
 	default:
 		break;
@@ -481,15 +505,108 @@ static int parse_durations(struct parse *p, struct fy_node *n)
 	return 0;
 }
 
+/* One connection string of 'instruments' (none: no instrument of that kind). */
+static int inst_conn(struct parse *p, struct fy_node *n, enum sb_campaign_inst kind)
+{
+	struct sb_campaign_instruments *in = &p->c->inst;
+	char what[48];
+	const char *s;
+	int e;
+
+	snprintf(what, sizeof(what), "key '%s'", inst_keys[kind]);
+	if ((e = sb_yaml_to_str(&p->y, n, what, &s)) < 0)
+		return e;
+	if (!strcmp(s, "none"))
+		return 0;
+	if (strlen(s) >= sizeof(in->conn[kind]))
+		return sb_yaml_error(&p->y, n, SB_ERR_PARSE, "%s: longer than %zu characters", what,
+		                     sizeof(in->conn[kind]) - 1);
+	if ((e = sb_instrument_check((enum sb_instrument_kind)kind, s)) < 0)
+		return sb_yaml_error(&p->y, n, e == SB_ERR_NOT_SUPPORTED ? e : SB_ERR_PARSE,
+		                     "%s: %s", what, sb_error_detail());
+	snprintf(in->conn[kind], sizeof(in->conn[kind]), "%s", s);
+	in->line[kind] = sb_yaml_line(n);
+	return 0;
+}
+
+/*
+ * instruments: none | sim (the simulated camera, meter and fans), or a mapping of connection
+ * strings {temperature, power, cooling}.
+ */
+static int parse_instruments(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"temperature", "power", "cooling", NULL};
+	struct sb_campaign *c = p->c;
+	int e;
+
+	c->instruments_line = sb_yaml_line(n);
+	if (fy_node_is_scalar(n)) {
+		const char *s = fy_node_get_scalar0(n);
+
+		if (s && !strcmp(s, "none"))
+			return 0;
+		if (!s || strcmp(s, "sim"))
+			return sb_yaml_error(
+			    &p->y, n, SB_ERR_PARSE,
+			    "key 'instruments': unknown value '%s' (expected none, "
+			    "sim, or a mapping of connection strings: temperature, "
+			    "power, cooling)",
+			    s ? s : "");
+		for (int k = 0; k < SB_INST_COUNT; k++) {
+			snprintf(c->inst.conn[k], sizeof(c->inst.conn[k]), "sim:");
+			c->inst.line[k] = c->instruments_line;
+		}
+		return 0;
+	}
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'instruments' (none, sim, or a mapping)")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "instruments", keys)) < 0)
+		return e;
+	for (int k = 0; k < SB_INST_COUNT; k++) {
+		struct fy_node *v = sb_yaml_get(n, inst_keys[k]);
+
+		if (v && (e = inst_conn(p, v, (enum sb_campaign_inst)k)) < 0)
+			return e;
+	}
+	return 0;
+}
+
+/* recovery: {retries, cool_margin_c, cool_max_s, cooling}. */
+static int parse_recovery(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s", "cooling",
+	                                   NULL};
+	struct sb_campaign_recovery *r = &p->c->recovery;
+	const char *s = NULL;
+	uint64_t retries = 0;
+	int e;
+
+	r->line = sb_yaml_line(n);
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'recovery'")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "recovery", keys)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "retries", false, 0, 100, &retries)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "cool_margin_c", false, 0, 100, &r->cool_margin_c)) <
+	        0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "cool_max_s", false, 0, 604800, &r->cool_max_s)) <
+	        0 ||
+	    (e = sb_yaml_get_str(&p->y, n, "cooling", false, &s)) < 0)
+		return e;
+	r->retries = (unsigned)retries;
+	if (s) {
+		if ((e = cooling_name(p, sb_yaml_get(n, "cooling"), "key 'cooling'", s)) < 0)
+			return e;
+		snprintf(r->cooling, sizeof(r->cooling), "%s", s);
+		r->line = sb_yaml_line(sb_yaml_get(n, "cooling"));
+	}
+	return 0;
+}
+
 static int parse_root(struct parse *p)
 {
-	static const char *const keys[] = {"format",      "name",
-	                                   "description", "kind",
-	                                   "bench",       "instruments",
-	                                   "durations",   "sample_interval_ms",
-	                                   "seed",        "fast_forward",
-	                                   "sweep",       "exclude",
-	                                   "only",        NULL};
+	static const char *const keys[] = {
+	    "format", "name",         "description", "kind",
+	    "bench",  "instruments",  "durations",   "sample_interval_ms",
+	    "seed",   "fast_forward", "sweep",       "exclude",
+	    "only",   "recovery",     NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;
@@ -521,15 +638,10 @@ static int parse_root(struct parse *p)
 		c->kind = (enum sb_campaign_kind)idx;
 	if ((n = sb_yaml_get(root, "bench")) && (e = parse_bench(p, n)) < 0)
 		return e;
-	if ((e = sb_yaml_get_enum(&p->y, root, "instruments", false, instrument_names, &idx)) < 0)
+	if ((n = sb_yaml_get(root, "instruments")) && (e = parse_instruments(p, n)) < 0)
 		return e;
-	if (e == 1) {
-		c->instruments = (enum sb_instruments)idx;
-		c->instruments_line = sb_yaml_line(sb_yaml_get(root, "instruments"));
-		if (sb_instruments_available(c->instruments) < 0)
-			return sb_yaml_error(&p->y, sb_yaml_get(root, "instruments"), SB_ERR_PARSE,
-			                     "key 'instruments': %s", sb_error_detail());
-	}
+	if ((n = sb_yaml_get(root, "recovery")) && (e = parse_recovery(p, n)) < 0)
+		return e;
 	if ((n = sb_yaml_get(root, "durations")) && (e = parse_durations(p, n)) < 0)
 		return e;
 	if ((e = sb_yaml_get_double(&p->y, root, "sample_interval_ms", false, 0.01, 3600000,
@@ -546,6 +658,93 @@ static int parse_root(struct parse *p)
 	    (e = parse_filters(p, n, "only", &c->only, &c->nonly)) < 0)
 		return e;
 	return 0;
+}
+
+/* --- instruments and cooling, across keys ------------------------------------------------ */
+
+/* The node of a cooling name in the file: the list item of the axis, or the axis. */
+static struct fy_node *cooling_node(struct parse *p, const char *name)
+{
+	struct fy_node *n = sb_yaml_get(sb_yaml_get(sb_yaml_root(&p->y), "sweep"), "cooling"), *it;
+	void *iter = NULL;
+
+	if (n && fy_node_is_sequence(n))
+		while ((it = sb_yaml_seq_next(n, &iter)))
+			if (fy_node_get_scalar0(it) && !strcmp(fy_node_get_scalar0(it), name))
+				return it;
+	return n;
+}
+
+/*
+ * On the simulated bench the configurations are the bench file's (the device's bench= option,
+ * else the default bench): check every name against each sim: device's bench now, so a typo
+ * fails before anything runs. Other actuators are checked when the engine opens them.
+ */
+static int check_cooling_names(struct parse *p, const char *names[], struct fy_node *at[],
+                               unsigned n)
+{
+	const struct sb_campaign *c = p->c;
+	struct sb_bench_params *bp;
+	int e = 0;
+
+	if (strncmp(c->inst.conn[SB_INST_COOLING], "sim:", 4) || !n)
+		return 0;
+	bp = malloc(sizeof(*bp));
+	if (!bp)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (unsigned d = 0; d < c->ndevices && e >= 0; d++) {
+		struct sb_uri u;
+
+		if (strncmp(c->device[d], "sim:", 4) || sb_uri_parse(c->device[d], &u) < 0)
+			continue;
+		if (sb_bench_params_load(bp, sb_uri_opt(&u, "bench")) < 0)
+			continue; /* the engine reports it when it opens the device */
+		for (unsigned i = 0; i < n && e >= 0; i++)
+			if (sb_bench_find_cooling(bp, names[i]) < 0)
+				e = sb_yaml_error(&p->y, at[i], SB_ERR_PARSE,
+				                  "key 'cooling': %s (bench '%s')",
+				                  sb_error_detail(), bp->name);
+	}
+	free(bp);
+	return e;
+}
+
+/* Cooling configurations need a cooling actuator, and must be the bench's. */
+static int check_cooling(struct parse *p)
+{
+	const struct sb_campaign *c = p->c;
+	const struct sb_campaign_recovery *r = &c->recovery;
+	bool actuator = sb_campaign_has_inst(c, SB_INST_COOLING);
+	const char *names[SB_AXIS_MAX_VALUES + 1];
+	struct fy_node *at[SB_AXIS_MAX_VALUES + 1];
+	struct fy_node *rn = sb_yaml_get(sb_yaml_get(sb_yaml_root(&p->y), "recovery"), "cooling");
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < c->axes.n[SB_AXIS_COOLING]; i++) {
+		const char *v = c->axes.value[SB_AXIS_COOLING][i];
+
+		if (!strcmp(v, "none"))
+			continue;
+		at[n] = cooling_node(p, v);
+		names[n++] = v;
+		if (!actuator)
+			return sb_yaml_error(&p->y, at[n - 1], SB_ERR_PARSE,
+			                     "key 'cooling': configuration '%s' needs a cooling "
+			                     "actuator: set 'instruments' to sim, or give "
+			                     "instruments.cooling (e.g. \"sim:\")",
+			                     v);
+	}
+	if (strcmp(r->cooling, SB_RECOVERY_STRONGEST) && strcmp(r->cooling, SB_RECOVERY_KEEP)) {
+		if (!actuator)
+			return sb_yaml_error(
+			    &p->y, rn, SB_ERR_PARSE,
+			    "key 'cooling': recovery in configuration '%s' needs a "
+			    "cooling actuator (instruments.cooling)",
+			    r->cooling);
+		at[n] = rn;
+		names[n++] = r->cooling;
+	}
+	return check_cooling_names(p, names, at, n);
 }
 
 /* --- expansion ----------------------------------------------------------------------------- */
@@ -626,6 +825,7 @@ static void make_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX
 	pt->ports = strcmp(text[SB_AXIS_PORTS], "all")
 	                ? (unsigned)strtoul(text[SB_AXIS_PORTS], NULL, 10)
 	                : 0;
+	pt->idle = !strcmp(text[SB_AXIS_PORTS], "0");
 	pt->stream = (unsigned)strtoul(text[SB_AXIS_STREAM], NULL, 10);
 	pt->mask_lo =
 	    strcmp(text[SB_AXIS_MASK], "none") ? (int)strtol(text[SB_AXIS_MASK], NULL, 10) : -1;
@@ -675,6 +875,14 @@ static int expand(struct parse *p)
 				    "key 'stream': an rw stream group writes then reads back, so "
 				    "its "
 				    "size must be even (point '%s'); exclude odd sizes for rw",
+				    pt->key);
+			if (pt->stream && pt->idle)
+				return sb_yaml_error(
+				    &p->y,
+				    sb_yaml_get(sb_yaml_get(sb_yaml_root(&p->y), "sweep"), "ports"),
+				    SB_ERR_PARSE,
+				    "key 'ports': an idle point (0 ports) has no stream groups "
+				    "(point '%s'); exclude {ports: 0, stream: [...]}",
 				    pt->key);
 		}
 		/* Odometer: the innermost axis (last) turns fastest. */
@@ -756,7 +964,15 @@ static int normalize(struct sb_campaign *c)
 	for (unsigned i = 0; i < c->ndevices; i++)
 		cJSON_AddItemToArray(devs, cJSON_CreateString(c->device[i]));
 	cJSON_AddStringToObject(b, "profile", c->profile);
-	cJSON_AddStringToObject(o, "instruments", instrument_names[c->instruments]);
+	if (!sb_campaign_has_inst(c, SB_INST_TEMPERATURE) &&
+	    !sb_campaign_has_inst(c, SB_INST_POWER) && !sb_campaign_has_inst(c, SB_INST_COOLING)) {
+		cJSON_AddStringToObject(o, "instruments", "none");
+	} else {
+		cJSON *in = cJSON_AddObjectToObject(o, "instruments");
+
+		for (int k = 0; k < SB_INST_COUNT; k++)
+			cJSON_AddStringToObject(in, inst_keys[k], c->inst.conn[k]);
+	}
 	d = cJSON_AddObjectToObject(o, "durations");
 	cJSON_AddNumberToObject(d, "bandwidth_s", c->bandwidth_s);
 	cJSON_AddNumberToObject(d, "thermal_s", c->thermal_s);
@@ -776,6 +992,18 @@ static int normalize(struct sb_campaign *c)
 	cJSON_AddNumberToObject(s, "mask_width", c->axes.mask_width);
 	cJSON_AddItemToObject(o, "exclude", filters_json(c->exclude, c->nexclude));
 	cJSON_AddItemToObject(o, "only", filters_json(c->only, c->nonly));
+	/* Keys added after the first release of format 1 are written only when they differ from
+	 * their defaults, so that older campaigns keep their content hash (and resume). */
+	if (c->recovery.retries || c->recovery.cool_margin_c != RECOVERY_MARGIN_C ||
+	    c->recovery.cool_max_s != RECOVERY_MAX_S ||
+	    strcmp(c->recovery.cooling, SB_RECOVERY_STRONGEST)) {
+		cJSON *r = cJSON_AddObjectToObject(o, "recovery");
+
+		cJSON_AddNumberToObject(r, "retries", c->recovery.retries);
+		cJSON_AddNumberToObject(r, "cool_margin_c", c->recovery.cool_margin_c);
+		cJSON_AddNumberToObject(r, "cool_max_s", c->recovery.cool_max_s);
+		cJSON_AddStringToObject(r, "cooling", c->recovery.cooling);
+	}
 	c->normalized = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!c->normalized)
@@ -802,7 +1030,9 @@ static void set_defaults(struct sb_campaign *c, const char *name)
 	c->kind = SB_CAMPAIGN_BANDWIDTH;
 	c->ndevices = 1;
 	snprintf(c->device[0], sizeof(c->device[0]), "sim:");
-	c->instruments = SB_INSTRUMENTS_NONE;
+	c->recovery.cool_margin_c = RECOVERY_MARGIN_C;
+	c->recovery.cool_max_s = RECOVERY_MAX_S;
+	snprintf(c->recovery.cooling, sizeof(c->recovery.cooling), "%s", SB_RECOVERY_STRONGEST);
 	c->bandwidth_s = 20;
 	c->thermal_s = 200;
 	c->stream_groups = 1000;
@@ -821,7 +1051,7 @@ static int load(struct sb_campaign *c, struct parse *p)
 	int e;
 
 	p->c = c;
-	if ((e = parse_root(p)) < 0)
+	if ((e = parse_root(p)) < 0 || (e = check_cooling(p)) < 0)
 		goto fail;
 	apply_profile(c);
 	check_filters(p, c->exclude, c->nexclude, "exclude");

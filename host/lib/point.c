@@ -119,7 +119,7 @@ static int check_spec(const struct sb_device *dev, const struct sb_point_spec *s
 	if (s->size < 16 || s->size > 128 || s->size % 16)
 		return sb_error_set(SB_ERR_INVAL,
 		                    "request size %u B: expected 16..128 in steps of 16", s->size);
-	if (!s->ports || s->ports > have || s->ports > SB_POINT_MAX_PORTS)
+	if ((!s->ports && s->stream) || s->ports > have || s->ports > SB_POINT_MAX_PORTS)
 		return sb_error_set(SB_ERR_INVAL, "%u ports requested; the board has %u", s->ports,
 		                    have);
 	if (s->stream > SB_STREAM_MAX)
@@ -161,10 +161,12 @@ static int ensure_ready(struct sb_device *dev)
 
 static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s)
 {
-	uint64_t align = sb_addrgen_align(s->size / 16);
-	uint64_t region = (SB_ADDR_SPACE_MASK + 1) / s->ports / align * align;
+	uint64_t align = sb_addrgen_align(s->size / 16), region;
 	int err;
 
+	if (!s->ports)
+		return 0; /* an idle point */
+	region = (SB_ADDR_SPACE_MASK + 1) / s->ports / align * align;
 	for (unsigned i = 0; i < s->ports; i++) {
 		struct sb_port_config c = {
 		    .type = s->type,
@@ -448,7 +450,8 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 				uint32_t p, pst;
 
 				if ((err = sb_gups_port_block(dev, i, &p)) < 0 ||
-				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) < 0)
+				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) <
+				        0)
 					return err;
 				all_done = pst & SB_GUPS_PORT_STATUS_DONE_MASK;
 			}

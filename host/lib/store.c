@@ -22,109 +22,143 @@
 struct sb_store {
 	sqlite3 *db;
 	char *path;
+	int version; /* schema version of the open database */
 };
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
+/* The columns of the points table in schema version 1 (kept in version 2, in this order). */
+#define POINTS_COLUMNS_V1                                                                          \
+	" id INTEGER PRIMARY KEY,"                                                                 \
+	" campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"                                  \
+	" idx INTEGER NOT NULL,"                                                                   \
+	" key TEXT NOT NULL,"                                                                      \
+	" cooling TEXT NOT NULL,"                                                                  \
+	" rep INTEGER NOT NULL,"                                                                   \
+	" type TEXT NOT NULL,"                                                                     \
+	" size_b INTEGER NOT NULL,"                                                                \
+	" pattern TEXT NOT NULL,"                                                                  \
+	" mode TEXT NOT NULL,"                                                                     \
+	" addr_mode_b INTEGER NOT NULL,"                                                           \
+	" ports INTEGER NOT NULL,"                                                                 \
+	" stream INTEGER NOT NULL,"                                                                \
+	" mask_lo INTEGER,"                                                                        \
+	" mask_width INTEGER NOT NULL,"                                                            \
+	" mask TEXT NOT NULL,"                                                                     \
+	" antimask TEXT NOT NULL,"                                                                 \
+	" seed TEXT NOT NULL,"                                                                     \
+	" device TEXT NOT NULL,"                                                                   \
+	" worker INTEGER NOT NULL,"                                                                \
+	" duration_ns INTEGER NOT NULL,"                                                           \
+	" elapsed_ns INTEGER NOT NULL,"                                                            \
+	" reads INTEGER NOT NULL,"                                                                 \
+	" writes INTEGER NOT NULL,"                                                                \
+	" read_data_bytes INTEGER NOT NULL,"                                                       \
+	" bandwidth_gbps REAL NOT NULL,"                                                           \
+	" payload_gbps REAL NOT NULL,"                                                             \
+	" mrps REAL NOT NULL,"                                                                     \
+	" latency_min_ns REAL,"                                                                    \
+	" latency_avg_ns REAL,"                                                                    \
+	" latency_max_ns REAL,"                                                                    \
+	" occupancy REAL,"                                                                         \
+	" lost_tags INTEGER NOT NULL,"                                                             \
+	" stream_groups INTEGER NOT NULL,"                                                         \
+	" mismatches INTEGER NOT NULL,"                                                            \
+	" failed INTEGER NOT NULL,"                                                                \
+	" fail_t_ns INTEGER,"                                                                      \
+	" fast_forward INTEGER NOT NULL,"                                                          \
+	" ff_skipped_ns INTEGER NOT NULL,"                                                         \
+	" temp_c_avg REAL,"                                                                        \
+	" temp_c_max REAL,"                                                                        \
+	" power_w_avg REAL,"                                                                       \
+	" wall_s REAL NOT NULL,"                                                                   \
+	" finished_at TEXT NOT NULL,"
+
 /* Schema version 1. Every change bumps SB_STORE_SCHEMA_VERSION and adds a migration. */
-static const char schema_v1[] = "CREATE TABLE schema_version ("
-                                " version INTEGER NOT NULL,"
-                                " applied_at TEXT NOT NULL);"
-                                "CREATE TABLE campaigns ("
-                                " id INTEGER PRIMARY KEY,"
-                                " name TEXT NOT NULL,"
-                                " file TEXT NOT NULL,"
-                                " hash TEXT NOT NULL,"
-                                " config TEXT NOT NULL,"
-                                " kind TEXT NOT NULL,"
-                                " points_total INTEGER NOT NULL,"
-                                " status TEXT NOT NULL,"
-                                " stackbench_version TEXT NOT NULL,"
-                                " created_at TEXT NOT NULL,"
-                                " finished_at TEXT);"
-                                "CREATE TABLE points ("
-                                " id INTEGER PRIMARY KEY,"
-                                " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
-                                " idx INTEGER NOT NULL,"
-                                " key TEXT NOT NULL,"
-                                " cooling TEXT NOT NULL,"
-                                " rep INTEGER NOT NULL,"
-                                " type TEXT NOT NULL,"
-                                " size_b INTEGER NOT NULL,"
-                                " pattern TEXT NOT NULL,"
-                                " mode TEXT NOT NULL,"
-                                " addr_mode_b INTEGER NOT NULL,"
-                                " ports INTEGER NOT NULL,"
-                                " stream INTEGER NOT NULL,"
-                                " mask_lo INTEGER,"
-                                " mask_width INTEGER NOT NULL,"
-                                " mask TEXT NOT NULL,"
-                                " antimask TEXT NOT NULL,"
-                                " seed TEXT NOT NULL,"
-                                " device TEXT NOT NULL,"
-                                " worker INTEGER NOT NULL,"
-                                " duration_ns INTEGER NOT NULL,"
-                                " elapsed_ns INTEGER NOT NULL,"
-                                " reads INTEGER NOT NULL,"
-                                " writes INTEGER NOT NULL,"
-                                " read_data_bytes INTEGER NOT NULL,"
-                                " bandwidth_gbps REAL NOT NULL,"
-                                " payload_gbps REAL NOT NULL,"
-                                " mrps REAL NOT NULL,"
-                                " latency_min_ns REAL,"
-                                " latency_avg_ns REAL,"
-                                " latency_max_ns REAL,"
-                                " occupancy REAL,"
-                                " lost_tags INTEGER NOT NULL,"
-                                " stream_groups INTEGER NOT NULL,"
-                                " mismatches INTEGER NOT NULL,"
-                                " failed INTEGER NOT NULL,"
-                                " fail_t_ns INTEGER,"
-                                " fast_forward INTEGER NOT NULL,"
-                                " ff_skipped_ns INTEGER NOT NULL,"
-                                " temp_c_avg REAL,"
-                                " temp_c_max REAL,"
-                                " power_w_avg REAL,"
-                                " wall_s REAL NOT NULL,"
-                                " finished_at TEXT NOT NULL,"
-                                " UNIQUE (campaign_id, idx),"
-                                " UNIQUE (campaign_id, key));"
-                                "CREATE TABLE point_ports ("
-                                " point_id INTEGER NOT NULL REFERENCES points(id),"
-                                " port INTEGER NOT NULL,"
-                                " reads INTEGER NOT NULL,"
-                                " writes INTEGER NOT NULL,"
-                                " read_data_bytes INTEGER NOT NULL,"
-                                " latency_min_ns REAL,"
-                                " latency_avg_ns REAL,"
-                                " latency_max_ns REAL,"
-                                " tag_peak INTEGER NOT NULL,"
-                                " lost_tags INTEGER NOT NULL,"
-                                " PRIMARY KEY (point_id, port));"
-                                "CREATE TABLE samples ("
-                                " point_id INTEGER NOT NULL REFERENCES points(id),"
-                                " seq INTEGER NOT NULL,"
-                                " t_ns INTEGER NOT NULL,"
-                                " reads INTEGER NOT NULL,"
-                                " writes INTEGER NOT NULL,"
-                                " read_data_bytes INTEGER NOT NULL,"
-                                " lat_sum_cycles INTEGER NOT NULL,"
-                                " lat_count INTEGER NOT NULL,"
-                                " bandwidth_gbps REAL,"
-                                " mrps REAL,"
-                                " latency_avg_ns REAL,"
-                                " temp_c REAL,"
-                                " power_w REAL,"
-                                " PRIMARY KEY (point_id, seq));"
-                                "CREATE TABLE events ("
-                                " id INTEGER PRIMARY KEY,"
-                                " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
-                                " point_idx INTEGER,"
-                                " at TEXT NOT NULL,"
-                                " kind TEXT NOT NULL,"
-                                " message TEXT NOT NULL);"
-                                "CREATE INDEX points_campaign ON points (campaign_id, idx);"
-                                "CREATE INDEX events_campaign ON events (campaign_id);";
+static const char schema_v1[] =
+    "CREATE TABLE schema_version ("
+    " version INTEGER NOT NULL,"
+    " applied_at TEXT NOT NULL);"
+    "CREATE TABLE campaigns ("
+    " id INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL,"
+    " file TEXT NOT NULL,"
+    " hash TEXT NOT NULL,"
+    " config TEXT NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " points_total INTEGER NOT NULL,"
+    " status TEXT NOT NULL,"
+    " stackbench_version TEXT NOT NULL,"
+    " created_at TEXT NOT NULL,"
+    " finished_at TEXT);"
+    "CREATE TABLE points (" POINTS_COLUMNS_V1 " UNIQUE (campaign_id, idx),"
+    " UNIQUE (campaign_id, key));"
+    "CREATE TABLE point_ports ("
+    " point_id INTEGER NOT NULL REFERENCES points(id),"
+    " port INTEGER NOT NULL,"
+    " reads INTEGER NOT NULL,"
+    " writes INTEGER NOT NULL,"
+    " read_data_bytes INTEGER NOT NULL,"
+    " latency_min_ns REAL,"
+    " latency_avg_ns REAL,"
+    " latency_max_ns REAL,"
+    " tag_peak INTEGER NOT NULL,"
+    " lost_tags INTEGER NOT NULL,"
+    " PRIMARY KEY (point_id, port));"
+    "CREATE TABLE samples ("
+    " point_id INTEGER NOT NULL REFERENCES points(id),"
+    " seq INTEGER NOT NULL,"
+    " t_ns INTEGER NOT NULL,"
+    " reads INTEGER NOT NULL,"
+    " writes INTEGER NOT NULL,"
+    " read_data_bytes INTEGER NOT NULL,"
+    " lat_sum_cycles INTEGER NOT NULL,"
+    " lat_count INTEGER NOT NULL,"
+    " bandwidth_gbps REAL,"
+    " mrps REAL,"
+    " latency_avg_ns REAL,"
+    " temp_c REAL,"
+    " power_w REAL,"
+    " PRIMARY KEY (point_id, seq));"
+    "CREATE TABLE events ("
+    " id INTEGER PRIMARY KEY,"
+    " campaign_id INTEGER NOT NULL REFERENCES campaigns(id),"
+    " point_idx INTEGER,"
+    " at TEXT NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " message TEXT NOT NULL);"
+    "CREATE INDEX points_campaign ON points (campaign_id, idx);"
+    "CREATE INDEX events_campaign ON events (campaign_id);";
+
+/*
+ * Schema version 2 (thermal campaigns): points gain the attempt (a failed point may run again;
+ * every run is kept), the thermal results and the cooling state; samples gain the meter's
+ * volts and amps; events gain structured data (JSON). The points table is rebuilt because its
+ * uniqueness now includes the attempt.
+ */
+static const char *const points_added_v2[] = {
+    "attempt INTEGER NOT NULL DEFAULT 0",
+    "temp_c_start REAL",
+    "temp_c_steady REAL",
+    "power_w_max REAL",
+    "fail_temp_c REAL",
+    "fail_power_w REAL",
+    "cooling_config TEXT",
+    "fan_supply_v REAL",
+    "fan_supply_a REAL",
+    "fan_rpm REAL",
+    "desk_fan_distance_cm REAL",
+    "cooling_power_w REAL",
+};
+
+static const char migrate_v2_tail[] = "INSERT INTO points_v2 SELECT * FROM points;"
+                                      "DROP TABLE points;"
+                                      "ALTER TABLE points_v2 RENAME TO points;"
+                                      "CREATE INDEX points_campaign ON points (campaign_id, idx);"
+                                      "ALTER TABLE samples ADD COLUMN volts_v REAL;"
+                                      "ALTER TABLE samples ADD COLUMN amps_a REAL;"
+                                      "ALTER TABLE events ADD COLUMN data TEXT;"
+                                      "INSERT INTO schema_version VALUES (2, " NOW_SQL ");";
 
 static int db_error(struct sb_store *st, const char *what)
 {
@@ -194,6 +228,58 @@ static int count_tables(struct sb_store *st)
 	return n;
 }
 
+/* Append text to a growing SQL buffer; false when out of memory. */
+static bool sql_add(char **buf, size_t *len, const char *text)
+{
+	size_t n = strlen(text);
+	char *b = realloc(*buf, *len + n + 1);
+
+	if (!b)
+		return false;
+	memcpy(b + *len, text, n + 1);
+	*buf = b;
+	*len += n;
+	return true;
+}
+
+/* Version 1 to 2, in one transaction (foreign keys off while the points table is rebuilt). */
+static int migrate_v2(struct sb_store *st)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	bool ok = true;
+	int e;
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(points_added_v2); i++)
+		ok = ok && sql_add(&sql, &len, "ALTER TABLE points ADD COLUMN ") &&
+		     sql_add(&sql, &len, points_added_v2[i]) && sql_add(&sql, &len, ";");
+	ok = ok && sql_add(&sql, &len, "CREATE TABLE points_v2 (" POINTS_COLUMNS_V1);
+	for (size_t i = 0; i < SB_ARRAY_SIZE(points_added_v2); i++)
+		ok = ok && sql_add(&sql, &len, points_added_v2[i]) && sql_add(&sql, &len, ",");
+	ok = ok &&
+	     sql_add(&sql, &len,
+	             " UNIQUE (campaign_id, idx, attempt), UNIQUE (campaign_id, key, attempt));") &&
+	     sql_add(&sql, &len, migrate_v2_tail);
+	if (!ok) {
+		free(sql);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 || (e = exec(st, "BEGIN IMMEDIATE")) < 0)
+		goto out;
+	if ((e = exec(st, sql)) < 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		goto out;
+	}
+	e = exec(st, "COMMIT");
+out:
+	free(sql);
+	if (e == 0)
+		e = exec(st, "PRAGMA foreign_keys=ON");
+	else
+		sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+	return e;
+}
+
 /* Create the schema in an empty database, or check the version of an existing one. */
 static int schema(struct sb_store *st, bool writable)
 {
@@ -220,7 +306,11 @@ static int schema(struct sb_store *st, bool writable)
 			exec(st, "ROLLBACK");
 			return e;
 		}
-		return exec(st, "COMMIT");
+		/* A new database is made the way an old one is upgraded: one path, always run. */
+		if ((e = exec(st, "COMMIT")) < 0 || (e = migrate_v2(st)) < 0)
+			return e;
+		st->version = SB_STORE_SCHEMA_VERSION;
+		return 0;
 	}
 	v = sb_store_schema_version(st);
 	if (v < 0)
@@ -230,7 +320,14 @@ static int schema(struct sb_store *st, bool writable)
 		                    "results database '%s' has schema version %d; this stackbench "
 		                    "reads up to version %d (upgrade stackbench)",
 		                    st->path, v, SB_STORE_SCHEMA_VERSION);
-	/* Migrations from older versions go here (none yet: version 1 is the first). */
+	if (v < 2 && writable) {
+		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
+		        SB_STORE_SCHEMA_VERSION);
+		if ((e = migrate_v2(st)) < 0)
+			return sb_error_wrap(e, "upgrading to schema version 2");
+		v = 2;
+	}
+	st->version = v; /* read-only: an older database is read as it is */
 	return 0;
 }
 
@@ -322,7 +419,7 @@ int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, i
 
 #define CAMPAIGN_COLS                                                                              \
 	"SELECT c.id, c.name, c.file, c.hash, c.status, c.points_total, "                          \
-	"(SELECT count(*) FROM points p WHERE p.campaign_id = c.id), c.created_at, "               \
+	"(SELECT count(DISTINCT idx) FROM points p WHERE p.campaign_id = c.id), c.created_at, "    \
 	"coalesce(c.finished_at, '') FROM campaigns c "
 
 static void campaign_row(sqlite3_stmt *s, struct sb_store_campaign *c)
@@ -401,12 +498,18 @@ int sb_store_campaign_list(struct sb_store *st,
 	return e < 0 ? e : 0;
 }
 
-int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, unsigned n)
+int sb_store_points_attempts(struct sb_store *st, int64_t campaign_id, bool *ok, unsigned *attempts,
+                             unsigned n)
 {
 	sqlite3_stmt *s;
 	int e, rc;
 
-	if ((e = prepare(st, "SELECT idx FROM points WHERE campaign_id = ?1", &s)) < 0)
+	memset(ok, 0, n * sizeof(*ok));
+	memset(attempts, 0, n * sizeof(*attempts));
+	if ((e = prepare(st,
+	                 "SELECT idx, count(*), max(failed = 0) FROM points WHERE campaign_id = ?1 "
+	                 "GROUP BY idx",
+	                 &s)) < 0)
 		return e;
 	sqlite3_bind_int64(s, 1, campaign_id);
 	e = 0;
@@ -420,11 +523,28 @@ int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, u
 			    (long long)campaign_id, st->path, (long long)i, n);
 			break;
 		}
-		done[i] = true;
+		attempts[i] = (unsigned)sqlite3_column_int(s, 1);
+		ok[i] = sqlite3_column_int(s, 2) != 0;
 	}
 	if (!e && rc != SQLITE_DONE)
 		e = db_error(st, "reading points");
 	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, unsigned n)
+{
+	unsigned *attempts = calloc(n ? n : 1, sizeof(*attempts));
+	bool *ok = calloc(n ? n : 1, sizeof(*ok));
+	int e = SB_ERR_NOMEM;
+
+	if (!attempts || !ok)
+		sb_error_set(SB_ERR_NOMEM, "out of memory");
+	else if ((e = sb_store_points_attempts(st, campaign_id, ok, attempts, n)) == 0)
+		for (unsigned i = 0; i < n; i++)
+			done[i] = done[i] || attempts[i];
+	free(attempts);
+	free(ok);
 	return e;
 }
 
@@ -449,14 +569,24 @@ int sb_store_campaign_status(struct sb_store *st, int64_t campaign_id, const cha
 int sb_store_event(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
                    const char *message)
 {
+	return sb_store_event_data(st, campaign_id, point_index, kind, message, NULL);
+}
+
+int sb_store_event_data(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
+                        const char *message, const char *data)
+{
 	sqlite3_stmt *s;
 	int e = 0;
 
 	if ((e = prepare(st,
-	                 "INSERT INTO events (campaign_id, point_idx, at, kind, message) VALUES "
-	                 "(?1, ?2, " NOW_SQL ", ?3, ?4)",
+	                 "INSERT INTO events (campaign_id, point_idx, at, kind, message, data) "
+	                 "VALUES (?1, ?2, " NOW_SQL ", ?3, ?4, ?5)",
 	                 &s)) < 0)
 		return e;
+	if (data)
+		sqlite3_bind_text(s, 5, data, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 5);
 	sqlite3_bind_int64(s, 1, campaign_id);
 	if (point_index >= 0)
 		sqlite3_bind_int(s, 2, point_index);
@@ -488,42 +618,78 @@ static void bind_opt(sqlite3_stmt *s, int col, bool have, double v)
 		sqlite3_bind_null(s, col);
 }
 
+void sb_point_thermal_summary(const struct sb_point_record *rec, struct sb_point_thermal *ts)
+{
+	const struct sb_point_result *r = rec->result;
+	uint64_t from = r->duration_ns - r->duration_ns / 10;
+	double tsum = 0, ssum = 0, energy = 0, metered = 0, last = NAN;
+	unsigned sn = 0;
+
+	*ts = (struct sb_point_thermal){.temp_max_c = -INFINITY, .power_max_w = -INFINITY};
+	for (unsigned i = 0; i < rec->nsamples; i++) {
+		const struct sb_sample *x = &rec->samples[i];
+
+		if (isfinite(x->temp_c)) {
+			if (!ts->ntemp++)
+				ts->temp_start_c = x->temp_c;
+			tsum += x->temp_c;
+			ts->temp_max_c = fmax(ts->temp_max_c, x->temp_c);
+			last = x->temp_c;
+			if (x->t_ns >= from) {
+				ssum += x->temp_c;
+				sn++;
+			}
+		}
+		/* A reading is the mean since the previous sample: weight it by that interval. */
+		if (isfinite(x->power_w) && i && x->t_ns > rec->samples[i - 1].t_ns) {
+			double dt = (double)(x->t_ns - rec->samples[i - 1].t_ns);
+
+			energy += x->power_w * dt;
+			metered += dt;
+			ts->power_max_w = fmax(ts->power_max_w, x->power_w);
+			ts->npower++;
+		}
+	}
+	ts->temp_avg_c = ts->ntemp ? tsum / ts->ntemp : NAN;
+	/* The steady state: the last tenth of the point (the last reading if none fell in it). */
+	ts->temp_steady_c = r->failed ? NAN : sn ? ssum / sn : last;
+	ts->power_avg_w = metered > 0 ? energy / metered : NAN;
+}
+
+static void bind_text_opt(sqlite3_stmt *s, int col, bool have, const char *v)
+{
+	if (have)
+		sqlite3_bind_text(s, col, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(s, col);
+}
+
 static int insert_point(struct sb_store *st, int64_t campaign_id, const struct sb_point_record *rec,
                         int64_t *point_id)
 {
 	static const char sql[] =
 	    "INSERT INTO points (campaign_id, idx, key, cooling, rep, type, size_b, pattern, mode, "
 	    "addr_mode_b, ports, stream, mask_lo, mask_width, mask, antimask, seed, device, "
-	    "worker, "
-	    "duration_ns, elapsed_ns, reads, writes, read_data_bytes, bandwidth_gbps, "
-	    "payload_gbps, "
-	    "mrps, latency_min_ns, latency_avg_ns, latency_max_ns, occupancy, lost_tags, "
-	    "stream_groups, mismatches, failed, fail_t_ns, fast_forward, ff_skipped_ns, "
-	    "temp_c_avg, "
-	    "temp_c_max, power_w_avg, wall_s, finished_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, "
-	    "?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, "
-	    "?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, "
-	    "?42, " NOW_SQL ")";
+	    "worker, duration_ns, elapsed_ns, reads, writes, read_data_bytes, bandwidth_gbps, "
+	    "payload_gbps, mrps, latency_min_ns, latency_avg_ns, latency_max_ns, occupancy, "
+	    "lost_tags, stream_groups, mismatches, failed, fail_t_ns, fast_forward, ff_skipped_ns, "
+	    "temp_c_avg, temp_c_max, power_w_avg, wall_s, attempt, temp_c_start, temp_c_steady, "
+	    "power_w_max, fail_temp_c, fail_power_w, cooling_config, fan_supply_v, fan_supply_a, "
+	    "fan_rpm, desk_fan_distance_cm, cooling_power_w, finished_at) VALUES (?1, ?2, ?3, ?4, "
+	    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
+	    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, "
+	    "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54, " NOW_SQL
+	    ")";
 	const struct sb_campaign_point *p = rec->point;
 	const struct sb_point_result *r = rec->result;
 	const struct sb_bench_metrics *m = &r->metrics;
-	double tsum = 0, tmax = -INFINITY, psum = 0;
-	unsigned tn = 0, pn = 0;
-	bool lat = r->total.lat_count > 0;
+	const struct sb_cooling_state *cs = &r->cooling;
+	struct sb_point_thermal ts;
+	bool lat = r->total.lat_count > 0, fail = r->failed;
 	sqlite3_stmt *s;
 	int e = 0, rc;
 
-	for (unsigned i = 0; i < rec->nsamples; i++) {
-		if (isfinite(rec->samples[i].temp_c)) {
-			tsum += rec->samples[i].temp_c;
-			tmax = fmax(tmax, rec->samples[i].temp_c);
-			tn++;
-		}
-		if (isfinite(rec->samples[i].power_w)) {
-			psum += rec->samples[i].power_w;
-			pn++;
-		}
-	}
+	sb_point_thermal_summary(rec, &ts);
 	if ((e = prepare(st, sql, &s)) < 0)
 		return e;
 	sqlite3_bind_int64(s, 1, campaign_id);
@@ -568,21 +734,34 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	sqlite3_bind_int64(s, 32, r->total.lost_tags);
 	sqlite3_bind_int(s, 33, (int)r->stream_groups);
 	sqlite3_bind_int(s, 34, (int)r->mismatches);
-	sqlite3_bind_int(s, 35, r->failed);
-	if (r->failed)
+	sqlite3_bind_int(s, 35, fail);
+	if (fail)
 		sqlite3_bind_int64(s, 36, (sqlite3_int64)(r->t_fail_ns - r->t_start_ns));
 	else
 		sqlite3_bind_null(s, 36);
 	sqlite3_bind_int(s, 37, r->fast_forward);
 	sqlite3_bind_int64(s, 38, (sqlite3_int64)r->ff_skipped_ns);
-	bind_opt(s, 39, tn, tn ? tsum / tn : 0);
-	bind_opt(s, 40, tn, tmax);
-	bind_opt(s, 41, pn, pn ? psum / pn : 0);
+	bind_opt(s, 39, ts.ntemp, ts.temp_avg_c);
+	bind_opt(s, 40, ts.ntemp, ts.temp_max_c);
+	bind_opt(s, 41, ts.npower, ts.power_avg_w);
 	sqlite3_bind_double(s, 42, rec->wall_s);
+	sqlite3_bind_int(s, 43, (int)rec->attempt);
+	bind_opt(s, 44, ts.ntemp, ts.temp_start_c);
+	bind_opt(s, 45, ts.ntemp, ts.temp_steady_c);
+	bind_opt(s, 46, ts.npower, ts.power_max_w);
+	bind_opt(s, 47, fail, r->failure.temperature_c);
+	bind_opt(s, 48, fail, r->failure.power_w);
+	bind_text_opt(s, 49, r->has_cooling, cs->name);
+	bind_opt(s, 50, r->has_cooling, cs->fan_supply_v);
+	bind_opt(s, 51, r->has_cooling, cs->fan_supply_a);
+	bind_opt(s, 52, r->has_cooling, cs->fan_rpm);
+	bind_opt(s, 53, r->has_cooling, cs->desk_fan_distance_cm);
+	bind_opt(s, 54, r->has_cooling, cs->cooling_power_w);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_CONSTRAINT)
-		e = sb_error_set(SB_ERR_EXISTS, "campaign %lld in '%s' already has point %u ('%s')",
-		                 (long long)campaign_id, st->path, p->index, p->key);
+		e = sb_error_set(SB_ERR_EXISTS,
+		                 "campaign %lld in '%s' already has point %u ('%s'), run %u",
+		                 (long long)campaign_id, st->path, p->index, p->key, rec->attempt);
 	else if (rc != SQLITE_DONE)
 		e = db_error(st, "storing a point");
 	else
@@ -632,11 +811,12 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	sqlite3_stmt *s;
 	int e;
 
-	if ((e = prepare(
-	         st,
-	         "INSERT INTO samples VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-	         "?12, ?13)",
-	         &s)) < 0)
+	if ((e = prepare(st,
+	                 "INSERT INTO samples (point_id, seq, t_ns, reads, writes, "
+	                 "read_data_bytes, lat_sum_cycles, lat_count, bandwidth_gbps, mrps, "
+	                 "latency_avg_ns, temp_c, power_w, volts_v, amps_a) VALUES (?1, ?2, ?3, "
+	                 "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                 &s)) < 0)
 		return e;
 	for (unsigned i = 0; i < rec->nsamples && !e; i++) {
 		const struct sb_sample *x = &rec->samples[i];
@@ -666,6 +846,8 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 		bind_opt(s, 11, ok && bc.lat_count, m.lat_avg_ns);
 		bind_opt(s, 12, true, x->temp_c);
 		bind_opt(s, 13, true, x->power_w);
+		bind_opt(s, 14, true, x->volts_v);
+		bind_opt(s, 15, true, x->amps_a);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			e = db_error(st, "storing samples");
 		sqlite3_reset(s);
@@ -686,6 +868,10 @@ int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
 	if ((e = insert_point(st, campaign_id, rec, &point_id)) < 0 ||
 	    (e = insert_ports(st, point_id, rec->result)) < 0 ||
 	    (e = insert_samples(st, point_id, rec)) < 0)
+		goto fail;
+	if (rec->event.kind &&
+	    (e = sb_store_event_data(st, campaign_id, (int)rec->point->index, rec->event.kind,
+	                             rec->event.message, rec->event.data)) < 0)
 		goto fail;
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto fail;
@@ -754,18 +940,31 @@ int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
 
 static const char *const table_names[] = {"points", "ports", "samples", "events", "campaigns"};
 
-/* The rows of each table, ?1 = campaign id (0 = all). */
-static const char *const table_sql[] = {
-    "SELECT * FROM points WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY campaign_id, idx",
-    "SELECT p.campaign_id, p.idx AS point_idx, pp.* FROM point_ports pp JOIN points p ON "
-    "p.id = pp.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY p.campaign_id, p.idx, "
-    "pp.port",
-    "SELECT p.campaign_id, p.idx AS point_idx, s.* FROM samples s JOIN points p ON p.id = "
-    "s.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY p.campaign_id, p.idx, s.seq",
-    "SELECT * FROM events WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY id",
-    "SELECT c.*, (SELECT count(*) FROM points p WHERE p.campaign_id = c.id) AS points_done "
-    "FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id",
+/* The rows of each table, ?1 = campaign id (0 = all); per-point rows carry the point's index
+ * and run (attempt, 0 in a version-1 database read as it is). */
+#define PORT_ROWS(attempt)                                                                         \
+	"SELECT p.campaign_id, p.idx AS point_idx, " attempt " AS attempt, pp.* FROM point_ports " \
+	"pp JOIN points p ON p.id = pp.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "    \
+	"p.campaign_id, p.idx, p.id, pp.port"
+#define SAMPLE_ROWS(attempt)                                                                       \
+	"SELECT p.campaign_id, p.idx AS point_idx, " attempt " AS attempt, s.* FROM samples s "    \
+	"JOIN points p ON p.id = s.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
+	"p.campaign_id, p.idx, p.id, s.seq"
+#define POINT_ROWS                                                                                 \
+	"SELECT * FROM points WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY campaign_id, idx, id"
+#define EVENT_ROWS "SELECT * FROM events WHERE (?1 = 0 OR campaign_id = ?1) ORDER BY id"
+#define CAMPAIGN_ROWS                                                                              \
+	"SELECT c.*, (SELECT count(DISTINCT idx) FROM points p WHERE p.campaign_id = c.id) AS "    \
+	"points_done FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id"
+static const char *const table_sql[2][5] = {
+    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS},
+    {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS},
 };
+
+static const char *table_query(const struct sb_store *st, enum sb_export_table t)
+{
+	return table_sql[st->version >= 2][t];
+}
 
 int sb_export_table_parse(const char *name, enum sb_export_table *t)
 {
@@ -879,7 +1078,7 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 
 	if (!o)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	cJSON_AddNumberToObject(o, "schema_version", SB_STORE_SCHEMA_VERSION);
+	cJSON_AddNumberToObject(o, "schema_version", st->version);
 	cJSON_AddStringToObject(o, "stackbench_version", sb_version());
 	for (size_t i = 0; i < SB_ARRAY_SIZE(parts) && e >= 0; i++) {
 		cJSON *arr;
@@ -887,7 +1086,7 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 		if (parts[i].table == SB_TABLE_SAMPLES && !samples)
 			continue;
 		arr = cJSON_AddArrayToObject(o, parts[i].key);
-		e = sb_store_query(st, table_sql[parts[i].table], campaign_id, json_row, arr);
+		e = sb_store_query(st, table_query(st, parts[i].table), campaign_id, json_row, arr);
 	}
 	if (e < 0) {
 		cJSON_Delete(o);
@@ -915,14 +1114,14 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 		return e;
 	if (fmt == SB_EXPORT_JSON)
 		return export_json(st, out, campaign_id, samples);
-	e = sb_store_query(st, table_sql[table], campaign_id, csv_row, &ctx);
+	e = sb_store_query(st, table_query(st, table), campaign_id, csv_row, &ctx);
 	if (e < 0)
 		return e;
 	if (!ctx.header) {
 		/* No rows: still the header, so that readers see the columns. */
 		sqlite3_stmt *s;
 
-		if ((e = prepare(st, table_sql[table], &s)) < 0)
+		if ((e = prepare(st, table_query(st, table), &s)) < 0)
 			return e;
 		for (int i = 0; i < sqlite3_column_count(s); i++) {
 			if (i)

@@ -260,7 +260,8 @@ Test(campaign_parse, values_out_of_range)
 	    "line 2: key 'size': request size 144 B: expected 16..128 in steps of 16");
 	bad("sweep:\n  size: 24\n", SB_ERR_PARSE, "line 2: key 'size': request size 24 B");
 	bad("sweep:\n  ports: 40\n", SB_ERR_PARSE,
-	    "line 2: key 'ports': 40 is out of range: expected 'all' or a port count 1..32");
+	    "line 2: key 'ports': 40 is out of range: expected 'all', 0 (idle) or a port count "
+	    "1..32");
 	bad("sweep:\n  stream: [2, 29]\n", SB_ERR_PARSE,
 	    "line 2: key 'stream': 29 is out of range");
 	bad("sweep:\n  mask: {width: 8, positions: [4, 27]}\n", SB_ERR_PARSE,
@@ -296,17 +297,122 @@ Test(campaign_parse, bad_names)
 	    "line 2: key 'type': value 'ro' is listed twice");
 }
 
-Test(campaign_parse, not_available_in_this_build)
+Test(campaign_parse, instruments_by_connection_string)
 {
-	bad("name: t\ninstruments: sim\n", SB_ERR_PARSE,
-	    "'camp.yaml' line 2: key 'instruments': instruments 'sim' are not available in this "
-	    "build");
-	bad("sweep:\n  cooling: [none, Cfg1]\n", SB_ERR_PARSE,
-	    "line 2: key 'cooling': cooling configuration 'Cfg1' is not available in this build");
+	cr_assert_eq(load("name: t\ninstruments: sim\n"), 0, "%s", sb_error_detail());
+	for (int k = 0; k < SB_INST_COUNT; k++) {
+		cr_assert_str_eq(c.inst.conn[k], "sim:", "sim: the simulated camera, meter, fans");
+		cr_assert_eq(c.inst.line[k], 2);
+	}
+	cr_assert(strstr(c.normalized, "\"instruments\":{\"temperature\":\"sim:\",\"power\":"
+	                               "\"sim:\",\"cooling\":\"sim:\"}"),
+	          "%s", c.normalized);
+	sb_campaign_release(&c);
+	cr_assert_eq(load("instruments:\n"
+	                  "  temperature: \"sim:?roi=84,40,40,40\"\n"
+	                  "  power: none\n"),
+	             0, "%s", sb_error_detail());
+	cr_assert_str_eq(c.inst.conn[SB_INST_TEMPERATURE], "sim:?roi=84,40,40,40");
+	cr_assert_eq(c.inst.line[SB_INST_TEMPERATURE], 2);
+	cr_assert(!sb_campaign_has_inst(&c, SB_INST_POWER), "none: no meter");
+	cr_assert(!sb_campaign_has_inst(&c, SB_INST_COOLING), "not named: no actuator");
+	sb_campaign_release(&c);
+	cr_assert_eq(load("instruments: none\n"), 0);
+	cr_assert(strstr(c.normalized, "\"instruments\":\"none\""), "%s", c.normalized);
+	for (int k = 0; k < SB_INST_COUNT; k++)
+		cr_assert(!sb_campaign_has_inst(&c, (enum sb_campaign_inst)k));
+}
+
+Test(campaign_parse, bad_instruments_name_file_line_key)
+{
+	bad("name: t\ninstruments:\n  temperature: \"flirone:1:4\"\n", SB_ERR_NOT_SUPPORTED,
+	    "cannot parse 'camp.yaml' line 3: key 'temperature': temperature source "
+	    "'flirone:1:4': the flirone driver (FLIR One camera over USB (09cb:1996)) is not built "
+	    "yet");
+	bad("instruments:\n  power: \"wattsup:/dev/ttyUSB0\"\n", SB_ERR_NOT_SUPPORTED,
+	    "'camp.yaml' line 2: key 'power': power source 'wattsup:/dev/ttyUSB0': the wattsup "
+	    "driver");
+	bad("instruments:\n  cooling: \"korad:/dev/ttyUSB1\"\n", SB_ERR_NOT_SUPPORTED,
+	    "line 2: key 'cooling': cooling actuator 'korad:/dev/ttyUSB1': the korad driver");
+	bad("instruments:\n  power: \"meter:x\"\n", SB_ERR_PARSE,
+	    "line 2: key 'power': power source 'meter:x': unknown scheme 'meter' (known: sim:, "
+	    "wattsup:, wt310:)");
+	bad("instruments:\n  temperature: camera\n", SB_ERR_PARSE,
+	    "line 2: key 'temperature': bad connection string 'camera': expected SCHEME:[...]");
+	bad("instruments:\n  camera: \"sim:\"\n", SB_ERR_PARSE,
+	    "line 2: unknown key 'camera' in 'instruments'");
 	bad("instruments: camera\n", SB_ERR_PARSE,
-	    "line 1: key 'instruments': unknown value 'camera' (expected none, sim)");
-	cr_assert_eq(sb_instruments_available(SB_INSTRUMENTS_NONE), 0);
-	cr_assert_eq(sb_instruments_available(SB_INSTRUMENTS_SIM), SB_ERR_NOT_SUPPORTED);
+	    "line 1: key 'instruments': unknown value 'camera' (expected none, sim, or a mapping");
+}
+
+Test(campaign_parse, cooling_configurations)
+{
+	cr_assert_eq(load("kind: thermal\ninstruments: sim\nsweep:\n  cooling: [Cfg1, Cfg4]\n  "
+	                  "type: [ro, wo]\n"),
+	             0, "%s", sb_error_detail());
+	cr_assert_eq(c.npoints, 4);
+	cr_assert_str_eq(c.points[0].cooling, "Cfg1", "cooling is the outermost axis");
+	cr_assert_str_eq(c.points[3].cooling, "Cfg4");
+	cr_assert(strstr(c.points[3].key, "cooling=Cfg4 rep=0 type=wo"), "%s", c.points[3].key);
+	sb_campaign_release(&c);
+	/* Names need an actuator, and must be the bench file's (sim: bench ac510-lab). */
+	bad("sweep:\n  cooling: [none, Cfg1]\n", SB_ERR_PARSE,
+	    "line 2: key 'cooling': configuration 'Cfg1' needs a cooling actuator: set "
+	    "'instruments' to sim");
+	bad("instruments: sim\nsweep:\n  cooling:\n    - Cfg1\n    - Cfg9\n", SB_ERR_PARSE,
+	    "'camp.yaml' line 5: key 'cooling': no cooling configuration 'Cfg9' (known: Cfg1, "
+	    "Cfg2, Cfg3, Cfg4) (bench 'ac510-lab')");
+	bad("instruments: sim\nsweep:\n  cooling: \"Cfg 1\"\n", SB_ERR_PARSE,
+	    "line 3: key 'cooling': 'Cfg 1' is not a cooling configuration name");
+	/* An unknown bench file is the engine's to report, when it opens the device. */
+	cr_assert_eq(load("instruments: sim\nbench: {device: \"sim:?bench=nosuchbench\"}\n"
+	                  "recovery: {cooling: Cfg2}\nsweep: {cooling: Cfg1}\n"),
+	             0, "%s", sb_error_detail());
+}
+
+Test(campaign_parse, recovery_options)
+{
+	cr_assert_eq(load("name: r\n"), 0);
+	cr_assert_eq(c.recovery.retries, 0, "a failed point is not run again by default");
+	cr_assert_float_eq(c.recovery.cool_margin_c, 5, 1e-12);
+	cr_assert_float_eq(c.recovery.cool_max_s, 1800, 1e-12);
+	cr_assert_str_eq(c.recovery.cooling, "strongest");
+	cr_assert_null(strstr(c.normalized, "recovery"),
+	               "defaults are not written: older campaigns keep their hash");
+	sb_campaign_release(&c);
+	cr_assert_eq(load("instruments: sim\nrecovery:\n  retries: 2\n  cool_margin_c: 7.5\n"
+	                  "  cool_max_s: 600\n  cooling: Cfg2\n"),
+	             0, "%s", sb_error_detail());
+	cr_assert_eq(c.recovery.retries, 2);
+	cr_assert_float_eq(c.recovery.cool_margin_c, 7.5, 1e-12);
+	cr_assert_float_eq(c.recovery.cool_max_s, 600, 1e-12);
+	cr_assert_str_eq(c.recovery.cooling, "Cfg2");
+	cr_assert_eq(c.recovery.line, 6, "the line of recovery.cooling, for the engine's messages");
+	cr_assert(strstr(c.normalized, "\"recovery\":{\"retries\":2,"), "%s", c.normalized);
+	sb_campaign_release(&c);
+	bad("recovery:\n  retries: 101\n", SB_ERR_PARSE,
+	    "line 2: key 'retries': 101 is out of range [0, 100]");
+	bad("recovery:\n  cool_margin: 5\n", SB_ERR_PARSE,
+	    "line 2: unknown key 'cool_margin' in 'recovery'");
+	bad("recovery:\n  cooling: Cfg1\n", SB_ERR_PARSE,
+	    "line 2: key 'cooling': recovery in configuration 'Cfg1' needs a cooling actuator");
+	bad("instruments: sim\nrecovery:\n  cooling: Cfg7\n", SB_ERR_PARSE,
+	    "line 3: key 'cooling': no cooling configuration 'Cfg7'");
+}
+
+Test(campaign_parse, idle_points)
+{
+	cr_assert_eq(load("sweep:\n  ports: [0, 4, all]\n"), 0, "%s", sb_error_detail());
+	cr_assert_eq(c.npoints, 3);
+	cr_assert(c.points[0].idle, "ports 0: an idle point");
+	cr_assert_eq(c.points[0].ports, 0);
+	cr_assert(strstr(c.points[0].key, "ports=0 "), "%s", c.points[0].key);
+	cr_assert(!c.points[1].idle);
+	cr_assert_eq(c.points[1].ports, 4);
+	cr_assert(!c.points[2].idle && c.points[2].ports == 0, "all ports");
+	sb_campaign_release(&c);
+	bad("sweep:\n  ports: [0, 1]\n  stream: [0, 2]\n", SB_ERR_PARSE,
+	    "line 2: key 'ports': an idle point (0 ports) has no stream groups");
 }
 
 Test(campaign_parse, combinations)

@@ -330,6 +330,12 @@ static void on_figure(void *ctx, const char *name, const char *png, const char *
 {
 	struct figures *f = ctx;
 
+	if (!strncmp(name, "thermal_", 8)) {
+		/* No instruments in this campaign: the thermal figures say why they are not drawn. */
+		cr_assert_null(png, "%s", name);
+		cr_assert(why && strstr(why, "no "), "%s: %s", name, why);
+		return;
+	}
 	cr_assert_not_null(png, "figure %s skipped: %s", name, why);
 	cr_assert_not_null(svg);
 	cr_assert_lt(f->made, 8);

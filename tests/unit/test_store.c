@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The results store: schema and its version, one transaction per point, export round trip. */
+/*
+ * The results store: schema and its version (and the upgrade of a version-1 database), one
+ * transaction per point, runs of a point, thermal summaries, events with data, export round
+ * trip.
+ */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +17,7 @@
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
 #include "stackbench/store.h"
+#include "stackbench/util.h"
 
 static char dir[64];
 static char db[128];
@@ -49,7 +54,7 @@ Test(store, schema_and_version)
 	char text[64];
 
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 1);
+	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 2);
 	cr_assert_eq(sb_store_schema_version(st), SB_STORE_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[128];
@@ -65,9 +70,10 @@ Test(store, schema_and_version)
 	sb_store_close(st);
 	/* Reopening keeps the version (no second schema). */
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(sb_store_query(st, "SELECT count(*) FROM schema_version", 0, first_text, text),
+	cr_assert_eq(sb_store_query(st, "SELECT group_concat(version) FROM schema_version", 0,
+	                            first_text, text),
 	             1);
-	cr_assert_str_eq(text, "1");
+	cr_assert_str_eq(text, "1,2", "made as version 1, upgraded to 2, once");
 	sb_store_close(st);
 }
 
@@ -85,7 +91,7 @@ Test(store, newer_schema_is_refused)
 	sqlite3_close(raw);
 	cr_assert_eq(sb_store_open(&st, db), SB_ERR_VERSION);
 	cr_assert(strstr(sb_error_detail(), "has schema version 7; this stackbench reads up to "
-	                                    "version 1"),
+	                                    "version 2"),
 	          "%s", sb_error_detail());
 	cr_assert_null(st);
 }
@@ -160,7 +166,9 @@ static void store_two(struct sb_store *st, struct sb_campaign *c, int64_t *id)
 			samples[i] = (struct sb_sample){.t_ns = (i + 1) * 1000000ull,
 			                                .reads = (i + 1) * 100,
 			                                .temp_c = NAN,
-			                                .power_w = i == 1 ? 12.5 : NAN};
+			                                .power_w = i == 1 ? 12.5 : NAN,
+			                                .volts_v = NAN,
+			                                .amps_a = NAN};
 		cr_assert_eq(sb_store_point_commit(st, *id, &rec), 0, "%s", sb_error_detail());
 	}
 }
@@ -359,9 +367,215 @@ Test(store, csv_header_without_rows)
 
 	cr_assert_eq(sb_store_open(&st, db), 0);
 	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_EVENTS, false);
-	cr_assert_str_eq(text, "id,campaign_id,point_idx,at,kind,message\n");
+	cr_assert_str_eq(text, "id,campaign_id,point_idx,at,kind,message,data\n");
 	free(text);
 	cr_assert_eq(sb_store_export(st, stdout, SB_EXPORT_CSV, SB_TABLE_POINTS, 42, false),
 	             SB_ERR_NOT_FOUND);
+	sb_store_close(st);
+}
+
+/* ---- thermal results, runs of a point, events with data ---------------------------------- */
+
+/* A point of 10 s sampled every second: t = 0..10 s, hot spot 50 + t, power 100 + t. */
+static void thermal_samples(struct sb_sample *x)
+{
+	for (unsigned i = 0; i <= 10; i++)
+		x[i] = (struct sb_sample){.t_ns = i * 1000000000ull,
+		                          .temp_c = 50.0 + i,
+		                          .power_w = i ? 100.0 + i : NAN,
+		                          .volts_v = 120.0,
+		                          .amps_a = 1.0};
+}
+
+Test(store, thermal_summary_definitions)
+{
+	struct sb_sample x[11];
+	struct sb_point_result r = {.duration_ns = 10000000000ull};
+	struct sb_point_record rec = {.result = &r, .samples = x, .nsamples = 11};
+	struct sb_point_thermal th;
+
+	thermal_samples(x);
+	sb_point_thermal_summary(&rec, &th);
+	cr_assert_eq(th.ntemp, 11);
+	cr_assert_eq(th.npower, 10, "the reading at t = 0 covers the time before the point");
+	cr_assert_float_eq(th.temp_start_c, 50, 1e-12);
+	cr_assert_float_eq(th.temp_max_c, 60, 1e-12);
+	cr_assert_float_eq(th.temp_avg_c, 55, 1e-12);
+	/* The last 10 % of 10 s: the samples at 9 and 10 s. */
+	cr_assert_float_eq(th.temp_steady_c, 59.5, 1e-12);
+	cr_assert_float_eq(th.power_avg_w, 105.5, 1e-12, "time-weighted mean of 101..110 W");
+	cr_assert_float_eq(th.power_max_w, 110, 1e-12);
+	/* Unequal intervals weigh each reading by its interval. */
+	x[10].t_ns = 19000000000ull;
+	r.duration_ns = 19000000000ull;
+	sb_point_thermal_summary(&rec, &th);
+	cr_assert_float_eq(th.power_avg_w,
+	                   (101 + 102 + 103 + 104 + 105 + 106 + 107 + 108 + 109 + 110.0 * 10) / 19,
+	                   1e-9);
+	cr_assert_float_eq(th.temp_steady_c, 60, 1e-12, "only the sample at 19 s is in 17.1..19");
+	/* A failed point has no steady state. */
+	r.failed = true;
+	sb_point_thermal_summary(&rec, &th);
+	cr_assert(isnan(th.temp_steady_c));
+	cr_assert_float_eq(th.temp_max_c, 60, 1e-12);
+}
+
+static double num(struct sb_store *st, const char *sql)
+{
+	char text[64];
+
+	cr_assert_eq(sb_store_query(st, sql, 0, first_text, text), 1, "%s: %s", sql,
+	             sb_error_detail());
+	return strtod(text, NULL);
+}
+
+Test(store, runs_of_a_point_and_events_with_data)
+{
+	struct sb_campaign c;
+	struct sb_store *st;
+	struct sb_sample x[11];
+	struct sb_point_result r;
+	struct sb_store_campaign info;
+	bool ok[2];
+	unsigned attempts[2];
+	int64_t id;
+	char *text;
+
+	cr_assert_eq(sb_store_open(&st, db), 0);
+	cr_assert_eq(sb_campaign_load_string(&c, "r.yaml", yaml, strlen(yaml)), 0);
+	cr_assert_eq(sb_store_campaign_create(st, &c, &id), 0, "%s", sb_error_detail());
+	thermal_samples(x);
+	for (unsigned a = 0; a < 2; a++) {
+		struct sb_point_record rec = {.point = &c.points[0],
+		                              .attempt = a,
+		                              .device = "sim:",
+		                              .result = &r,
+		                              .samples = x,
+		                              .nsamples = a ? 11 : 6,
+		                              .duration_ns = 10000000000ull};
+
+		fake_result(&r, 0);
+		r.duration_ns = a ? 10000000000ull : 5000000000ull;
+		r.failed = !a;
+		r.t_start_ns = 1000;
+		r.t_fail_ns = 1000 + 5000000000ull;
+		r.failure.temperature_c = 55.0;
+		r.failure.power_w = 105.0;
+		r.has_cooling = true;
+		snprintf(r.cooling.name, sizeof(r.cooling.name), "Cfg4");
+		r.cooling.fan_supply_v = 6.0;
+		r.cooling.cooling_power_w = 10.78;
+		cr_assert_eq(sb_store_point_commit(st, id, &rec), 0, "run %u: %s", a,
+		             sb_error_detail());
+	}
+	cr_assert_eq(sb_store_points_attempts(st, id, ok, attempts, 2), 0);
+	cr_assert_eq(attempts[0], 2);
+	cr_assert(ok[0], "the second run did not fail");
+	cr_assert_eq(attempts[1], 0);
+	cr_assert(!ok[1]);
+	cr_assert_eq(sb_store_campaign_get(st, id, &info), 0);
+	cr_assert_eq(info.points_done, 1, "points, not runs");
+	/* The failed run: partial, with its failure; the second: a steady state. */
+	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE attempt = 0 AND failed = 1 AND "
+	                     "fail_t_ns = 5000000000 AND fail_temp_c = 55 AND fail_power_w = 105 "
+	                     "AND temp_c_steady IS NULL AND temp_c_max = 55 AND elapsed_ns = "
+	                     "5000000000"),
+	             1);
+	cr_assert_eq(num(st, "SELECT temp_c_steady FROM points WHERE attempt = 1"), 59.5);
+	cr_assert_eq(num(st, "SELECT power_w_avg FROM points WHERE attempt = 1"), 105.5);
+	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE cooling_config = 'Cfg4' AND "
+	                     "fan_supply_v = 6 AND cooling_power_w = 10.78 AND fail_temp_c IS "
+	                     "NULL AND attempt = 1"),
+	             1);
+	cr_assert_eq(num(st, "SELECT count(*) FROM samples WHERE volts_v = 120 AND amps_a = 1"),
+	             17);
+	cr_assert_eq(num(st, "SELECT count(*) FROM samples WHERE seq = 0 AND power_w IS NULL"), 2);
+	/* The same run twice is refused. */
+	{
+		struct sb_point_record rec = {
+		    .point = &c.points[0], .attempt = 1, .device = "sim:", .result = &r};
+
+		cr_assert_eq(sb_store_point_commit(st, id, &rec), SB_ERR_EXISTS);
+		cr_assert(strstr(sb_error_detail(), "run 1"), "%s", sb_error_detail());
+	}
+	/* Events keep their data as given. */
+	cr_assert_eq(sb_store_event_data(st, id, 0, "thermal_failure", "hot",
+	                                 "{\"temperature_c\":74.8,\"writes\":12}"),
+	             0);
+	cr_assert_eq(num(st, "SELECT json_extract(data, '$.temperature_c') FROM events WHERE kind "
+	                     "= 'thermal_failure'"),
+	             74.8);
+	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_POINTS, false);
+	cr_assert(strstr(text, ",attempt,temp_c_start,temp_c_steady,power_w_max,fail_temp_c,"
+	                       "fail_power_w,cooling_config,fan_supply_v,fan_supply_a,fan_rpm,"
+	                       "desk_fan_distance_cm,cooling_power_w\n"),
+	          "units in the column names: %.400s", text);
+	free(text);
+	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_SAMPLES, false);
+	cr_assert(strstr(text, ",temp_c,power_w,volts_v,amps_a\n"), "%.300s", text);
+	free(text);
+	sb_campaign_release(&c);
+	sb_store_close(st);
+}
+
+/* Load the version-1 dump into a new file. */
+static void make_v1(void)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	sqlite3 *raw;
+
+	cr_assert_eq(sb_read_file(SB_TEST_DATA_DIR "/results-v1.sql", &sql, &len), 0, "%s",
+	             sb_error_detail());
+	cr_assert_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(raw, sql, NULL, NULL, NULL), SQLITE_OK, "%s",
+	             sqlite3_errmsg(raw));
+	sqlite3_close(raw);
+	free(sql);
+}
+
+Test(store, version_1_is_read_then_upgraded_and_resumed)
+{
+	/* The file the version-1 campaign ran (its content hash is in the dump). */
+	static const char v1[] = "name: old\n"
+	                         "durations: {bandwidth_s: 0.002}\n"
+	                         "sample_interval_ms: 1\n"
+	                         "sweep:\n"
+	                         "  type: [ro, rw]\n"
+	                         "  pattern: [16vault, all]\n";
+	struct sb_run_options o = {.resume = true};
+	struct sb_run_summary sum;
+	struct sb_campaign c;
+	struct sb_store *st;
+	char *text;
+
+	make_v1();
+	/* Read-only: read as it is. */
+	cr_assert_eq(sb_store_open_readonly(&st, db), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_store_schema_version(st), 1);
+	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, false);
+	cr_assert(strstr(text, "\"schema_version\":\t1,"), "%.200s", text);
+	free(text);
+	sb_store_close(st);
+	/* Writable: upgraded in place, nothing lost. */
+	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_store_schema_version(st), 2);
+	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE attempt = 0"), 3);
+	cr_assert_eq(num(st, "SELECT count(*) FROM samples WHERE volts_v IS NULL"), 6);
+	cr_assert_eq(num(st, "SELECT count(*) FROM point_ports"), 27);
+	cr_assert_eq(num(st, "SELECT count(*) FROM events WHERE data IS NULL"), 1);
+	cr_assert_eq(num(st, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	cr_assert_eq(num(st, "SELECT count(*) FROM sqlite_master WHERE name = 'points_campaign'"),
+	             1);
+	/* The campaign of the old version resumes: same content hash, the one missing point. */
+	cr_assert_eq(sb_campaign_load_string(&c, "v1.yaml", v1, sizeof(v1) - 1), 0);
+	cr_assert_str_eq(c.hash, "c4306a50059c0717", "hashes of older campaigns are kept");
+	cr_assert_eq(sb_campaign_run(&c, st, &o, &sum), 0, "%s", sb_error_detail());
+	cr_assert(sum.resumed);
+	cr_assert_eq(sum.skipped, 3);
+	cr_assert_eq(sum.run, 1);
+	cr_assert_eq(num(st, "SELECT count(DISTINCT idx) FROM points WHERE campaign_id = 1"), 4);
+	cr_assert_eq(num(st, "SELECT count(*) FROM campaigns WHERE status = 'complete'"), 1);
+	sb_campaign_release(&c);
 	sb_store_close(st);
 }

@@ -25,6 +25,7 @@ SB=/bin/stackbench
 VMCHECK=/bin/sb_vmcheck
 export STACKBENCH_DEVICE=
 export STACKBENCH_PROFILE_PATH=/share/profiles
+export STACKBENCH_BENCH_PATH=/share/benches
 
 say() { echo "$@" | tee -a "$LOG"; }
 

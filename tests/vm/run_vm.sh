@@ -52,8 +52,10 @@ done | sort -u | while read -r lib; do
 done
 objcopy --strip-debug "$kmod" "$root/lib/stackbench.ko" 2>/dev/null || cp "$kmod" "$root/lib/stackbench.ko"
 # Device profiles, so the guest can run the reference point on sim:.
-mkdir -p "$root/share/profiles"
+mkdir -p "$root/share/profiles" "$root/share/benches"
 cp "$here/../../fpga_gups/model/profiles/"*.yaml "$root/share/profiles/"
+# ... and the bench parameters: a sim: board sits on its simulated bench (thermal/data).
+cp "$here/../../thermal/data/"*.yaml "$root/share/benches/"
 cp "$here/guest-init.sh" "$root/init"
 chmod 755 "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$work/initramfs.gz" || {

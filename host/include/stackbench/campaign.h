@@ -12,9 +12,11 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stackbench/gups.h"
+#include "stackbench/point.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,9 +38,28 @@ enum sb_campaign_kind {
 	SB_CAMPAIGN_THERMAL = 1,   /* points run durations.thermal_s */
 };
 
-enum sb_instruments {
-	SB_INSTRUMENTS_NONE = 0,
-	SB_INSTRUMENTS_SIM = 1, /* the simulated camera and power meter */
+/*
+ * The campaign's instruments, by connection string (stackbench/instrument.h; "" = none): a
+ * temperature source (camera), a power source (meter) and a cooling actuator (fans). Checked
+ * when the file is read (scheme known, driver built); opened on each worker's device.
+ */
+enum sb_campaign_inst { SB_INST_TEMPERATURE = 0, SB_INST_POWER, SB_INST_COOLING, SB_INST_COUNT };
+
+struct sb_campaign_instruments {
+	char conn[SB_INST_COUNT][SB_CAMPAIGN_TEXT_MAX];
+	int line[SB_INST_COUNT]; /* line of each connection string in the file (0: none) */
+};
+
+/* What the engine does after a thermal failure (key 'recovery'). */
+#define SB_RECOVERY_STRONGEST "strongest" /* cool down in the strongest configuration */
+#define SB_RECOVERY_KEEP "keep"           /* cool down in the point's configuration */
+
+struct sb_campaign_recovery {
+	unsigned retries;     /* a failed point runs again up to this many times */
+	double cool_margin_c; /* cool until the hot spot is this far below its failure reading */
+	double cool_max_s;    /* longest cool-down (bench time); without a camera: its length */
+	char cooling[SB_AXIS_NAME_MAX]; /* strongest, keep, or a configuration name */
+	int line; /* line of recovery.cooling, else of 'recovery' (0: not in the file) */
 };
 
 /* The sweep axes, in expansion order (outermost first). */
@@ -90,7 +111,8 @@ struct sb_campaign_point {
 	char pattern[SB_AXIS_NAME_MAX]; /* sb_pattern_masks() name */
 	enum sb_addr_gen mode;
 	unsigned addr_mode; /* 0: leave the cube's mode; 32, 64, 128 */
-	unsigned ports;     /* 0: every port of the board */
+	unsigned ports;     /* 0: every port of the board (unless idle) */
+	bool idle;          /* ports 0 in the file: no traffic, the bench is measured */
 	unsigned stream;    /* 0: GUPS; 1..28: stream groups of that size */
 	int mask_lo;        /* -1: no mask; else bits mask_lo..+width-1 forced to 0 */
 	unsigned mask_width;
@@ -105,8 +127,9 @@ struct sb_campaign {
 	unsigned ndevices;
 	char device[SB_CAMPAIGN_MAX_DEVICES][SB_CAMPAIGN_TEXT_MAX]; /* sim: URIs get the profile */
 	char profile[SB_CAMPAIGN_NAME_MAX];                         /* "" if not given */
-	enum sb_instruments instruments;
+	struct sb_campaign_instruments inst;
 	int instruments_line;
+	struct sb_campaign_recovery recovery;
 	double bandwidth_s, thermal_s;
 	uint64_t stream_groups;
 	double sample_interval_ms;
@@ -140,17 +163,20 @@ void sb_campaign_release(struct sb_campaign *c);
 /* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);
 
-/*
- * Whether an instrument set is available in this build: 0, or SB_ERR_NOT_SUPPORTED with a
- * detail. The one place that decides it (the parser and the engine both ask).
- */
-int sb_instruments_available(enum sb_instruments which);
+/* Whether the campaign has an instrument of a kind. */
+bool sb_campaign_has_inst(const struct sb_campaign *c, enum sb_campaign_inst kind);
+
+/* "'FILE' line N: key 'KEY'" for messages about a setting found later (line 0: no line). */
+void sb_campaign_where(const struct sb_campaign *c, int line, const char *key, char *buf,
+                       size_t size);
 
 /* One sample of the time series of a point. */
 struct sb_sample {
 	uint64_t t_ns; /* bench time since the point started */
 	uint64_t reads, writes, read_data_flits, lat_sum_cycles, lat_count; /* cumulative */
-	double temp_c, power_w; /* NAN when no instrument gives it */
+	double temp_c;          /* camera hot spot; NAN without a temperature source */
+	double power_w;         /* mean power since the previous sample; NAN without a meter */
+	double volts_v, amps_a; /* NAN when the meter does not report them */
 };
 
 /* What the engine reports after each finished point (for progress display). */
@@ -161,6 +187,8 @@ struct sb_run_progress {
 	const struct sb_campaign_point *last;
 	const char *device;
 	double last_bandwidth_gbps, last_mrps, last_latency_avg_ns;
+	double last_temp_c, last_power_w; /* steady-state hot spot, mean power (NAN: none) */
+	unsigned last_attempt;            /* 0: first run of the point */
 	bool last_failed;
 };
 
@@ -177,7 +205,10 @@ struct sb_run_options {
 struct sb_run_summary {
 	int64_t campaign_id;
 	bool resumed;
-	unsigned total, skipped, run, failed; /* failed: points with a thermal failure */
+	unsigned total, skipped, run;
+	unsigned failed;    /* runs (attempts) that ended in a thermal failure */
+	unsigned retried;   /* runs that repeated a failed point */
+	unsigned recovered; /* recoveries after a failure */
 	double wall_s;
 };
 
@@ -192,6 +223,43 @@ struct sb_run_summary {
  */
 int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
                     const struct sb_run_options *o, struct sb_run_summary *sum);
+
+/* ---- recovery after a thermal failure ------------------------------------------------ */
+
+#define SB_RECOVERY_POLL_NS 1000000000ull /* the camera is read every second of the cool-down */
+#define SB_RECOVERY_ROUNDS 3              /* cool-down + reset rounds before giving up */
+
+/* What the recovery sequence did. */
+struct sb_recovery_report {
+	unsigned rounds;        /* cool-down + reset rounds (a cube still too hot: another) */
+	double fail_c;          /* hot spot the cool-down started from (NAN: no camera) */
+	double target_c;        /* the cool-down's target (NAN: no camera) */
+	double reached_c;       /* last reading of the cool-down (NAN: no camera) */
+	double cool_s, total_s; /* bench time cooling, and of the whole sequence */
+	char cooling[SB_AXIS_NAME_MAX];  /* configuration during the cool-down ("": unchanged) */
+	char restored[SB_AXIS_NAME_MAX]; /* configuration put back after it ("": none) */
+	char steps[320];                 /* the steps done, in order, comma-separated */
+};
+
+/*
+ * The recovery sequence after a thermal failure, on the bench clock of dev:
+ *   1. stop the ports (sb_hmc_reset_ports: stop, drop outstanding tags);
+ *   2. apply the cooling configuration `cooling` (NULL: leave the cooling as it is);
+ *   3. cool down until the temperature source reads opt->cool_margin_c below fail_c (NAN: below
+ *      its first reading), reading it every SB_RECOVERY_POLL_NS; without a temperature source,
+ *      wait opt->cool_max_s;
+ *   4-6. reset the cube, reset the transceivers, initialize and wait until ready
+ *      (sb_hmc_recover);
+ *   7. put back the configuration that was applied before step 2.
+ * A cube that fails again at once (still too hot) is cooled by another margin and reset
+ * again, up to SB_RECOVERY_ROUNDS rounds. inst may be NULL (no instruments). Returns 0,
+ * SB_ERR_TIMEOUT (not cool enough within opt->cool_max_s of bench time), SB_ERR_THERMAL
+ * (failing again after every round), or a device or instrument error; rep says what was done
+ * either way.
+ */
+int sb_thermal_recover(struct sb_device *dev, const struct sb_point_instruments *inst,
+                       const struct sb_campaign_recovery *opt, const char *cooling, double fail_c,
+                       struct sb_recovery_report *rep);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,7 @@ struct sb_point_spec {
 	unsigned size; /* bytes */
 	enum sb_addr_gen gen;
 	uint64_t mask, antimask; /* address masks applied to every port */
-	unsigned ports;          /* ports 0..ports-1 issue */
+	unsigned ports;          /* ports 0..ports-1 issue; 0: none (an idle point of GUPS) */
 	uint64_t duration_ns;    /* bench time the ports issue */
 	uint64_t iterations;     /* per port; 0 = run for duration_ns */
 	unsigned stream;         /* 0: GUPS traffic; 1..28: repeated stream groups on port 0 */

@@ -19,18 +19,22 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 1
+#define SB_STORE_SCHEMA_VERSION 2
 
 struct sb_store;
 
 /*
- * Open (creating when missing) a results database and its schema. Returns 0, SB_ERR_DB
- * (cannot open, not a database), SB_ERR_VERSION (written by a newer stackbench: schema
- * version above SB_STORE_SCHEMA_VERSION) or SB_ERR_NOMEM. The detail names the path.
+ * Open (creating when missing) a results database and its schema; an older schema is upgraded
+ * in one transaction. Returns 0, SB_ERR_DB (cannot open, not a database), SB_ERR_VERSION
+ * (written by a newer stackbench: schema version above SB_STORE_SCHEMA_VERSION) or
+ * SB_ERR_NOMEM. The detail names the path.
  */
 int sb_store_open(struct sb_store **st, const char *path);
 
-/* Open an existing database read-only (list, export, report): SB_ERR_NOT_FOUND if missing. */
+/*
+ * Open an existing database read-only (list, export, report): SB_ERR_NOT_FOUND if missing. An
+ * older schema is read as it is (sb_store_schema_version() says which).
+ */
 int sb_store_open_readonly(struct sb_store **st, const char *path);
 
 void sb_store_close(struct sb_store *st);
@@ -67,16 +71,33 @@ int sb_store_campaign_list(struct sb_store *st,
 /* Mark points of a campaign that are stored: done[index] = true (done has n entries). */
 int sb_store_points_done(struct sb_store *st, int64_t campaign_id, bool *done, unsigned n);
 
+/*
+ * The runs stored of each point of a campaign (arrays of n entries): attempts[index] = how many
+ * runs of the point are stored, ok[index] = one of them did not fail.
+ */
+int sb_store_points_attempts(struct sb_store *st, int64_t campaign_id, bool *ok, unsigned *attempts,
+                             unsigned n);
+
 /* Set a campaign's status ("running", "complete") and, when complete, its finish time. */
 int sb_store_campaign_status(struct sb_store *st, int64_t campaign_id, const char *status);
 
 /* Record an event (point_index < 0: not about a point). */
 int sb_store_event(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
                    const char *message);
+/* The same with structured details: data is a JSON text (NULL: none), stored as given. */
+int sb_store_event_data(struct sb_store *st, int64_t campaign_id, int point_index, const char *kind,
+                        const char *message, const char *data);
 
-/* A finished point, as the engine hands it to the store. */
+/*
+ * A finished run of a point, as the engine hands it to the store. From the samples the store
+ * derives the point's temperature (start, mean, maximum, and the steady state: the mean hot
+ * spot of the samples in the last 10 % of the point's bench time, NULL when the point failed)
+ * and power (the time-weighted mean and the maximum of the meter's readings); the failure
+ * temperature and power come from result->failure, the cooling state from result->cooling.
+ */
 struct sb_point_record {
 	const struct sb_campaign_point *point;
+	unsigned attempt; /* 0: the first run of the point; n: its n-th retry */
 	const char *device;
 	unsigned worker;
 	uint64_t mask, antimask; /* what the ports were given */
@@ -86,11 +107,28 @@ struct sb_point_record {
 	const struct sb_sample *samples;
 	unsigned nsamples;
 	double wall_s;
+	/* An event about this run (kind NULL: none), stored in the same transaction: a thermal
+	 * failure is recorded if and only if its point is. */
+	struct {
+		const char *kind, *message, *data;
+	} event;
 };
+
+/* What the instruments said during a point (see struct sb_point_record); NAN when none. */
+struct sb_point_thermal {
+	unsigned ntemp, npower; /* samples with a temperature / a power reading */
+	double temp_start_c, temp_avg_c, temp_max_c;
+	double temp_steady_c; /* mean hot spot of the last 10 % of the point; NAN if it failed */
+	double power_avg_w, power_max_w;
+};
+
+/* Derive it from a record's samples (what the store writes in the points table). */
+void sb_point_thermal_summary(const struct sb_point_record *rec, struct sb_point_thermal *out);
 
 /*
  * Store a finished point, its per-port counters and its samples in one transaction (all or
- * nothing). SB_ERR_EXISTS if the campaign already has that point; SB_ERR_DB otherwise.
+ * nothing). SB_ERR_EXISTS if the campaign already has that run of the point; SB_ERR_DB
+ * otherwise.
  */
 int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
                           const struct sb_point_record *rec);

@@ -41,6 +41,21 @@ extern "C" {
 
 #define SB_INSTRUMENT_NAME_MAX 32
 
+/* The kinds of instrument. */
+enum sb_instrument_kind {
+	SB_INSTRUMENT_TEMPERATURE = 0,
+	SB_INSTRUMENT_POWER = 1,
+	SB_INSTRUMENT_COOLING = 2,
+};
+
+/*
+ * Check a connection string of a kind without opening anything (a campaign file is checked
+ * before any device is open): 0 if its driver is built (its options are checked when it is
+ * opened), SB_ERR_URI (malformed, unknown scheme: the detail lists the known ones) or
+ * SB_ERR_NOT_SUPPORTED (the driver is not built yet).
+ */
+int sb_instrument_check(enum sb_instrument_kind kind, const char *conn);
+
 /* ---- temperature ------------------------------------------------------------------------ */
 
 struct sb_temp_reading {
@@ -101,6 +116,8 @@ int sb_cooling_status(struct sb_cooling *c, struct sb_cooling_state *st);
 /* The configurations the actuator knows: count, and the name of the i-th. */
 unsigned sb_cooling_count(const struct sb_cooling *c);
 const char *sb_cooling_name(const struct sb_cooling *c, unsigned i);
+/* What the i-th configuration sets (fans, cooling power), without applying it. SB_ERR_RANGE. */
+int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_state *st);
 const char *sb_cooling_driver(const struct sb_cooling *c);
 
 #ifdef __cplusplus
