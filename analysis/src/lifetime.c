@@ -72,8 +72,8 @@ struct hbin {
 
 /* A read waiting for the end of its time stamp. */
 struct dread {
-	uint64_t key, h;
-	uint32_t bits;
+	uint64_t key;
+	uint64_t bits;
 };
 
 struct sp_state {
@@ -525,7 +525,7 @@ static inline int end_value(struct sp_state *s, struct aentry *e)
 static int apply_reads(struct sp_state *s)
 {
 	const int64_t t = s->cur_time;
-	uint64_t unbacked = 0;
+	uint64_t unbacked = 0, bits = 0;
 
 	if (!s->any_r || s->last_r != t) {
 		s->st.read_ticks++;
@@ -534,17 +534,20 @@ static int apply_reads(struct sp_state *s)
 	}
 	for (size_t i = 0; i < s->ndr; i++) {
 		const struct dread *d = &s->dr[i];
-		struct aentry *e = aget(s, d->key, d->h);
+		struct aentry *e = aget(s, d->key, key_hash(d->key));
 
 		if (UNLIKELY(!e))
 			return SB_ERR_NOMEM;
 		e->rbits += d->bits;
 		if (d->bits > e->max_bits)
-			e->max_bits = d->bits;
+			e->max_bits = (uint32_t)d->bits;
+		bits += d->bits;
 		unbacked += !(e->flags & F_LIVE);
 		e->nreads += e->nreads != UINT32_MAX;
 		e->last_read = t;
 	}
+	s->st.reads += s->ndr;
+	s->st.read_bits += bits;
 	s->st.unbacked_reads += unbacked;
 	s->ndr = 0;
 	return 0;
@@ -575,13 +578,14 @@ struct op {
 };
 
 /* Distance of the decode (and table prefetch) ahead of the record applied; RING > it. */
-#define PREFETCH_AHEAD 16
-#define RING 32
+#define PREFETCH_AHEAD 32
+#define RING 64
 
 static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_record *r,
                           struct op *o)
 {
 	const uint32_t sp = r->subpart;
+	const uint8_t kind = r->kind, cache = r->cache;
 
 	o->time = r->time;
 	o->bits = r->size * 8u;
@@ -593,8 +597,12 @@ static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_r
 	const struct sp_state *s = &eng->sp[sp];
 	const uint64_t key = (r->addr >> s->shift) | (((uint64_t)r->unit << 48) & s->unit_mask);
 
-	o->act = eng->act[r->cache < ACT_STATUSES ? r->cache : 0]
-	                 [r->kind < ACT_KINDS - 1 ? r->kind : ACT_KINDS - 1];
+	/* without a cache status, kinds 0..3 are their own action */
+	if (LIKELY(!cache && kind < A_FLUSH + 1))
+		o->act = kind;
+	else
+		o->act = eng->act[cache < ACT_STATUSES ? cache : 0]
+		                 [kind < ACT_KINDS - 1 ? kind : ACT_KINDS - 1];
 	o->key = key;
 	o->h = key_hash(key);
 	__builtin_prefetch(&s->addrs.e[atab_slot(&s->addrs, o->h)], 1, 3);
@@ -669,56 +677,58 @@ static int rare_action(struct sp_state *s, uint8_t act)
 	}
 }
 
+/* Apply one decoded record. */
+static inline int apply(struct sb_lifetime *eng, const struct op *o)
+{
+	struct sp_state *s;
+	int err;
+
+	if (UNLIKELY(o->act == A_BADSP))
+		return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
+		                    (unsigned)o->sp, eng->nsp);
+	s = &eng->sp[o->sp];
+	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
+		return err;
+	if (o->act == A_READ) { /* counted when applied, with the other reads of its time */
+		if (UNLIKELY(s->ndr == s->capdr)) {
+			size_t nc = s->capdr ? s->capdr * 2 : 256;
+			struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
+
+			if (!nd)
+				return sb_error_set(SB_ERR_NOMEM, "out of memory");
+			s->dr = nd;
+			s->capdr = nc;
+		}
+		s->dr[s->ndr].key = o->key;
+		s->dr[s->ndr].bits = o->bits;
+		s->ndr++;
+		return 0;
+	}
+	if (o->act <= A_FETCH)
+		return write_value(s, o);
+	return rare_action(s, o->act);
+}
+
 int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
 	struct op ring[RING];
+	size_t i;
 	int err;
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
 	eng->records += n;
-	for (size_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		decode(eng, &recs[i], &ring[i]);
-	for (size_t i = 0; i < n; i++) {
-		if (i + PREFETCH_AHEAD < n)
-			decode(eng, &recs[i + PREFETCH_AHEAD],
-			       &ring[(i + PREFETCH_AHEAD) & (RING - 1)]);
-
-		const struct op *o = &ring[i & (RING - 1)];
-		struct sp_state *s;
-
-		if (UNLIKELY(o->act == A_BADSP))
-			return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
-			                    (unsigned)o->sp, eng->nsp);
-		s = &eng->sp[o->sp];
-		if (UNLIKELY(o->time != s->cur_time || !s->started) &&
-		    (err = new_time(s, o->time)) < 0)
+	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
+		decode(eng, &recs[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % RING]);
+		if ((err = apply(eng, &ring[i % RING])) < 0)
 			return err;
-		if (o->act == A_READ) {
-			if (UNLIKELY(s->ndr == s->capdr)) {
-				size_t nc = s->capdr ? s->capdr * 2 : 256;
-				struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
-
-				if (!nd)
-					return sb_error_set(SB_ERR_NOMEM, "out of memory");
-				s->dr = nd;
-				s->capdr = nc;
-			}
-			struct dread *d = &s->dr[s->ndr++];
-
-			d->key = o->key;
-			d->h = o->h;
-			d->bits = o->bits;
-			s->st.reads++;
-			s->st.read_bits += o->bits;
-		} else if (o->act <= A_FETCH) {
-			if ((err = write_value(s, o)) < 0)
-				return err;
-		} else if ((err = rare_action(s, o->act)) < 0) {
-			return err;
-		}
 	}
+	for (; i < n; i++)
+		if ((err = apply(eng, &ring[i % RING])) < 0)
+			return err;
 	return 0;
 }
 
