@@ -2,14 +2,16 @@
 /*
  * sb_lifetime_bench: accesses per second of each trace importer and of the lifetime engine.
  *
- *   sb_lifetime_bench [-n MILLIONS] [-t TEXT_MILLIONS] [-a ADDRESSES] [-d DIR]
+ *   sb_lifetime_bench [-n MILLIONS] [-t TEXT_MILLIONS] [-a ADDRESSES] [-r REPEATS] [-d DIR]
  *
  * Builds a synthetic systolic-array-like trace (three buffers, writes then reads of each value,
  * ADDRESSES distinct addresses per buffer) in memory, writes it as sbt, CSV, a GPGPU-Sim log and
  * a SCALE-Sim layer folder into DIR (a temporary folder by default, removed at the end), then
  * times: the engine on records in memory, sbt decoding, the engine fed from sbt, and each text
  * importer. One thread; times are the thread's CPU time (accesses per second per core); figures
- * go to stdout. Not a test: it asserts nothing.
+ * go to stdout. The two engine figures are the median of REPEATS runs (default 3), with the
+ * range, since a machine shared with other jobs makes single runs vary. Not a test: it asserts
+ * nothing.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -82,6 +84,23 @@ static void report(const char *what, size_t n, double s)
 {
 	printf("%-34s %12zu accesses %8.3f s CPU %10.2f M accesses/s\n", what, n, s,
 	       (double)n / s / 1e6);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of reps CPU times (sorted in place), and the range of the rates. */
+static void report_runs(const char *what, size_t n, double *s, int reps)
+{
+	qsort(s, (size_t)reps, sizeof(*s), cmp_double);
+	report(what, n, s[reps / 2]);
+	if (reps > 1)
+		printf("%-34s median of %d runs, %.2f .. %.2f M accesses/s\n", "", reps,
+		       (double)n / s[reps - 1] / 1e6, (double)n / s[0] / 1e6);
 }
 
 static size_t drain(struct sb_trace_reader *r, struct sb_lifetime *eng)
@@ -187,9 +206,12 @@ static void write_scalesim(const char *dir, const struct sb_trace_record *t, siz
 	}
 }
 
+enum { MAX_REPEATS = 99 };
+
 int main(int argc, char **argv)
 {
-	double n_m = 20, text_m = 2, t0;
+	double n_m = 20, text_m = 2, t0, runs[MAX_REPEATS];
+	int reps = 3;
 	uint64_t naddr = 65536;
 	char dirbuf[] = "/tmp/sb-bench-XXXXXX", path[4200];
 	const char *dir = NULL;
@@ -201,7 +223,7 @@ int main(int argc, char **argv)
 	size_t n, ntext;
 	int c, err;
 
-	while ((c = getopt(argc, argv, "n:t:a:d:h")) != -1) {
+	while ((c = getopt(argc, argv, "n:t:a:r:d:h")) != -1) {
 		switch (c) {
 		case 'n':
 			n_m = strtod(optarg, NULL);
@@ -212,16 +234,19 @@ int main(int argc, char **argv)
 		case 'a':
 			naddr = strtoull(optarg, NULL, 0);
 			break;
+		case 'r':
+			reps = (int)strtol(optarg, NULL, 10);
+			break;
 		case 'd':
 			dir = optarg;
 			break;
 		default:
 			fprintf(stderr, "usage: sb_lifetime_bench [-n MILLIONS] [-t TEXT_MILLIONS] "
-			                "[-a ADDRESSES] [-d DIR]\n");
+			                "[-a ADDRESSES] [-r REPEATS] [-d DIR]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (!(n_m > 0) || !(text_m > 0) || naddr < 64)
+	if (!(n_m > 0) || !(text_m > 0) || naddr < 64 || reps < 1 || reps > MAX_REPEATS)
 		return 2;
 	if (!dir && !(dir = mkdtemp(dirbuf)))
 		die("creating a temporary folder", SB_ERR_IO);
@@ -232,16 +257,22 @@ int main(int argc, char **argv)
 	       n, ntext, (unsigned long long)naddr);
 
 	/* the engine on records already in memory */
-	t0 = now_s();
-	if ((err = sb_lifetime_new(&eng, SB_POLICY_WRITE_ALLOCATE)) < 0)
-		die("engine", err);
-	for (size_t i = 0; i < n; i += BATCH)
-		if ((err = sb_lifetime_feed(eng, &info, t + i, n - i < BATCH ? n - i : BATCH)) < 0)
+	for (int k = 0; k < reps; k++) {
+		t0 = now_s();
+		if ((err = sb_lifetime_new(&eng, SB_POLICY_WRITE_ALLOCATE)) < 0)
 			die("engine", err);
-	if ((err = sb_lifetime_finish(eng, &info, &res)) < 0)
-		die("engine", err);
-	report("engine (records in memory)", n, now_s() - t0);
-	sb_lifetime_free(eng);
+		for (size_t i = 0; i < n; i += BATCH)
+			if ((err = sb_lifetime_feed(eng, &info, t + i,
+			                            n - i < BATCH ? n - i : BATCH)) < 0)
+				die("engine", err);
+		if ((err = sb_lifetime_finish(eng, &info, &res)) < 0)
+			die("engine", err);
+		runs[k] = now_s() - t0;
+		sb_lifetime_free(eng);
+		if (k + 1 < reps)
+			sb_lifetime_result_release(&res);
+	}
+	report_runs("engine (records in memory)", n, runs, reps);
 	printf("%-34s %llu lifetimes, %llu zero-read, %llu unbacked (ifmap)\n", "",
 	       (unsigned long long)res.subparts[0].lifetimes,
 	       (unsigned long long)res.subparts[0].zero_read_values,
@@ -253,18 +284,22 @@ int main(int argc, char **argv)
 	write_fmt(SB_TRACE_SBT, path, &info, t, n);
 	report("sbt write", n, now_s() - t0);
 	time_reader("sbt read", SB_TRACE_SBT, path);
-	t0 = now_s();
-	if ((err = sb_trace_open(&r, SB_TRACE_SBT, path, NULL)) < 0 ||
-	    (err = sb_lifetime_new(&eng, SB_POLICY_WRITE_ALLOCATE)) < 0)
-		die(path, err);
-	size_t m = drain(r, eng);
+	size_t m = 0;
 
-	if ((err = sb_lifetime_finish(eng, sb_trace_reader_info(r), &res)) < 0)
-		die("engine", err);
-	report("engine on sbt (read + lifetimes)", m, now_s() - t0);
-	sb_lifetime_result_release(&res);
-	sb_lifetime_free(eng);
-	sb_trace_reader_free(r);
+	for (int k = 0; k < reps; k++) {
+		t0 = now_s();
+		if ((err = sb_trace_open(&r, SB_TRACE_SBT, path, NULL)) < 0 ||
+		    (err = sb_lifetime_new(&eng, SB_POLICY_WRITE_ALLOCATE)) < 0)
+			die(path, err);
+		m = drain(r, eng);
+		if ((err = sb_lifetime_finish(eng, sb_trace_reader_info(r), &res)) < 0)
+			die("engine", err);
+		runs[k] = now_s() - t0;
+		sb_lifetime_result_release(&res);
+		sb_lifetime_free(eng);
+		sb_trace_reader_free(r);
+	}
+	report_runs("engine on sbt (read + lifetimes)", m, runs, reps);
 	{
 		struct stat st;
 

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The lifetime engine (rules pinned in docs/lifetimes.md). One state per subpartition: an
- * open-addressing table with one 64-byte entry per distinct address, an exact histogram of
- * lifetime lengths, and the reads of the current time stamp (applied once the time stamp is
- * over, so that writes of a time stamp come before its reads). No allocation per access.
+ * open-addressing table with one 64-byte entry (one cache line) per distinct address, an exact
+ * histogram of lifetime lengths (a direct array for short lifetimes, a hash table above), and
+ * the reads of the current time stamp (applied once the time stamp is over, so that the writes
+ * of a time stamp come before its reads). No allocation per access.
+ *
+ * Speed: a feed decodes each record PREFETCH_AHEAD records before applying it (subpartition,
+ * action, key, hash) and prefetches its table slot, so the cache misses of random addresses
+ * overlap; applying a record is then short and nearly branch-free (reads and the end of a value
+ * update the counters arithmetically instead of branching on unbacked or zero-read cases).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,15 +20,20 @@
 #include "stackbench/lifetime.h"
 #include "stackbench/util.h"
 
-#define F_USED 1u
-#define F_LIVE 2u
-#define F_FETCHED 4u
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* Flags of an address. */
+#define F_LIVE 1u    /* holds a live value */
+#define F_FETCHED 2u /* the live value was fetched / filled (an orphan if never read) */
+#define F_HELD 4u    /* has held a lifetime: max_life is valid */
+
+/* One distinct address: one cache line, so that a lookup touches one line. */
 struct aentry {
-	uint64_t key;
-	int64_t start;     /* write that started the live value */
-	int64_t last_read; /* its last read */
-	int64_t max_life;  /* longest lifetime held at this address, -1: none */
+	uint64_t key1;     /* key + 1; 0: an empty slot (key UINT64_MAX lives in sp_state.spare) */
+	int64_t start;     /* the write that started the live value */
+	int64_t last_read; /* its last read; equal to start while it has none */
+	int64_t max_life;  /* longest lifetime held here (with F_HELD) */
 	uint64_t rbits, wbits;
 	uint32_t nreads;   /* reads of the live value (saturating) */
 	uint32_t val_bits; /* bits of the live value */
@@ -30,12 +41,15 @@ struct aentry {
 	uint32_t flags;
 };
 
+_Static_assert(sizeof(struct aentry) == 64, "an address entry is one cache line");
+
 struct atab {
 	struct aentry *e;
+	uint32_t hshift; /* 64 - log2(slots): the slot of hash h is h >> hshift */
 	size_t mask, used;
 };
 
-/* Exact histogram: key -> four counters; an entry is used when v[0] != 0. */
+/* Exact histogram of long lifetimes: key -> four counters; an entry is used when v[0] != 0. */
 struct hentry {
 	int64_t key;
 	uint64_t v[4];
@@ -47,28 +61,58 @@ struct htab {
 	struct hentry *last; /* the entry used last: lifetimes repeat */
 };
 
+/* Lifetimes of one length, for the direct part of the histogram. */
+struct hbin {
+	uint64_t count, bits, accesses;
+};
+
+/* Lifetimes shorter than this many ticks are counted in a direct array (grown on demand). */
+#define DENSE_MAX (1u << 16)
+#define DENSE_MIN 64u
+
+/* A read waiting for the end of its time stamp. */
 struct dread {
 	uint64_t key;
-	uint32_t bits;
+	uint64_t bits;
 };
 
 struct sp_state {
-	bool init;
-	bool per_unit;
-	bool started;
+	struct atab addrs;
+	uint64_t unit_mask; /* per-unit subpartitions: the unit is part of the key */
+	uint32_t shift;     /* log2(block_bytes / addr_unit_bytes) */
+	bool init, started;
 	bool any_w, any_r;
-	uint32_t shift;
 	int64_t cur_time;
 	int64_t last_w, last_r;
-	struct atab addrs;
-	struct htab life;
 	struct dread *dr;
 	size_t ndr, capdr;
+	struct hbin *dense; /* lifetimes 0 .. ndense - 1 */
+	size_t ndense;
+	struct htab life; /* lifetimes from DENSE_MAX on */
+	bool spare_used;
+	struct aentry spare; /* the address whose key is UINT64_MAX */
 	struct sb_subpart_stats st;
 };
 
+/* What a record does, from its kind, its cache status and the policy. */
+enum action {
+	A_READ = 0,
+	A_STORE = 1,
+	A_FETCH = 2,
+	A_FLUSH = 3,
+	A_SKIP = 4,   /* reservation fail: the access did not happen */
+	A_BYPASS = 5, /* write miss under no-write-allocate */
+	A_BADSP = 6,  /* names a subpartition out of the table */
+};
+
+/* Statuses and kind classes of the action table: statuses from 7 on act like 0 (none);
+   kinds from 4 on are stores (class 4: not a write miss that bypasses). */
+#define ACT_STATUSES 7
+#define ACT_KINDS 5
+
 struct sb_lifetime {
 	enum sb_cache_policy policy;
+	uint8_t act[ACT_STATUSES][ACT_KINDS];
 	struct sp_state *sp;
 	size_t nsp;
 	uint64_t records;
@@ -76,6 +120,15 @@ struct sb_lifetime {
 	int64_t first, last;
 };
 
+/* Multiplicative (Fibonacci) hashing: the slot is the top bits of key × 2^64/φ. */
+#define HASH_MUL 0x9e3779b97f4a7c15ull
+
+static inline uint64_t key_hash(uint64_t k)
+{
+	return k * HASH_MUL;
+}
+
+/* Mixing hash of the histogram tables. */
 static inline size_t hash64(uint64_t k)
 {
 	k ^= k >> 33;
@@ -87,8 +140,9 @@ static inline size_t hash64(uint64_t k)
 /* --- tables ------------------------------------------------------------------------------- */
 
 /*
- * Zeroed table memory. Large tables are mapped on their own and asked for transparent huge
- * pages: random probes over tens of MB otherwise miss the TLB on nearly every access.
+ * Zeroed, cache-line aligned table memory. Large tables are mapped on their own and asked for
+ * transparent huge pages: random probes over tens of MB otherwise miss the TLB on nearly every
+ * access.
  */
 #define HUGE_TABLE_BYTES (2u << 20)
 
@@ -96,8 +150,11 @@ static void *table_alloc(size_t bytes)
 {
 	void *p;
 
-	if (bytes < HUGE_TABLE_BYTES)
-		return calloc(1, bytes);
+	if (bytes < HUGE_TABLE_BYTES) {
+		if ((p = aligned_alloc(64, bytes)))
+			memset(p, 0, bytes);
+		return p;
+	}
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -123,6 +180,7 @@ static void atab_free(struct atab *t)
 	t->e = NULL;
 }
 
+/* cap: a power of two. */
 static int atab_init(struct atab *t, size_t cap)
 {
 	t->e = table_alloc(cap * sizeof(*t->e));
@@ -131,7 +189,18 @@ static int atab_init(struct atab *t, size_t cap)
 		                    cap);
 	t->mask = cap - 1;
 	t->used = 0;
+	t->hshift = 64;
+	while (cap > 1) {
+		cap >>= 1;
+		t->hshift--;
+	}
 	return 0;
+}
+
+/* Slot of hash h: its top bits (tables have at least 1024 slots). */
+static inline size_t atab_slot(const struct atab *t, uint64_t h)
+{
+	return (size_t)(h >> t->hshift);
 }
 
 static int atab_grow(struct atab *t)
@@ -142,12 +211,12 @@ static int atab_grow(struct atab *t)
 	if ((err = atab_init(&n, (t->mask + 1) * 2)) < 0)
 		return err;
 	for (size_t i = 0; i <= t->mask; i++) {
-		struct aentry *e = &t->e[i];
+		const struct aentry *e = &t->e[i];
 		size_t j;
 
-		if (!(e->flags & F_USED))
+		if (!e->key1)
 			continue;
-		for (j = hash64(e->key) & n.mask; n.e[j].flags & F_USED; j = (j + 1) & n.mask)
+		for (j = atab_slot(&n, key_hash(e->key1 - 1)); n.e[j].key1; j = (j + 1) & n.mask)
 			;
 		n.e[j] = *e;
 	}
@@ -157,32 +226,38 @@ static int atab_grow(struct atab *t)
 	return 0;
 }
 
-/* The entry of key, inserted if absent; NULL when out of memory. */
-static inline struct aentry *atab_get(struct atab *t, uint64_t key)
+/* The entry of key (hash h), inserted if absent: the probe past the first slot. */
+static struct aentry *aget_slow(struct sp_state *s, uint64_t key, uint64_t h)
 {
-	size_t i = hash64(key) & t->mask;
+	struct atab *t = &s->addrs;
+	const uint64_t k1 = key + 1;
+	size_t i;
 
-	for (;;) {
-		struct aentry *e = &t->e[i];
-
-		if (e->key == key && (e->flags & F_USED))
-			return e;
-		if (!(e->flags & F_USED))
-			break;
-		i = (i + 1) & t->mask;
+	if (UNLIKELY(!k1)) {
+		s->spare_used = true;
+		return &s->spare;
 	}
+	for (i = atab_slot(t, h); t->e[i].key1; i = (i + 1) & t->mask)
+		if (t->e[i].key1 == k1)
+			return &t->e[i];
 	if ((t->used + 1) * 10 > (t->mask + 1) * 7) {
 		if (atab_grow(t) < 0)
 			return NULL;
-		return atab_get(t, key);
+		return aget_slow(s, key, h);
 	}
-	struct aentry *e = &t->e[i];
-
-	e->key = key;
-	e->flags = F_USED;
-	e->max_life = -1;
+	t->e[i].key1 = k1; /* the rest of a free slot is zero */
 	t->used++;
-	return e;
+	return &t->e[i];
+}
+
+/* The entry of key (hash h), inserted if absent; NULL when out of memory. */
+static inline struct aentry *aget(struct sp_state *s, uint64_t key, uint64_t h)
+{
+	struct aentry *e = &s->addrs.e[atab_slot(&s->addrs, h)];
+
+	if (LIKELY(e->key1 == key + 1 && e->key1))
+		return e;
+	return aget_slow(s, key, h);
 }
 
 static int htab_init(struct htab *t, size_t cap)
@@ -270,6 +345,44 @@ static struct hentry *htab_sorted(const struct htab *t, size_t *n)
 	return out;
 }
 
+/* Count lifetimes of length life (>= 0) beyond the direct array: grow it or use the table. */
+static int hist_add_slow(struct sp_state *s, int64_t life, uint64_t count, uint64_t bits,
+                         uint64_t accesses)
+{
+	if ((uint64_t)life < DENSE_MAX) {
+		size_t n = s->ndense;
+		struct hbin *d;
+
+		while (n <= (uint64_t)life)
+			n *= 2;
+		if (!(d = realloc(s->dense, n * sizeof(*d))))
+			return sb_error_set(SB_ERR_NOMEM,
+			                    "out of memory (histogram of %zu entries)", n);
+		memset(d + s->ndense, 0, (n - s->ndense) * sizeof(*d));
+		s->dense = d;
+		s->ndense = n;
+		d[life].count += count;
+		d[life].bits += bits;
+		d[life].accesses += accesses;
+		return 0;
+	}
+	return htab_add(&s->life, life, count, bits, accesses, 0);
+}
+
+static inline int hist_add(struct sp_state *s, int64_t life, uint64_t count, uint64_t bits,
+                           uint64_t accesses)
+{
+	if (LIKELY((uint64_t)life < s->ndense)) {
+		struct hbin *b = &s->dense[life];
+
+		b->count += count;
+		b->bits += bits;
+		b->accesses += accesses;
+		return 0;
+	}
+	return hist_add_slow(s, life, count, bits, accesses);
+}
+
 /* --- engine ------------------------------------------------------------------------------- */
 
 int sb_cache_policy_parse(const char *name, enum sb_cache_policy *policy)
@@ -291,6 +404,29 @@ const char *sb_cache_policy_name(enum sb_cache_policy policy)
 	return policy == SB_POLICY_NO_WRITE_ALLOCATE ? "no-write-allocate" : "write-allocate";
 }
 
+/* The action of each (cache status, kind class) under the engine's policy (rule 7). */
+static void fill_actions(struct sb_lifetime *e)
+{
+	static const uint8_t by_kind[ACT_KINDS] = {A_READ, A_STORE, A_FETCH, A_FLUSH, A_STORE};
+
+	for (unsigned c = 0; c < ACT_STATUSES; c++) {
+		for (unsigned k = 0; k < ACT_KINDS; k++) {
+			uint8_t a = by_kind[k];
+
+			if (c == SB_CACHE_RESERVATION_FAIL)
+				a = A_SKIP; /* retried later: not an access */
+			else if (c == SB_CACHE_MISS || c == SB_CACHE_SECTOR_MISS) {
+				if (k == SB_ACC_READ)
+					a = A_FETCH; /* a read miss fills the line */
+				else if (k == SB_ACC_WRITE &&
+				         e->policy == SB_POLICY_NO_WRITE_ALLOCATE)
+					a = A_BYPASS; /* allocates nothing */
+			}
+			e->act[c][k] = a;
+		}
+	}
+}
+
 int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy)
 {
 	struct sb_lifetime *e = calloc(1, sizeof(*e));
@@ -299,6 +435,7 @@ int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy)
 	if (!e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	e->policy = policy;
+	fill_actions(e);
 	return 0;
 }
 
@@ -306,6 +443,7 @@ static void sp_release(struct sp_state *s)
 {
 	atab_free(&s->addrs);
 	free(s->life.e);
+	free(s->dense);
 	free(s->dr);
 }
 
@@ -330,9 +468,12 @@ static int sp_init(struct sp_state *s, const struct sb_trace_subpart *sp)
 		ratio >>= 1;
 		s->shift++;
 	}
-	s->per_unit = sp->per_unit;
+	s->unit_mask = sp->per_unit ? ~(uint64_t)0 : 0;
 	if ((err = atab_init(&s->addrs, 1024)) < 0 || (err = htab_init(&s->life, 256)) < 0)
 		return err;
+	if (!(s->dense = calloc(DENSE_MIN, sizeof(*s->dense))))
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	s->ndense = DENSE_MIN;
 	s->init = true;
 	return 0;
 }
@@ -357,53 +498,57 @@ static int sync_subparts(struct sb_lifetime *eng, const struct sb_trace_info *in
 	return 0;
 }
 
-/* The live value at e ends (overwrite, flush, program end). */
+/*
+ * The live value at e ends (overwrite, flush, program end). Without branches on its outcome:
+ * a value never read has last_read == start, so it adds nothing to the lifetime counters.
+ */
 static inline int end_value(struct sp_state *s, struct aentry *e)
 {
-	e->flags &= ~F_LIVE;
-	if (e->nreads == 0) {
-		s->st.zero_read_values++;
-		if (e->flags & F_FETCHED)
-			s->st.orphans++;
-		return 0;
-	}
-	int64_t life = e->last_read - e->start;
+	const uint64_t n = e->nreads, has = n != 0;
+	const int64_t life = e->last_read - e->start;
 
-	s->st.lifetimes++;
-	s->st.lifetime_accesses += 1 + (uint64_t)e->nreads;
+	s->st.zero_read_values += !has;
+	s->st.orphans += !has & ((e->flags & F_FETCHED) != 0);
+	s->st.lifetimes += has;
+	s->st.lifetime_accesses += has + n;
 	if (life > e->max_life)
 		e->max_life = life;
-	return htab_add(&s->life, life, 1, e->val_bits, 1 + (uint64_t)e->nreads, 0);
+	e->flags = (e->flags & ~(F_LIVE | F_FETCHED)) | (has ? F_HELD : 0);
+	return hist_add(s, life, has, e->val_bits & (uint32_t)-has, has + n);
 }
 
-/* Distance of the software prefetch: tables larger than the caches are latency bound. */
-#define PREFETCH_AHEAD 16
-
-static inline void atab_prefetch(const struct atab *t, uint64_t key)
-{
-	__builtin_prefetch(&t->e[hash64(key) & t->mask], 1, 1);
-}
-
+/*
+ * Apply the reads of the time stamp that ends (all at cur_time), after its writes. An unbacked
+ * read leaves a meaningless nreads / last_read at an address without a live value; the next
+ * write resets both.
+ */
 static int apply_reads(struct sp_state *s)
 {
-	for (size_t i = 0; i < s->ndr; i++) {
-		if (i + PREFETCH_AHEAD < s->ndr)
-			atab_prefetch(&s->addrs, s->dr[i + PREFETCH_AHEAD].key);
-		struct aentry *e = atab_get(&s->addrs, s->dr[i].key);
+	const int64_t t = s->cur_time;
+	uint64_t unbacked = 0, bits = 0;
 
-		if (!e)
-			return SB_ERR_NOMEM;
-		e->rbits += s->dr[i].bits;
-		if (s->dr[i].bits > e->max_bits)
-			e->max_bits = s->dr[i].bits;
-		if (!(e->flags & F_LIVE)) {
-			s->st.unbacked_reads++;
-			continue;
-		}
-		if (e->nreads != UINT32_MAX)
-			e->nreads++;
-		e->last_read = s->cur_time;
+	if (!s->any_r || s->last_r != t) {
+		s->st.read_ticks++;
+		s->last_r = t;
+		s->any_r = true;
 	}
+	for (size_t i = 0; i < s->ndr; i++) {
+		const struct dread *d = &s->dr[i];
+		struct aentry *e = aget(s, d->key, key_hash(d->key));
+
+		if (UNLIKELY(!e))
+			return SB_ERR_NOMEM;
+		e->rbits += d->bits;
+		if (d->bits > e->max_bits)
+			e->max_bits = (uint32_t)d->bits;
+		bits += d->bits;
+		unbacked += !(e->flags & F_LIVE);
+		e->nreads += e->nreads != UINT32_MAX;
+		e->last_read = t;
+	}
+	s->st.reads += s->ndr;
+	s->st.read_bits += bits;
+	s->st.unbacked_reads += unbacked;
 	s->ndr = 0;
 	return 0;
 }
@@ -418,134 +563,172 @@ static int flush_all(struct sp_state *s)
 		if ((e->flags & F_LIVE) && (err = end_value(s, e)) < 0)
 			return err;
 	}
+	if ((s->spare.flags & F_LIVE) && (err = end_value(s, &s->spare)) < 0)
+		return err;
 	return 0;
+}
+
+/* A record decoded ahead of its turn. */
+struct op {
+	uint64_t key, h;
+	int64_t time;
+	uint32_t bits;
+	uint16_t sp;
+	uint8_t act;
+};
+
+/* Distance of the decode (and table prefetch) ahead of the record applied; RING > it. */
+#define PREFETCH_AHEAD 32
+#define RING 64
+
+static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_record *r,
+                          struct op *o)
+{
+	const uint32_t sp = r->subpart;
+	const uint8_t kind = r->kind, cache = r->cache;
+
+	o->time = r->time;
+	o->bits = r->size * 8u;
+	o->sp = (uint16_t)sp;
+	if (UNLIKELY(sp >= eng->nsp)) {
+		o->act = A_BADSP;
+		return;
+	}
+	const struct sp_state *s = &eng->sp[sp];
+	const uint64_t key = (r->addr >> s->shift) | (((uint64_t)r->unit << 48) & s->unit_mask);
+
+	/* without a cache status, kinds 0..3 are their own action */
+	if (LIKELY(!cache && kind < A_FLUSH + 1))
+		o->act = kind;
+	else
+		o->act = eng->act[cache < ACT_STATUSES ? cache : 0]
+		                 [kind < ACT_KINDS - 1 ? kind : ACT_KINDS - 1];
+	o->key = key;
+	o->h = key_hash(key);
+	__builtin_prefetch(&s->addrs.e[atab_slot(&s->addrs, o->h)], 1, 3);
+}
+
+/* A record at another time stamp than the subpartition's current one. */
+static int new_time(struct sp_state *s, int64_t t)
+{
+	int err;
+
+	if (!s->started) {
+		s->started = true;
+		s->st.first_time = t;
+		s->cur_time = t;
+		return 0;
+	}
+	if (t < s->cur_time)
+		return sb_error_set(SB_ERR_PARSE,
+		                    "subpartition '%s' goes back in time (%lld after %lld)",
+		                    s->st.sp.name, (long long)t, (long long)s->cur_time);
+	if (s->ndr && (err = apply_reads(s)) < 0)
+		return sb_error_set(err, "out of memory");
+	s->cur_time = t;
+	return 0;
+}
+
+/* A store or a fetch: a new value at its address. */
+static inline int write_value(struct sp_state *s, const struct op *o)
+{
+	struct aentry *e = aget(s, o->key, o->h);
+	const uint32_t fetched = o->act == A_FETCH;
+	int err;
+
+	if (UNLIKELY(!e))
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((e->flags & F_LIVE) && (err = end_value(s, e)) < 0)
+		return sb_error_set(err, "out of memory");
+	s->st.fetches += fetched;
+	s->st.stores += !fetched;
+	s->st.write_bits += o->bits;
+	s->st.write_ticks += !s->any_w | (s->last_w != o->time);
+	s->any_w = true;
+	s->last_w = o->time;
+	e->flags |= F_LIVE | (fetched * F_FETCHED);
+	e->start = o->time;
+	e->last_read = o->time;
+	e->nreads = 0;
+	e->val_bits = o->bits;
+	e->wbits += o->bits;
+	if (o->bits > e->max_bits)
+		e->max_bits = o->bits;
+	return 0;
+}
+
+/* Flushes, reservation fails, bypassed writes. */
+static int rare_action(struct sp_state *s, uint8_t act)
+{
+	int err;
+
+	switch (act) {
+	case A_SKIP:
+		s->st.skipped++;
+		return 0;
+	case A_BYPASS:
+		s->st.bypassed++;
+		return 0;
+	default: /* A_FLUSH */
+		s->st.flushes++;
+		if ((s->ndr && (err = apply_reads(s)) < 0) || (err = flush_all(s)) < 0)
+			return sb_error_set(err, "out of memory");
+		return 0;
+	}
+}
+
+/* Apply one decoded record. */
+static inline int apply(struct sb_lifetime *eng, const struct op *o)
+{
+	struct sp_state *s;
+	int err;
+
+	if (UNLIKELY(o->act == A_BADSP))
+		return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
+		                    (unsigned)o->sp, eng->nsp);
+	s = &eng->sp[o->sp];
+	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
+		return err;
+	if (o->act == A_READ) { /* counted when applied, with the other reads of its time */
+		if (UNLIKELY(s->ndr == s->capdr)) {
+			size_t nc = s->capdr ? s->capdr * 2 : 256;
+			struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
+
+			if (!nd)
+				return sb_error_set(SB_ERR_NOMEM, "out of memory");
+			s->dr = nd;
+			s->capdr = nc;
+		}
+		s->dr[s->ndr].key = o->key;
+		s->dr[s->ndr].bits = o->bits;
+		s->ndr++;
+		return 0;
+	}
+	if (o->act <= A_FETCH)
+		return write_value(s, o);
+	return rare_action(s, o->act);
 }
 
 int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
-	const bool nwa = eng->policy == SB_POLICY_NO_WRITE_ALLOCATE;
+	struct op ring[RING];
+	size_t i;
 	int err;
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
 	eng->records += n;
-	for (size_t i = 0; i < n; i++) {
-		const struct sb_trace_record *r = &recs[i];
-		struct sp_state *s;
-		uint8_t kind = r->kind;
-		uint32_t bits;
-		uint64_t key;
-
-		if (r->subpart >= eng->nsp)
-			return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
-			                    r->subpart, eng->nsp);
-		if (i + PREFETCH_AHEAD < n) {
-			const struct sb_trace_record *a = &recs[i + PREFETCH_AHEAD];
-
-			if (a->kind != SB_ACC_FLUSH && a->subpart < eng->nsp) {
-				const struct sp_state *ps = &eng->sp[a->subpart];
-				uint64_t k = a->addr >> ps->shift;
-
-				if (ps->per_unit)
-					k |= (uint64_t)a->unit << 48;
-				atab_prefetch(&ps->addrs, k);
-			}
-		}
-		s = &eng->sp[r->subpart];
-		if (s->started && r->time < s->cur_time)
-			return sb_error_set(
-			    SB_ERR_PARSE, "subpartition '%s' goes back in time (%lld after %lld)",
-			    s->st.sp.name, (long long)r->time, (long long)s->cur_time);
-		if (!s->started) {
-			s->started = true;
-			s->st.first_time = r->time;
-			s->cur_time = r->time;
-		} else if (r->time != s->cur_time) {
-			if (s->ndr && (err = apply_reads(s)) < 0)
-				return sb_error_set(err, "out of memory");
-			s->cur_time = r->time;
-		}
-		s->st.last_time = r->time;
-		if (r->cache) {
-			switch (r->cache) {
-			case SB_CACHE_RESERVATION_FAIL:
-				s->st.skipped++; /* retried later: not an access */
-				continue;
-			case SB_CACHE_MISS:
-			case SB_CACHE_SECTOR_MISS:
-				if (kind == SB_ACC_READ) {
-					kind = SB_ACC_FETCH; /* a read miss fills the line */
-				} else if (kind == SB_ACC_WRITE && nwa) {
-					s->st.bypassed++; /* allocates nothing */
-					continue;
-				}
-				break;
-			default:
-				break;
-			}
-		}
-		if (kind == SB_ACC_FLUSH) {
-			s->st.flushes++;
-			if ((s->ndr && (err = apply_reads(s)) < 0) || (err = flush_all(s)) < 0)
-				return sb_error_set(err, "out of memory");
-			continue;
-		}
-		key = r->addr >> s->shift;
-		if (s->per_unit)
-			key |= (uint64_t)r->unit << 48;
-		bits = r->size * 8u;
-		if (kind == SB_ACC_READ) {
-			s->st.reads++;
-			s->st.read_bits += bits;
-			if (!s->any_r || s->last_r != r->time) {
-				s->st.read_ticks++;
-				s->last_r = r->time;
-				s->any_r = true;
-			}
-			if (s->ndr == s->capdr) {
-				size_t nc = s->capdr ? s->capdr * 2 : 256;
-				struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
-
-				if (!nd)
-					return sb_error_set(SB_ERR_NOMEM, "out of memory");
-				s->dr = nd;
-				s->capdr = nc;
-			}
-			s->dr[s->ndr].key = key;
-			s->dr[s->ndr].bits = bits;
-			s->ndr++;
-			continue;
-		}
-		/* a write: store or fetch */
-		struct aentry *e = atab_get(&s->addrs, key);
-
-		if (!e)
-			return sb_error_set(SB_ERR_NOMEM, "out of memory");
-		if ((e->flags & F_LIVE) && (err = end_value(s, e)) < 0)
-			return sb_error_set(err, "out of memory");
-		if (kind == SB_ACC_FETCH) {
-			s->st.fetches++;
-			e->flags |= F_FETCHED;
-		} else {
-			s->st.stores++;
-			e->flags &= ~F_FETCHED;
-		}
-		s->st.write_bits += bits;
-		if (!s->any_w || s->last_w != r->time) {
-			s->st.write_ticks++;
-			s->last_w = r->time;
-			s->any_w = true;
-		}
-		e->flags |= F_LIVE;
-		e->start = r->time;
-		e->last_read = r->time;
-		e->nreads = 0;
-		e->val_bits = bits;
-		e->wbits += bits;
-		if (bits > e->max_bits)
-			e->max_bits = bits;
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
+		decode(eng, &recs[i], &ring[i]);
+	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
+		decode(eng, &recs[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % RING]);
+		if ((err = apply(eng, &ring[i % RING])) < 0)
+			return err;
 	}
+	for (; i < n; i++)
+		if ((err = apply(eng, &ring[i % RING])) < 0)
+			return err;
 	return 0;
 }
 
@@ -574,6 +757,51 @@ static void summarize(struct sb_subpart_stats *st)
 	st->life.mean = (double)(sum / (long double)n);
 }
 
+/* The lifetime histogram in ascending order: the direct array, then the table above it. */
+static int life_bins(const struct sp_state *s, struct sb_subpart_stats *out)
+{
+	struct hentry *sorted;
+	size_t nsorted, k = 0;
+
+	if (!(sorted = htab_sorted(&s->life, &nsorted)))
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < s->ndense; i++)
+		k += s->dense[i].count != 0;
+	out->bins = malloc((k + nsorted ? k + nsorted : 1) * sizeof(*out->bins));
+	if (!out->bins) {
+		free(sorted);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	k = 0;
+	for (size_t i = 0; i < s->ndense; i++) {
+		if (!s->dense[i].count)
+			continue;
+		out->bins[k].ticks = (int64_t)i;
+		out->bins[k].count = s->dense[i].count;
+		out->bins[k].bits = s->dense[i].bits;
+		out->bins[k].accesses = s->dense[i].accesses;
+		k++;
+	}
+	for (size_t i = 0; i < nsorted; i++, k++) {
+		out->bins[k].ticks = sorted[i].key;
+		out->bins[k].count = sorted[i].v[0];
+		out->bins[k].bits = sorted[i].v[1];
+		out->bins[k].accesses = sorted[i].v[2];
+	}
+	out->nbins = k;
+	free(sorted);
+	return 0;
+}
+
+/* Count an address into the statistics and the histogram by longest lifetime. */
+static int count_address(struct sp_state *s, struct htab *ah, const struct aentry *e)
+{
+	s->st.unique_addresses++;
+	s->st.capacity_bits += e->max_bits;
+	return htab_add(ah, (e->flags & F_HELD) ? e->max_life : -1, 1, e->max_bits, e->rbits,
+	                e->wbits);
+}
+
 static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out)
 {
 	struct htab ah;
@@ -587,37 +815,16 @@ static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out)
 		return sb_error_set(err, "out of memory");
 	if ((err = htab_init(&ah, 64)) < 0)
 		return err;
-	for (size_t i = 0; i <= s->addrs.mask; i++) {
-		const struct aentry *e = &s->addrs.e[i];
-
-		if (!(e->flags & F_USED))
-			continue;
-		s->st.unique_addresses++;
-		s->st.capacity_bits += e->max_bits;
-		if ((err = htab_add(&ah, e->max_life, 1, e->max_bits, e->rbits, e->wbits)) < 0)
+	for (size_t i = 0; i <= s->addrs.mask; i++)
+		if (s->addrs.e[i].key1 && (err = count_address(s, &ah, &s->addrs.e[i])) < 0)
 			goto fail;
-	}
+	if (s->spare_used && (err = count_address(s, &ah, &s->spare)) < 0)
+		goto fail;
 	*out = s->st;
 	out->bins = NULL;
 	out->abins = NULL;
-	if (!(sorted = htab_sorted(&s->life, &nsorted))) {
-		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = life_bins(s, out)) < 0)
 		goto fail;
-	}
-	out->bins = malloc((nsorted ? nsorted : 1) * sizeof(*out->bins));
-	if (!out->bins) {
-		free(sorted);
-		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < nsorted; i++) {
-		out->bins[i].ticks = sorted[i].key;
-		out->bins[i].count = sorted[i].v[0];
-		out->bins[i].bits = sorted[i].v[1];
-		out->bins[i].accesses = sorted[i].v[2];
-	}
-	out->nbins = nsorted;
-	free(sorted);
 	if (!(sorted = htab_sorted(&ah, &nsorted))) {
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 		goto fail;
@@ -659,10 +866,11 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 	res->policy = eng->policy;
 	res->records = eng->records;
 	for (size_t i = 0; i < eng->nsp; i++) {
-		const struct sp_state *s = &eng->sp[i];
+		struct sp_state *s = &eng->sp[i];
 
 		if (!s->started)
 			continue;
+		s->st.last_time = s->cur_time; /* the time of its last record */
 		if (!eng->any || s->st.first_time < eng->first)
 			eng->first = s->st.first_time;
 		if (!eng->any || s->st.last_time > eng->last)

@@ -109,8 +109,13 @@ struct sbt_reader {
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
 	size_t comp_cap, raw_cap;
-	struct sb_trace_record *recs;
-	size_t rec_cap, nrec, pos;
+	/* the decoded block, column by column (compact: records are assembled when read) */
+	int64_t *time;
+	uint64_t *addr, *pc;
+	uint32_t *size, *unit, *sample, *latency, *group;
+	uint8_t *subpart, *kc;
+	uint32_t fields; /* optional columns of the block */
+	size_t col_cap, nrec, pos;
 };
 
 static int sbt_error(struct sbt_reader *s, const char *fmt, ...)
@@ -193,83 +198,111 @@ static int sbt_subparts(struct sbt_reader *s, const uint8_t *p, uint32_t len)
 	return 0;
 }
 
+/* Room for n records in every column. */
+static int sbt_columns(struct sbt_reader *s, size_t n)
+{
+	void **cols[] = {(void **)&s->time,    (void **)&s->addr,  (void **)&s->pc,
+	                 (void **)&s->size,    (void **)&s->unit,  (void **)&s->sample,
+	                 (void **)&s->latency, (void **)&s->group, (void **)&s->subpart,
+	                 (void **)&s->kc};
+	static const size_t elem[] = {8, 8, 8, 4, 4, 4, 4, 4, 1, 1};
+
+	if (n <= s->col_cap)
+		return 0;
+	for (size_t i = 0; i < SB_ARRAY_SIZE(cols); i++) {
+		void *nb = realloc(*cols[i], n * elem[i]);
+
+		if (!nb)
+			return sb_error_set(SB_ERR_NOMEM, "out of memory");
+		*cols[i] = nb;
+	}
+	s->col_cap = n;
+	return 0;
+}
+
+/*
+ * A column of n varints: STORE(i, v) for each, with v the value of record i. Runs of eight
+ * one-byte varints (the common case of times and sizes) are taken eight at a time.
+ */
+#define VARINT_COLUMN(STORE)                                                                       \
+	for (uint32_t i = 0; i < n;) {                                                             \
+		uint64_t w_;                                                                       \
+                                                                                                   \
+		if (n - i >= 8 && end - p >= 8 &&                                                  \
+		    (memcpy(&w_, p, 8), !(w_ & 0x8080808080808080ull))) {                          \
+			for (unsigned j_ = 0; j_ < 8; j_++, i++) {                                 \
+				v = p[j_];                                                         \
+				STORE;                                                             \
+			}                                                                          \
+			p += 8;                                                                    \
+			continue;                                                                  \
+		}                                                                                  \
+		if (!(p = get_varint(p, end, &v)))                                                 \
+			goto bad;                                                                  \
+		STORE;                                                                             \
+		i++;                                                                               \
+	}
+
 static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const uint8_t *p,
                       const uint8_t *end)
 {
-	struct sb_trace_record *r = s->recs;
 	uint64_t prev_addr[SB_TRACE_MAX_SUBPARTS];
 	uint32_t nsp = s->base.info.nsubparts;
 	int64_t t = 0;
 	uint64_t v, pc = 0;
+	uint8_t top = 0, badkc = 0;
 
-	memset(r, 0, n * sizeof(*r));
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(p = get_varint(p, end, &v)))
-			goto bad;
-		t += unzigzag(v);
-		r[i].time = t;
-	}
+	VARINT_COLUMN((t += unzigzag(v), s->time[i] = t))
 	if ((size_t)(end - p) < 2 * (size_t)n)
 		goto bad;
-	for (uint32_t i = 0; i < n; i++) {
+	/* subpartitions and kind/status bytes: checked as a whole, the first bad one named */
+	for (uint32_t i = 0; i < n; i++)
+		top = p[i] > top ? p[i] : top;
+	for (uint32_t i = 0; top >= nsp && i < n; i++)
 		if (p[i] >= nsp)
 			return sbt_error(s, "block %llu: record %u names subpartition %u of %u",
 			                 (unsigned long long)s->block, i, p[i], nsp);
-		r[i].subpart = p[i];
-	}
+	memcpy(s->subpart, p, n);
 	p += n;
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n; i++)
+		badkc |= (uint8_t)(((p[i] & 0xf) >= SB_ACC_KIND_COUNT) |
+		                   ((p[i] >> 4) >= SB_CACHE_STATUS_COUNT));
+	for (uint32_t i = 0; badkc && i < n; i++) {
 		uint8_t k = p[i] & 0xf, c = p[i] >> 4;
 
 		if (k >= SB_ACC_KIND_COUNT || c >= SB_CACHE_STATUS_COUNT)
 			return sbt_error(s,
 			                 "block %llu: record %u has a bad kind/status byte 0x%02x",
 			                 (unsigned long long)s->block, i, p[i]);
-		r[i].kind = k;
-		r[i].cache = c;
 	}
+	memcpy(s->kc, p, n);
 	p += n;
 	memset(prev_addr, 0, sizeof(prev_addr));
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(p = get_varint(p, end, &v)))
-			goto bad;
-		prev_addr[r[i].subpart] += (uint64_t)unzigzag(v);
-		r[i].addr = prev_addr[r[i].subpart];
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (!(p = get_varint(p, end, &v)) || v > UINT32_MAX)
-			goto bad;
-		r[i].size = (uint32_t)v;
-	}
-#define U32_COLUMN(bit, member)                                                                    \
-	if (fields & (bit)) {                                                                      \
-		for (uint32_t i = 0; i < n; i++) {                                                 \
-			if (!(p = get_varint(p, end, &v)) || v > UINT32_MAX)                       \
-				goto bad;                                                          \
-			r[i].member = (uint32_t)v;                                                 \
-		}                                                                                  \
-	}
-	U32_COLUMN(SB_FIELD_UNIT, unit)
-	if (fields & SB_FIELD_PC) {
-		for (uint32_t i = 0; i < n; i++) {
-			if (!(p = get_varint(p, end, &v)))
-				goto bad;
-			pc += (uint64_t)unzigzag(v);
-			r[i].pc = pc;
-		}
-	}
-	U32_COLUMN(SB_FIELD_SAMPLE, sample)
-	U32_COLUMN(SB_FIELD_LATENCY, latency)
-	U32_COLUMN(SB_FIELD_GROUP, group)
+	VARINT_COLUMN((prev_addr[s->subpart[i]] += (uint64_t)unzigzag(v),
+	               s->addr[i] = prev_addr[s->subpart[i]]))
+#define U32_COLUMN(col) VARINT_COLUMN(if (v > UINT32_MAX) goto bad; s->col[i] = (uint32_t)v)
+	U32_COLUMN(size)
+	if (fields & SB_FIELD_UNIT)
+		U32_COLUMN(unit)
+	if (fields & SB_FIELD_PC)
+		VARINT_COLUMN((pc += (uint64_t)unzigzag(v), s->pc[i] = pc))
+	if (fields & SB_FIELD_SAMPLE)
+		U32_COLUMN(sample)
+	if (fields & SB_FIELD_LATENCY)
+		U32_COLUMN(latency)
+	if (fields & SB_FIELD_GROUP)
+		U32_COLUMN(group)
 #undef U32_COLUMN
 	if (p != end)
 		return sbt_error(s, "block %llu: %zu bytes left after %u records",
 		                 (unsigned long long)s->block, (size_t)(end - p), n);
+	s->fields = fields;
 	return 0;
 bad:
 	return sbt_error(s, "block %llu: a column ends early or holds a bad number",
 	                 (unsigned long long)s->block);
 }
+#undef VARINT_COLUMN
 
 /* Read chunks until a data block is decoded (1) or the end chunk (0). */
 static int sbt_next_block(struct sbt_reader *s)
@@ -336,7 +369,7 @@ static int sbt_next_block(struct sbt_reader *s)
 				                 (unsigned long long)s->block, n, raw_len);
 			if ((err = grow((void **)&s->raw, &s->raw_cap, raw_len ? raw_len : 1, 1)) <
 			        0 ||
-			    (err = grow((void **)&s->recs, &s->rec_cap, n, sizeof(*s->recs))) < 0)
+			    (err = sbt_columns(s, n)) < 0)
 				return err;
 			got = ZSTD_decompressDCtx(s->dctx, s->raw, raw_len, payload + 12, len - 12);
 			if (ZSTD_isError(got) || got != raw_len)
@@ -361,6 +394,44 @@ static int sbt_next_block(struct sbt_reader *s)
 	}
 }
 
+/* The next k records of the decoded block, whole (fields the block lacks are 0). */
+static void sbt_assemble(struct sbt_reader *s, struct sb_trace_record *out, size_t k)
+{
+	const size_t q0 = s->pos;
+
+	if (!s->fields) {
+		for (size_t j = 0; j < k; j++) {
+			struct sb_trace_record *o = &out[j];
+			const size_t q = q0 + j;
+
+			*o = (struct sb_trace_record){.time = s->time[q],
+			                              .addr = s->addr[q],
+			                              .size = s->size[q],
+			                              .subpart = s->subpart[q],
+			                              .kind = s->kc[q] & 0xf,
+			                              .cache = s->kc[q] >> 4};
+		}
+		return;
+	}
+	for (size_t j = 0; j < k; j++) {
+		struct sb_trace_record *o = &out[j];
+		const size_t q = q0 + j;
+
+		*o = (struct sb_trace_record){
+		    .time = s->time[q],
+		    .addr = s->addr[q],
+		    .pc = s->fields & SB_FIELD_PC ? s->pc[q] : 0,
+		    .size = s->size[q],
+		    .unit = s->fields & SB_FIELD_UNIT ? s->unit[q] : 0,
+		    .sample = s->fields & SB_FIELD_SAMPLE ? s->sample[q] : 0,
+		    .latency = s->fields & SB_FIELD_LATENCY ? s->latency[q] : 0,
+		    .group = s->fields & SB_FIELD_GROUP ? s->group[q] : 0,
+		    .subpart = s->subpart[q],
+		    .kind = s->kc[q] & 0xf,
+		    .cache = s->kc[q] >> 4};
+	}
+}
+
 static int sbt_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max)
 {
 	struct sbt_reader *s = (struct sbt_reader *)r;
@@ -380,7 +451,7 @@ static int sbt_read(struct sb_trace_reader *r, struct sb_trace_record *recs, siz
 
 		if (k > max - out)
 			k = max - out;
-		memcpy(recs + out, s->recs + s->pos, k * sizeof(*recs));
+		sbt_assemble(s, recs + out, k);
 		s->pos += k;
 		out += k;
 	}
@@ -396,7 +467,16 @@ static void sbt_free(struct sb_trace_reader *r)
 	ZSTD_freeDCtx(s->dctx);
 	free(s->comp);
 	free(s->raw);
-	free(s->recs);
+	free(s->time);
+	free(s->addr);
+	free(s->pc);
+	free(s->size);
+	free(s->unit);
+	free(s->sample);
+	free(s->latency);
+	free(s->group);
+	free(s->subpart);
+	free(s->kc);
 	free(s);
 }
 
