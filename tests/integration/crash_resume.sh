@@ -11,8 +11,11 @@ fail() { echo "crash_resume: FAIL: $*" >&2; exit 1; }
 
 cat > "$work/c.yaml" <<'YAML'
 name: crash
-durations: {bandwidth_s: 2}
-sample_interval_ms: 10
+# Every request simulated (no fast-forward) so that a point takes a noticeable wall time and
+# the kill lands mid-campaign.
+fast_forward: false
+durations: {bandwidth_s: 0.02}
+sample_interval_ms: 0.1
 sweep:
   type: [ro, wo, rw]
   size: [64, 128]
@@ -62,7 +65,7 @@ sqlite3 "$work/whole.db" "$q" >"$work/b"
 cmp -s "$work/a" "$work/b" || fail "resumed results differ from an uninterrupted run: $(diff "$work/a" "$work/b" | head -5)"
 
 # A changed file is refused for resume, and nothing runs.
-sed -i 's/bandwidth_s: 2/bandwidth_s: 3/' "$work/c.yaml"
+sed -i 's/bandwidth_s: 0.02/bandwidth_s: 0.03/' "$work/c.yaml"
 if "$exe" run "$work/c.yaml" --db "$db" --resume >"$work/out" 2>&1; then
 	fail "a changed file was resumed"
 fi
