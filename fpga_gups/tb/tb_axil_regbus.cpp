@@ -45,8 +45,8 @@ struct Bench {
 	uint64_t cyc = 0;
 	Phase ph{3, 60, 60};
 	/* the master's transactions */
-	std::vector<Wr> wr;          /* AW i is paired with W i */
-	std::vector<uint32_t> rd;    /* AR addresses */
+	std::vector<Wr> wr;       /* AW i is paired with W i */
+	std::vector<uint32_t> rd; /* AR addresses */
 	Chan aw, w, ar;
 	size_t aw_done = 0, w_done = 0, ar_done = 0;
 	/* the register bus side */
@@ -63,7 +63,9 @@ struct Bench {
 	bool bvalid_p = false, rvalid_p = false, bready_p = false, rready_p = false;
 	uint32_t rdata_p = 0;
 
-	explicit Bench(uint64_t seed) : top(new Vsb_axil_regbus), rng(seed) {}
+	explicit Bench(uint64_t seed) : top(new Vsb_axil_regbus), rng(seed)
+	{
+	}
 
 	void chan_drive(Chan &c, size_t n)
 	{
@@ -120,9 +122,11 @@ struct Bench {
 		bool r_hs = top->s_axil_rvalid && top->s_axil_rready;
 		if (r_hs) {
 			if (r_count < rd_given.size())
-				TB_EQ(top->s_axil_rdata, rd_given[r_count], "R data of the k-th read");
+				TB_EQ(top->s_axil_rdata, rd_given[r_count],
+				      "R data of the k-th read");
 			else
-				fail("R beat %zu before its read reached the register bus", r_count);
+				fail("R beat %zu before its read reached the register bus",
+				     r_count);
 			r_count++;
 		}
 		if (b_hs)
@@ -161,10 +165,11 @@ struct Bench {
 		if (top->reg_wr_en || top->reg_rd_en) {
 			if (have_strobe)
 				TB_CHECK(cyc - last_strobe >= (last_was_rd ? 4u : 2u),
-				         "strobe %" PRIu64 " cycles after a %s strobe", cyc - last_strobe,
-				         last_was_rd ? "read" : "write");
+				         "strobe %" PRIu64 " cycles after a %s strobe",
+				         cyc - last_strobe, last_was_rd ? "read" : "write");
 			if (have_strobe)
-				min_gap[last_was_rd] = std::min(min_gap[last_was_rd], cyc - last_strobe);
+				min_gap[last_was_rd] =
+				    std::min(min_gap[last_was_rd], cyc - last_strobe);
 			if (have_strobe && wr_waiting && rd_waiting) {
 				both_waiting++;
 				TB_CHECK(top->reg_rd_en != last_was_rd,
@@ -185,7 +190,8 @@ struct Bench {
 				uint32_t &m = mem[top->reg_addr];
 				for (int i = 0; i < 4; i++)
 					if (top->reg_wr_strb >> i & 1)
-						m = (m & ~(0xFFu << 8 * i)) | (top->reg_wr_data & 0xFFu << 8 * i);
+						m = (m & ~(0xFFu << 8 * i)) |
+						    (top->reg_wr_data & 0xFFu << 8 * i);
 			}
 			wr_strobes++;
 		}

@@ -102,8 +102,9 @@ int main(int argc, char **argv)
 	top->eval();
 	TB_EQ(top->m_valid, 0, "empty after draining");
 	TB_EQ(top->count, 0, "count 0 after draining");
-	printf("fifo: %" PRIu64 " pushed, %" PRIu64 " popped, %" PRIu64 " refused when full, %" PRIu64
-	       " full / %" PRIu64 " empty cycles, %" PRIu64 " clears\n",
+	printf("fifo: %" PRIu64 " pushed, %" PRIu64 " popped, %" PRIu64
+	       " refused when full, %" PRIu64 " full / %" PRIu64 " empty cycles, %" PRIu64
+	       " clears\n",
 	       pushed, popped, refused_full, full_cycles, empty_cycles, clears);
 	TB_CHECK(full_cycles > 500 && empty_cycles > 500 && refused_full > 100 && clears > 0,
 	         "the phases reached full, empty and clear");

@@ -135,7 +135,8 @@ struct Bench {
 		if (lf >= 0)
 			TB_EQ(top->alloc_tag, lf, "alloc_tag == lowest free tag");
 		bool rheld = held && held_tag == rtag; /* a stray response for the held tag */
-		TB_EQ(top->lookup_busy, st[rtag] == BUSY && !rheld, "lookup_busy (not the held tag)");
+		TB_EQ(top->lookup_busy, st[rtag] == BUSY && !rheld,
+		      "lookup_busy (not the held tag)");
 		TB_EQ(top->lookup_lost, st[rtag] == LOST, "lookup_lost");
 		if (st[rtag] != FREE)
 			TB_EQ(top->lookup_info, info[rtag], "lookup_info");
@@ -265,7 +266,8 @@ int main(int argc, char **argv)
 		b.lat_max = 400; /* slower: the pool runs out */
 		b.run(15000);
 		printf("tagpool recycle: %" PRIu64 " allocations, %" PRIu64 " released, %" PRIu64
-		       " lost, peak %" PRIu64 " in use, %" PRIu64 " stray responses to the held tag\n",
+		       " lost, peak %" PRIu64 " in use, %" PRIu64
+		       " stray responses to the held tag\n",
 		       b.allocs, b.releases, b.lost, b.max_in_use, b.stray_held);
 		TB_CHECK(b.lost > 20 && b.max_in_use == NT && b.stray_held > 0,
 		         "lost tags recycled, pool exhausted, stray responses");

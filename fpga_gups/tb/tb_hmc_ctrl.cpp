@@ -40,7 +40,10 @@ struct Model {
 		link_up_d = link_up;
 	}
 
-	static unsigned used() { return (1u << LINKS) - 1; }
+	static unsigned used()
+	{
+		return (1u << LINKS) - 1;
+	}
 
 	bool ready(unsigned link_up) const
 	{
@@ -60,18 +63,30 @@ struct Model {
 	uint32_t read(uint32_t a, unsigned link_up) const
 	{
 		switch (a) {
-		case SB_BLK_TYPE: return SB_BLK_HMC_CTRL_TYPE;
-		case SB_BLK_VERSION: return SB_BLK_HMC_CTRL_VERSION;
-		case SB_BLK_NEXT: return NEXT;
-		case SB_HMC_CTRL_STATUS: return status(link_up);
-		case SB_HMC_CTRL_LINK_STATUS: return link_up & used();
-		case SB_HMC_CTRL_ADDR_MODE: return SB_FIELD_PREP(SB_HMC_CTRL_ADDR_MODE_BLOCK, addr_mode);
-		case SB_HMC_CTRL_FLOW_THRESHOLD: return flow;
-		case SB_HMC_CTRL_CRC_ERRORS: return crc;
-		case SB_HMC_CTRL_LINK_RETRIES: return retries;
-		case SB_HMC_CTRL_ERROR_RESPONSES: return err_rsp;
-		case SB_HMC_CTRL_THERMAL_EVENTS: return thermal_events;
-		default: return 0; /* control, reset and holes */
+		case SB_BLK_TYPE:
+			return SB_BLK_HMC_CTRL_TYPE;
+		case SB_BLK_VERSION:
+			return SB_BLK_HMC_CTRL_VERSION;
+		case SB_BLK_NEXT:
+			return NEXT;
+		case SB_HMC_CTRL_STATUS:
+			return status(link_up);
+		case SB_HMC_CTRL_LINK_STATUS:
+			return link_up & used();
+		case SB_HMC_CTRL_ADDR_MODE:
+			return SB_FIELD_PREP(SB_HMC_CTRL_ADDR_MODE_BLOCK, addr_mode);
+		case SB_HMC_CTRL_FLOW_THRESHOLD:
+			return flow;
+		case SB_HMC_CTRL_CRC_ERRORS:
+			return crc;
+		case SB_HMC_CTRL_LINK_RETRIES:
+			return retries;
+		case SB_HMC_CTRL_ERROR_RESPONSES:
+			return err_rsp;
+		case SB_HMC_CTRL_THERMAL_EVENTS:
+			return thermal_events;
+		default:
+			return 0; /* control, reset and holes */
 		}
 	}
 
@@ -150,7 +165,9 @@ struct Bench {
 	bool init_done = false, crc = false, retry = false;
 	uint64_t n_init = 0, n_cube = 0, n_xcvr = 0, n_ports = 0, n_thermal = 0, n_link_err = 0;
 
-	explicit Bench(uint64_t seed) : top(new Vsb_hmc_ctrl), rng(seed) {}
+	explicit Bench(uint64_t seed) : top(new Vsb_hmc_ctrl), rng(seed)
+	{
+	}
 
 	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
 	{
@@ -162,7 +179,10 @@ struct Bench {
 		strb = st;
 	}
 
-	uint32_t rd_data() const { return top->reg_rd_data; }
+	uint32_t rd_data() const
+	{
+		return top->reg_rd_data;
+	}
 
 	void step()
 	{
@@ -177,7 +197,8 @@ struct Bench {
 				for (unsigned i = 0; i < K; i++)
 					if (rng.chance(25)) {
 						err_bits |= 1u << i;
-						es[i] = rng.chance(30) ? THERMAL : rng.range(1, 127);
+						es[i] =
+						    rng.chance(30) ? THERMAL : rng.range(1, 127);
 					}
 		}
 		top->reg_sel = sel;
@@ -200,7 +221,8 @@ struct Bench {
 		top->eval();
 		top->clk = 1;
 		top->eval();
-		m.edge(sel, addr, wr, rdn, data, strb, link_up, init_done, crc, retry, err_bits, es);
+		m.edge(sel, addr, wr, rdn, data, strb, link_up, init_done, crc, retry, err_bits,
+		       es);
 		cyc++;
 		char what[96];
 		snprintf(what, sizeof(what), "cycle %" PRIu64 ": reg_rd_data", cyc);
@@ -241,11 +263,18 @@ struct Bench {
 /* A random access of the causes phase. */
 static void random_access(Bench &b)
 {
-	static const uint32_t regs[] = {
-	    SB_HMC_CTRL_CONTROL,        SB_HMC_CTRL_RESET,        SB_HMC_CTRL_STATUS,
-	    SB_HMC_CTRL_LINK_STATUS,    SB_HMC_CTRL_ADDR_MODE,    SB_HMC_CTRL_FLOW_THRESHOLD,
-	    SB_HMC_CTRL_CRC_ERRORS,     SB_HMC_CTRL_LINK_RETRIES, SB_HMC_CTRL_ERROR_RESPONSES,
-	    SB_HMC_CTRL_THERMAL_EVENTS, SB_BLK_NEXT,              0x7C /* hole */};
+	static const uint32_t regs[] = {SB_HMC_CTRL_CONTROL,
+	                                SB_HMC_CTRL_RESET,
+	                                SB_HMC_CTRL_STATUS,
+	                                SB_HMC_CTRL_LINK_STATUS,
+	                                SB_HMC_CTRL_ADDR_MODE,
+	                                SB_HMC_CTRL_FLOW_THRESHOLD,
+	                                SB_HMC_CTRL_CRC_ERRORS,
+	                                SB_HMC_CTRL_LINK_RETRIES,
+	                                SB_HMC_CTRL_ERROR_RESPONSES,
+	                                SB_HMC_CTRL_THERMAL_EVENTS,
+	                                SB_BLK_NEXT,
+	                                0x7C /* hole */};
 	uint32_t a = regs[b.rng.range(0, sizeof(regs) / sizeof(regs[0]) - 1)];
 	unsigned kind = b.rng.range(0, 9);
 
@@ -297,8 +326,8 @@ int main(int argc, char **argv)
 		       b.m.err_rsp);
 		TB_CHECK(b.n_init > 10 && b.n_cube > 10 && b.n_xcvr > 10 && b.n_ports > 10 &&
 		             b.n_thermal > 10 && b.m.thermal_events > 10,
-		         "every cause occurred (init %" PRIu64 ", cube %" PRIu64 ", thermal %" PRIu64
-		         ")",
+		         "every cause occurred (init %" PRIu64 ", cube %" PRIu64
+		         ", thermal %" PRIu64 ")",
 		         b.n_init, b.n_cube, b.n_thermal);
 	}
 
@@ -315,8 +344,10 @@ int main(int argc, char **argv)
 		TB_EQ(b.top->ev_link_error, 1, "link-error event pulse");
 		b.err_bits = 0;
 		uint32_t st = reg_read(b, SB_HMC_CTRL_STATUS);
-		TB_EQ(st, SB_HMC_CTRL_STATUS_READY_MASK | SB_HMC_CTRL_STATUS_THERMAL_FAIL_MASK |
-		              SB_HMC_CTRL_STATUS_ERROR_MASK | SB_FIELD_PREP(SB_HMC_CTRL_STATUS_ERRSTAT, 0x21),
+		TB_EQ(st,
+		      SB_HMC_CTRL_STATUS_READY_MASK | SB_HMC_CTRL_STATUS_THERMAL_FAIL_MASK |
+		          SB_HMC_CTRL_STATUS_ERROR_MASK |
+		          SB_FIELD_PREP(SB_HMC_CTRL_STATUS_ERRSTAT, 0x21),
 		      "status after thermal + error (errstat of source 3)");
 		TB_EQ(reg_read(b, SB_HMC_CTRL_ERROR_RESPONSES), 2, "two error responses");
 		TB_EQ(reg_read(b, SB_HMC_CTRL_THERMAL_EVENTS), 1, "one thermal event");
@@ -325,9 +356,11 @@ int main(int argc, char **argv)
 		      "cube reset: flags cleared, in reset, not ready");
 		reg_write(b, SB_HMC_CTRL_CONTROL, SB_HMC_CTRL_CONTROL_INIT_MASK);
 		TB_EQ(reg_read(b, SB_HMC_CTRL_STATUS),
-		      SB_HMC_CTRL_STATUS_IN_RESET_MASK | SB_HMC_CTRL_STATUS_INIT_BUSY_MASK, "init busy");
+		      SB_HMC_CTRL_STATUS_IN_RESET_MASK | SB_HMC_CTRL_STATUS_INIT_BUSY_MASK,
+		      "init busy");
 		TB_EQ(reg_read(b, SB_HMC_CTRL_CONTROL), 0, "control.init reads 0");
-		TB_EQ(reg_read(b, SB_HMC_CTRL_THERMAL_EVENTS), 1, "thermal_events kept by cube reset");
+		TB_EQ(reg_read(b, SB_HMC_CTRL_THERMAL_EVENTS), 1,
+		      "thermal_events kept by cube reset");
 		b.init_done = true;
 		b.step();
 		b.init_done = false;

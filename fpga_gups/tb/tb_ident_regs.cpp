@@ -28,7 +28,9 @@ struct Bench {
 	uint32_t addr = 0, data = 0, strb = 0;
 	uint64_t count = 0; /* the model of board.cycles */
 
-	explicit Bench(uint64_t seed) : top(new Vsb_ident_regs), rng(seed) {}
+	explicit Bench(uint64_t seed) : top(new Vsb_ident_regs), rng(seed)
+	{
+	}
 
 	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
 	{
@@ -40,7 +42,10 @@ struct Bench {
 		strb = st;
 	}
 
-	uint32_t rd_data() const { return top->reg_rd_data; }
+	uint32_t rd_data() const
+	{
+		return top->reg_rd_data;
+	}
 
 	void step()
 	{
@@ -95,7 +100,8 @@ int main(int argc, char **argv)
 	rb.reset["user_clock_hz"] = TB_USER_CLOCK_HZ;
 	rb.reset["cube_config"] = TB_CUBE_CONFIG;
 	rb.reset["serial"] = TB_SERIAL;
-	rb.reset["features"] = SB_BOARD_FEATURES_RESET & ~SB_BOARD_FEATURES_DMA_MASK; /* HAS_DMA 0 */
+	rb.reset["features"] =
+	    SB_BOARD_FEATURES_RESET & ~SB_BOARD_FEATURES_DMA_MASK; /* HAS_DMA 0 */
 	b.blk = FW_ID;
 	check_block_access(b, fw, rf, 2);
 	check_deselected(b, fw, rf);

@@ -27,11 +27,13 @@ struct Bench {
 	uint64_t cyc = 0;
 	bool sel = false, wr = false, rdn = false;
 	uint32_t addr = 0, data = 0, strb = 0;
-	unsigned event_pct = 0;      /* chance per cycle and event input */
+	unsigned event_pct = 0;        /* chance per cycle and event input */
 	uint32_t status = 0, mask = 0; /* the model */
 	uint64_t raised = 0, cleared_by_write = 0, irq_cycles = 0;
 
-	explicit Bench(uint64_t seed) : top(new Vsb_irq_regs), rng(seed) {}
+	explicit Bench(uint64_t seed) : top(new Vsb_irq_regs), rng(seed)
+	{
+	}
 
 	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
 	{
@@ -43,18 +45,28 @@ struct Bench {
 		strb = st;
 	}
 
-	uint32_t rd_data() const { return top->reg_rd_data; }
+	uint32_t rd_data() const
+	{
+		return top->reg_rd_data;
+	}
 
 	uint32_t model_read(uint32_t a) const
 	{
 		switch (a) {
-		case SB_BLK_TYPE: return SB_BLK_IRQ_TYPE;
-		case SB_BLK_VERSION: return SB_BLK_IRQ_VERSION;
-		case SB_BLK_NEXT: return NEXT;
-		case SB_IRQ_STATUS: return status;
-		case SB_IRQ_MASK: return mask;
-		case SB_IRQ_PENDING: return status & mask;
-		default: return 0;
+		case SB_BLK_TYPE:
+			return SB_BLK_IRQ_TYPE;
+		case SB_BLK_VERSION:
+			return SB_BLK_IRQ_VERSION;
+		case SB_BLK_NEXT:
+			return NEXT;
+		case SB_IRQ_STATUS:
+			return status;
+		case SB_IRQ_MASK:
+			return mask;
+		case SB_IRQ_PENDING:
+			return status & mask;
+		default:
+			return 0;
 		}
 	}
 
@@ -145,7 +157,8 @@ int main(int argc, char **argv)
 			TB_EQ(reg_read(b, SB_IRQ_PENDING), 0, "masked out: not pending");
 			TB_EQ(b.top->irq, 0, "masked out: no irq");
 			reg_write(b, SB_IRQ_STATUS, left, 0xE); /* byte 0 not strobed: no clear */
-			TB_EQ(reg_read(b, SB_IRQ_STATUS), left, "clear without byte 0 strobed ignored");
+			TB_EQ(reg_read(b, SB_IRQ_STATUS), left,
+			      "clear without byte 0 strobed ignored");
 			reg_write(b, SB_IRQ_STATUS, left, 0x1);
 			TB_EQ(reg_read(b, SB_IRQ_STATUS), 0, "cleared");
 			reg_write(b, SB_IRQ_MASK, EVENTS);
@@ -155,8 +168,8 @@ int main(int argc, char **argv)
 		/* Random events and traffic against the model. */
 		Bench b(seed + 2);
 		b.reset();
-		static const uint32_t regs[] = {SB_IRQ_STATUS, SB_IRQ_MASK, SB_IRQ_PENDING, SB_BLK_TYPE,
-		                                0x18};
+		static const uint32_t regs[] = {SB_IRQ_STATUS, SB_IRQ_MASK, SB_IRQ_PENDING,
+		                                SB_BLK_TYPE, 0x18};
 		for (int i = 0; i < 20000; i++) {
 			b.event_pct = b.rng.chance(50) ? 0 : b.rng.range(1, 20);
 			uint32_t a = regs[b.rng.range(0, 4)];

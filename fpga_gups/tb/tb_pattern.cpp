@@ -29,8 +29,10 @@ int main(int argc, char **argv)
 		top->eval();
 		for (unsigned w = 0; w < 4; w++)
 			if (top->data[w] != sb_pattern_word(s, addr, beat, w)) {
-				fail("seed 0x%08x addr 0x%09" PRIx64 " beat %u word %u: 0x%08x, C gives 0x%08x",
-				     s, addr, beat, w, top->data[w], sb_pattern_word(s, addr, beat, w));
+				fail("seed 0x%08x addr 0x%09" PRIx64
+				     " beat %u word %u: 0x%08x, C gives 0x%08x",
+				     s, addr, beat, w, top->data[w],
+				     sb_pattern_word(s, addr, beat, w));
 				return;
 			}
 		n++;

@@ -23,7 +23,8 @@ extern "C" {
 #include "sb_regmap_table.c"
 }
 
-namespace tb {
+namespace tb
+{
 
 inline const struct sb_regmap_block *find_block(const char *name)
 {
@@ -95,10 +96,10 @@ template <class B> uint32_t reg_read(B &b, uint32_t off)
 
 /* What a block's access check needs beyond the table. */
 struct BlockRules {
-	uint32_t next = 0;                         /* NEXT header word */
-	std::set<std::string> volatile_regs;       /* values change by themselves: not compared */
-	std::map<std::string, uint64_t> reset;     /* reset values that differ from the map's */
-	std::map<std::string, uint32_t> avoid;     /* bits never written as 1 (side effects) */
+	uint32_t next = 0;                     /* NEXT header word */
+	std::set<std::string> volatile_regs;   /* values change by themselves: not compared */
+	std::map<std::string, uint64_t> reset; /* reset values that differ from the map's */
+	std::map<std::string, uint32_t> avoid; /* bits never written as 1 (side effects) */
 };
 
 /* Every register word of a block: (register, element, word, byte offset). */
@@ -154,8 +155,8 @@ void check_block_access(B &b, const struct sb_regmap_block *blk, const BlockRule
 		covered.insert(rw.off);
 		if (rules.volatile_regs.count(rw.reg->name))
 			continue;
-		snprintf(what, sizeof(what), "%s.%s[%u] word %u reset value", blk->name, rw.reg->name,
-		         rw.elem, rw.word);
+		snprintf(what, sizeof(what), "%s.%s[%u] word %u reset value", blk->name,
+		         rw.reg->name, rw.elem, rw.word);
 		TB_EQ(reg_read(b, rw.off), reset_word(rw, rules), what);
 	}
 	std::vector<uint32_t> holes;
@@ -173,7 +174,8 @@ void check_block_access(B &b, const struct sb_regmap_block *blk, const BlockRule
 				continue;
 			unsigned w = rw.word;
 			auto av = rules.avoid.find(rw.reg->name);
-			uint32_t avoid = rw.reg->pulse_mask[w] | (av != rules.avoid.end() ? av->second : 0);
+			uint32_t avoid =
+			    rw.reg->pulse_mask[w] | (av != rules.avoid.end() ? av->second : 0);
 			uint32_t before = reg_read(b, rw.off);
 			uint32_t v = (uint32_t)b.rng.u64() & ~avoid;
 			uint32_t strb = rand_strb(b.rng);
@@ -184,8 +186,8 @@ void check_block_access(B &b, const struct sb_regmap_block *blk, const BlockRule
 				expect = 0;
 			reg_write(b, rw.off, v, strb);
 			snprintf(what, sizeof(what),
-			         "%s.%s[%u] word %u: write 0x%08x strobes 0x%x over 0x%08x", blk->name,
-			         rw.reg->name, rw.elem, w, v, strb, before);
+			         "%s.%s[%u] word %u: write 0x%08x strobes 0x%x over 0x%08x",
+			         blk->name, rw.reg->name, rw.elem, w, v, strb, before);
 			TB_EQ(reg_read(b, rw.off), expect, what);
 		}
 		for (int i = 0; i < 8 && !holes.empty(); i++) {

@@ -101,8 +101,9 @@ int main(int argc, char **argv)
 						waited[i]++;
 						worst = std::max(worst, waited[i]);
 						TB_CHECK(waited[i] <= N - 1,
-						         "requester %u waited for %" PRIu64 " other grants", i,
-						         waited[i]);
+						         "requester %u waited for %" PRIu64
+						         " other grants",
+						         i, waited[i]);
 					}
 				waited[g] = 0;
 			}
@@ -122,8 +123,8 @@ int main(int argc, char **argv)
 				per[g]++;
 		}
 		for (unsigned i = 0; i < N; i++)
-			TB_CHECK(per[i] > b.grants / N / 2, "requester %u served %" PRIu64 " times", i,
-			         per[i]);
+			TB_CHECK(per[i] > b.grants / N / 2, "requester %u served %" PRIu64 " times",
+			         i, per[i]);
 	}
 	return finish("tb_rr_arbiter");
 }

@@ -34,7 +34,10 @@ struct Entry {
 	uint64_t addr;
 	bool write;
 	unsigned flits; /* as written, 0..15 */
-	unsigned eff() const { return flits == 0 ? 1 : flits > 8 ? 8 : flits; }
+	unsigned eff() const
+	{
+		return flits == 0 ? 1 : flits > 8 ? 8 : flits;
+	}
 };
 
 /* One response beat as the stream saw it. */
@@ -55,13 +58,15 @@ struct Bench {
 	/* ports: idle a while after the claim */
 	unsigned busy_left[NP] = {0};
 	bool claimed_p[NP] = {false};
-	bool idle_seen = false;        /* the claimed port was idle in a claim cycle */
-	std::vector<RspBeat> beats;    /* every response beat */
-	unsigned corrupt_pct = 0;      /* chance that a read response beat is corrupted */
+	bool idle_seen = false;     /* the claimed port was idle in a claim cycle */
+	std::vector<RspBeat> beats; /* every response beat */
+	unsigned corrupt_pct = 0;   /* chance that a read response beat is corrupted */
 	uint64_t group_done = 0, rsp_err = 0;
 	bool ports_reset = false;
 
-	Bench(uint64_t seed, ResponderCfg rc) : top(new Vsb_stream), rng(seed), resp(rng, rc) {}
+	Bench(uint64_t seed, ResponderCfg rc) : top(new Vsb_stream), rng(seed), resp(rng, rc)
+	{
+	}
 
 	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
 	{
@@ -73,7 +78,10 @@ struct Bench {
 		strb = st;
 	}
 
-	uint32_t rd_data() const { return top->reg_rd_data; }
+	uint32_t rd_data() const
+	{
+		return top->reg_rd_data;
+	}
 
 	void step()
 	{
@@ -172,7 +180,8 @@ struct Bench {
 	void go(unsigned count, unsigned port, bool integrity)
 	{
 		reg_write(*this, SB_STREAM_CONTROL,
-		          SB_STREAM_CONTROL_GO_MASK | SB_FIELD_PREP(SB_STREAM_CONTROL_COUNT, count) |
+		          SB_STREAM_CONTROL_GO_MASK |
+		              SB_FIELD_PREP(SB_STREAM_CONTROL_COUNT, count) |
 		              SB_FIELD_PREP(SB_STREAM_CONTROL_PORT, port) |
 		              SB_FIELD_PREP(SB_STREAM_CONTROL_INTEGRITY, integrity));
 	}
@@ -242,7 +251,8 @@ static void group(Bench &b, unsigned count, unsigned port, bool integrity, uint3
 				es = x.errstat;
 			if (integrity && !ent[i].write)
 				for (unsigned w = 0; w < 4; w++)
-					mismatch |= x.data.w[w] != sb_pattern_word(seed, ent[i].addr, got, w);
+					mismatch |= x.data.w[w] !=
+					            sb_pattern_word(seed, ent[i].addr, got, w);
 			if (++got == need)
 				last_beat = std::max(last_beat, x.cycle);
 		}
@@ -255,7 +265,8 @@ static void group(Bench &b, unsigned count, unsigned port, bool integrity, uint3
 		                  SB_FIELD_PREP(SB_STREAM_ENTRY_CMD_ERROR, es != 0) |
 		                  SB_FIELD_PREP(SB_STREAM_ENTRY_CMD_MISMATCH, mismatch) |
 		                  SB_FIELD_PREP(SB_STREAM_ENTRY_CMD_ERRSTAT, es);
-		snprintf(what, sizeof(what), "entry %u: cmd word (done, error, mismatch, errstat)", i);
+		snprintf(what, sizeof(what), "entry %u: cmd word (done, error, mismatch, errstat)",
+		         i);
 		TB_EQ(c, expect, what);
 		snprintf(what, sizeof(what), "entry %u: latency", i);
 		TB_EQ(reg_read(b, SB_STREAM_ENTRY_LATENCY(i)), first - cmds[i].cycle, what);
@@ -264,9 +275,10 @@ static void group(Bench &b, unsigned count, unsigned port, bool integrity, uint3
 		any_err |= es != 0;
 	}
 	uint32_t st = reg_read(b, SB_STREAM_STATUS);
-	TB_EQ(st, SB_STREAM_STATUS_DONE_MASK | SB_FIELD_PREP(SB_STREAM_STATUS_ERROR, any_err) |
-	              SB_FIELD_PREP(SB_STREAM_STATUS_COMPLETED, completed) |
-	              SB_FIELD_PREP(SB_STREAM_STATUS_MISMATCHES, mism),
+	TB_EQ(st,
+	      SB_STREAM_STATUS_DONE_MASK | SB_FIELD_PREP(SB_STREAM_STATUS_ERROR, any_err) |
+	          SB_FIELD_PREP(SB_STREAM_STATUS_COMPLETED, completed) |
+	          SB_FIELD_PREP(SB_STREAM_STATUS_MISMATCHES, mism),
 	      "status (done, error, completed, mismatches)");
 	if (!cmds.empty())
 		TB_EQ(reg_read(b, SB_STREAM_TOTAL_CYCLES), last_beat - cmds[0].cycle,
@@ -282,7 +294,9 @@ static void group(Bench &b, unsigned count, unsigned port, bool integrity, uint3
 				Beat m = b.resp.mem[(ent[i].addr >> 4) + k];
 				for (unsigned w = 0; w < 4; w++)
 					if (m.w[w] != sb_pattern_word(seed, ent[i].addr, k, w)) {
-						fail("entry %u beat %u: written data differs from the pattern", i, k);
+						fail("entry %u beat %u: written data differs from "
+						     "the pattern",
+						     i, k);
 						k = 8;
 						break;
 					}
@@ -300,7 +314,8 @@ static std::vector<Entry> random_entries(Rng &rng, std::vector<uint64_t> &writte
 		if (!e.write && !written.empty() && rng.chance(70))
 			e.addr = written[rng.range(0, (uint32_t)written.size() - 1)];
 		else
-			e.addr = (rng.chance(10) ? 0x3FFFFF000ull : 0) | (rng.u64() & 0x3FFFFF80ull);
+			e.addr =
+			    (rng.chance(10) ? 0x3FFFFF000ull : 0) | (rng.u64() & 0x3FFFFF80ull);
 		if (e.write)
 			written.push_back(e.addr);
 		v.push_back(e);
@@ -336,13 +351,15 @@ int main(int argc, char **argv)
 			unsigned count = g % 10 == 0 ? (g % 20 ? 0 : 31) : b.rng.range(1, NE);
 			b.corrupt_pct = g % 3 == 0 ? 10 : 0;
 			/* one seed for every group, so earlier writes keep matching */
-			group(b, count, b.rng.range(0, NP - 1), g % 4 != 3, 0xC0DE0000u + (uint32_t)seed,
-			      ent, false);
-			mism_total += (reg_read(b, SB_STREAM_STATUS) & SB_STREAM_STATUS_MISMATCHES_MASK) >>
-			              SB_STREAM_STATUS_MISMATCHES_SHIFT;
+			group(b, count, b.rng.range(0, NP - 1), g % 4 != 3,
+			      0xC0DE0000u + (uint32_t)seed, ent, false);
+			mism_total +=
+			    (reg_read(b, SB_STREAM_STATUS) & SB_STREAM_STATUS_MISMATCHES_MASK) >>
+			    SB_STREAM_STATUS_MISMATCHES_SHIFT;
 		}
-		printf("stream: 40 groups, %zu requests, %zu response beats, %u mismatches counted\n",
-		       b.resp.log.size(), b.beats.size(), mism_total);
+		printf(
+		    "stream: 40 groups, %zu requests, %zu response beats, %u mismatches counted\n",
+		    b.resp.log.size(), b.beats.size(), mism_total);
 		TB_CHECK(mism_total > 10, "mismatches occurred");
 	}
 	{
@@ -374,8 +391,8 @@ int main(int argc, char **argv)
 		TB_EQ(st, SB_STREAM_STATUS_BUSY_MASK, "busy, nothing completed");
 		for (unsigned i = 0; i < 6; i++) {
 			TB_EQ(reg_read(b, SB_STREAM_ENTRY_LATENCY(i)), 0, "latency 0 in flight");
-			TB_EQ(reg_read(b, SB_STREAM_ENTRY_CMD(i)) & SB_STREAM_ENTRY_CMD_DONE_MASK, 0,
-			      "not done in flight");
+			TB_EQ(reg_read(b, SB_STREAM_ENTRY_CMD(i)) & SB_STREAM_ENTRY_CMD_DONE_MASK,
+			      0, "not done in flight");
 		}
 		b.go(3, 1, false); /* refused */
 		bus_idle(b, 50);
@@ -411,8 +428,8 @@ int main(int argc, char **argv)
 		TB_EQ(b.top->claim, 0, "ports reset: path released");
 		TB_EQ(b.resp.log.size() - log0, offered, "the offered command taken, no other");
 		TB_EQ(b.resp.wq.size(), 0, "every accepted write got its data");
-		TB_EQ(reg_read(b, SB_STREAM_STATUS) & (SB_STREAM_STATUS_BUSY_MASK |
-		                                       SB_STREAM_STATUS_DONE_MASK),
+		TB_EQ(reg_read(b, SB_STREAM_STATUS) &
+		          (SB_STREAM_STATUS_BUSY_MASK | SB_STREAM_STATUS_DONE_MASK),
 		      0, "ports reset: not busy, not done");
 		b.resp.cfg = rc;
 		b.resp.hold_rsp = false;

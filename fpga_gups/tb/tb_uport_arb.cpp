@@ -34,7 +34,7 @@ struct Cmd {
 struct PortModel {
 	bool valid = false;
 	Cmd c{};
-	std::deque<Beat> beats;           /* write beats not yet taken */
+	std::deque<Beat> beats; /* write beats not yet taken */
 	bool wr_valid = false;
 	std::map<unsigned, unsigned> out; /* tag -> response beats still due */
 	uint64_t issued = 0, rsp_beats = 0;
@@ -53,10 +53,10 @@ struct Bench {
 	PortModel port[N];
 	Phase ph{50, 50, 30, 70};
 	uint64_t cyc = 0;
-	unsigned last = N - 1;          /* model: last port taken */
-	std::deque<Cmd> taken;          /* taken, not yet on the link */
+	unsigned last = N - 1;                           /* model: last port taken */
+	std::deque<Cmd> taken;                           /* taken, not yet on the link */
 	std::deque<std::pair<unsigned, Beat>> exp_beats; /* link write beats to come */
-	unsigned route = 0;             /* writes taken whose beats are not all out */
+	unsigned route = 0;               /* writes taken whose beats are not all out */
 	std::deque<unsigned> route_beats; /* beats left per routed write */
 	uint64_t waited[N] = {0}, worst_wait = 0, takes = 0, link_beats = 0;
 	std::vector<unsigned> take_order;
@@ -81,7 +81,9 @@ struct Bench {
 			return;
 		Cmd c;
 		c.port = p;
-		c.cmd = rng.chance(ph.rd_pct) ? CMD_RD : rng.chance(ph.posted_pct) ? CMD_P_WR : CMD_WR;
+		c.cmd = rng.chance(ph.rd_pct)       ? CMD_RD
+		        : rng.chance(ph.posted_pct) ? CMD_P_WR
+		                                    : CMD_WR;
 		c.size = rng.range(1, ph.size_max);
 		c.addr = rng.u64() & 0x3FFFFFFF0ull;
 		c.tag = rng.range(0, (1u << TAGW) - 1);
@@ -119,7 +121,8 @@ struct Bench {
 			set_bits(tag, p * TAGW, TAGW, m.valid ? m.c.tag : rng.range(0, 63));
 			set_bits(addr, p * 34, 34, m.valid ? m.c.addr : rng.u64());
 			for (int w = 0; w < 4; w++)
-				wdata[p * 4 + w] = m.wr_valid ? m.beats.front().w[w] : (uint32_t)rng.u64();
+				wdata[p * 4 + w] =
+				    m.wr_valid ? m.beats.front().w[w] : (uint32_t)rng.u64();
 		}
 		top->s_cmd_valid = cvalid;
 		top->s_cmd = cmd[0];
@@ -162,8 +165,7 @@ struct Bench {
 			if (cvalid >> ((last + k) % N) & 1)
 				rr = (int)((last + k) % N);
 		bool out_free = !top->m_cmd_valid || top->m_cmd_ready;
-		bool can = rr >= 0 && out_free &&
-		           (port[rr].c.cmd == CMD_RD || route < ROUTE_DEPTH);
+		bool can = rr >= 0 && out_free && (port[rr].c.cmd == CMD_RD || route < ROUTE_DEPTH);
 		TB_EQ(tk, can ? 1u << rr : 0u, "the command taken (round robin, when possible)");
 		/* Write data: only the head write's port; the link beat is that port's beat. */
 		unsigned head = route_beats.empty() ? N : exp_beats.front().first;
@@ -172,7 +174,8 @@ struct Bench {
 		TB_EQ(top->m_wr_valid, head < N && port[head].wr_valid, "m_wr_valid");
 		if (top->m_wr_valid)
 			TB_CHECK(pins.wr_data == exp_beats.front().second,
-			         "link beat %" PRIu64 " is not the next beat of the head write (port %u)",
+			         "link beat %" PRIu64
+			         " is not the next beat of the head write (port %u)",
 			         link_beats, head);
 		bool beat_go = top->m_wr_valid && top->m_wr_ready;
 		/* Responses of this cycle, compared at the ports after the edge. */
@@ -307,13 +310,14 @@ int main(int argc, char **argv)
 		TB_EQ(b.take_order.size() - from, 500, "full load: one command per cycle");
 		for (size_t i = from + 1; i < b.take_order.size(); i++)
 			if (b.take_order[i] != (b.take_order[i - 1] + 1) % N) {
-				fail("full load: port %u after port %u", b.take_order[i], b.take_order[i - 1]);
+				fail("full load: port %u after port %u", b.take_order[i],
+				     b.take_order[i - 1]);
 				break;
 			}
 		b.drain();
 	}
-	const Phase phases[] = {{50, 50, 30, 70}, {100, 30, 50, 40}, {20, 60, 20, 100},
-	                        {100, 0, 30, 20}};
+	const Phase phases[] = {
+	    {50, 50, 30, 70}, {100, 30, 50, 40}, {20, 60, 20, 100}, {100, 0, 30, 20}};
 	const unsigned cmd_ready[] = {70, 40, 90, 60};
 	for (int i = 0; i < 4; i++) {
 		ResponderCfg rc;
@@ -333,7 +337,8 @@ int main(int argc, char **argv)
 		       i, b.takes, b.link_beats, rsp, b.worst_wait);
 		TB_CHECK(b.worst_wait <= N - 1, "no starvation");
 		for (unsigned p = 0; p < N; p++)
-			TB_CHECK(b.port[p].issued > 100, "port %u issued %" PRIu64, p, b.port[p].issued);
+			TB_CHECK(b.port[p].issued > 100, "port %u issued %" PRIu64, p,
+			         b.port[p].issued);
 	}
 	return finish("tb_uport_arb");
 }

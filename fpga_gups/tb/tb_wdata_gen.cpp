@@ -66,20 +66,24 @@ int main(int argc, char **argv)
 			top->m_wr_ready = rng.chance(ready_pct);
 			top->clk = 0;
 			top->eval();
-			TB_EQ(top->job_ready, q.size() < DEPTH, "job_ready == fewer than DEPTH jobs");
+			TB_EQ(top->job_ready, q.size() < DEPTH,
+			      "job_ready == fewer than DEPTH jobs");
 			TB_EQ(top->empty, q.empty(), "empty == no job queued");
 			TB_EQ(top->m_wr_valid, !q.empty(), "m_wr_valid while a job has beats");
 			full += q.size() == DEPTH;
 			if (valid_p && !ready_p) {
 				TB_CHECK(top->m_wr_valid, "m_wr_valid dropped while waiting");
 				for (int w = 0; w < 4; w++)
-					TB_EQ(top->m_wr_data[w], data_p[w], "beat changed while waiting");
+					TB_EQ(top->m_wr_data[w], data_p[w],
+					      "beat changed while waiting");
 			}
 			if (!q.empty()) {
 				const Job &j = q.front();
 				for (unsigned w = 0; w < 4; w++)
-					if (top->m_wr_data[w] != sb_pattern_word(j.seed, j.addr, beat, w)) {
-						fail("job %" PRIu64 " addr 0x%09" PRIx64 " beat %u word %u: 0x%08x, C "
+					if (top->m_wr_data[w] !=
+					    sb_pattern_word(j.seed, j.addr, beat, w)) {
+						fail("job %" PRIu64 " addr 0x%09" PRIx64
+						     " beat %u word %u: 0x%08x, C "
 						     "gives 0x%08x",
 						     jobs, j.addr, beat, w, top->m_wr_data[w],
 						     sb_pattern_word(j.seed, j.addr, beat, w));
