@@ -208,14 +208,7 @@ struct Bench {
 
 	void reset()
 	{
-		top->rst = 1;
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		reset_for(*top, 3);
 	}
 
 	/* Run until every queued transaction has its response. */

@@ -28,19 +28,10 @@ int main(int argc, char **argv)
 	uint64_t clears = 0;
 	uint32_t next = 0; /* pushed values: a sequence, so loss or duplication shows */
 
-	auto clock = [&]() {
-		top->clk = 0;
-		top->eval();
-		top->clk = 1;
-		top->eval();
-	};
-	top->rst = 1;
 	top->clear = 0;
 	top->s_valid = 0;
 	top->m_ready = 0;
-	clock();
-	clock();
-	top->rst = 0;
+	reset_for(*top, 2);
 
 	for (int phase = 0; phase < 60; phase++) {
 		unsigned push_pct = rng.range(0, 100), pop_pct = rng.range(0, 100);

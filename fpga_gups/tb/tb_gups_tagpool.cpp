@@ -60,20 +60,13 @@ struct Bench {
 
 	Bench(uint64_t seed, uint32_t now0) : top(new Vsb_gups_tagpool), rng(seed), now(now0)
 	{
-		top->rst = 1;
 		top->clear = 0;
 		top->alloc = 0;
 		top->stamp = 0;
 		top->hold_valid = 0;
 		top->release_tag = 0;
 		top->detect = 0;
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		reset_for(*top, 3);
 		for (unsigned t = 0; t < NT; t++) {
 			st[t] = FREE;
 			info[t] = 0;

@@ -151,13 +151,11 @@ struct Model {
 	}
 };
 
-struct Bench {
+struct Bench : RegBusMaster {
 	std::unique_ptr<Vsb_hmc_ctrl> top;
 	Rng rng;
 	Model m;
 	uint64_t cyc = 0;
-	bool sel = false, wr = false, rdn = false;
-	uint32_t addr = 0, data = 0, strb = 0;
 	/* random controller status and error responses */
 	bool random_inputs = false;
 	/* controller status and error responses of the next step (random_inputs overwrites) */
@@ -167,16 +165,6 @@ struct Bench {
 
 	explicit Bench(uint64_t seed) : top(new Vsb_hmc_ctrl), rng(seed)
 	{
-	}
-
-	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
-	{
-		sel = s;
-		addr = a;
-		wr = w;
-		rdn = r;
-		data = d;
-		strb = st;
 	}
 
 	uint32_t rd_data() const
@@ -201,12 +189,8 @@ struct Bench {
 						    rng.chance(30) ? THERMAL : rng.range(1, 127);
 					}
 		}
+		drive_bus(*top);
 		top->reg_sel = sel;
-		top->reg_addr = addr;
-		top->reg_wr_en = wr;
-		top->reg_rd_en = rdn;
-		top->reg_wr_data = data;
-		top->reg_wr_strb = strb;
 		top->hmc_link_up = link_up;
 		top->hmc_init_done = init_done;
 		top->hmc_crc_error = crc;
@@ -217,10 +201,7 @@ struct Bench {
 			set_bits(esw, i * 7, 7, es[i]);
 		for (int i = 0; i < 3; i++)
 			top->rsp_errstat[i] = esw[i];
-		top->clk = 0;
-		top->eval();
-		top->clk = 1;
-		top->eval();
+		tick(*top);
 		m.edge(sel, addr, wr, rdn, data, strb, link_up, init_done, crc, retry, err_bits,
 		       es);
 		cyc++;
@@ -246,16 +227,10 @@ struct Bench {
 	void reset()
 	{
 		link_up = 3;
-		top->rst = 1;
 		bus(false, 0, false, false, 0, 0);
 		random_inputs = false;
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		drive_bus(*top);
+		reset_for(*top, 3);
 		m.reset(link_up);
 	}
 };

@@ -20,26 +20,14 @@ using namespace tb;
 
 enum { FW_ID = 0, BOARD = 1 };
 
-struct Bench {
+struct Bench : RegBusMaster {
 	std::unique_ptr<Vsb_ident_regs> top;
 	Rng rng;
-	int blk = FW_ID; /* the block reg_read / reg_write address */
-	bool sel = false, wr = false, rdn = false;
-	uint32_t addr = 0, data = 0, strb = 0;
+	int blk = FW_ID;    /* the block reg_read / reg_write address */
 	uint64_t count = 0; /* the model of board.cycles */
 
 	explicit Bench(uint64_t seed) : top(new Vsb_ident_regs), rng(seed)
 	{
-	}
-
-	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
-	{
-		sel = s;
-		addr = a;
-		wr = w;
-		rdn = r;
-		data = d;
-		strb = st;
 	}
 
 	uint32_t rd_data() const
@@ -51,15 +39,8 @@ struct Bench {
 	{
 		top->reg_sel_fw_id = sel && blk == FW_ID;
 		top->reg_sel_board = sel && blk == BOARD;
-		top->reg_addr = addr;
-		top->reg_wr_en = wr;
-		top->reg_rd_en = rdn;
-		top->reg_wr_data = data;
-		top->reg_wr_strb = strb;
-		top->clk = 0;
-		top->eval();
-		top->clk = 1;
-		top->eval();
+		drive_bus(*top);
+		tick(*top);
 		count = top->rst ? 0 : count + 1;
 		TB_EQ(top->cycles, count, "cycles counts every clock");
 		if (!(sel && rdn))
@@ -68,15 +49,9 @@ struct Bench {
 
 	void reset()
 	{
-		top->rst = 1;
 		bus(false, 0, false, false, 0, 0);
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		drive_bus(*top);
+		reset_for(*top, 3);
 		count = 0;
 		TB_EQ(top->cycles, 0, "cycles after reset");
 	}

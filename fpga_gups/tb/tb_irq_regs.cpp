@@ -21,28 +21,16 @@ static const uint32_t EVENTS = SB_IRQ_STATUS_THERMAL_MASK | SB_IRQ_STATUS_TRACE_
                                SB_IRQ_STATUS_PORTS_DONE_MASK | SB_IRQ_STATUS_LINK_ERROR_MASK |
                                SB_IRQ_STATUS_STREAM_DONE_MASK;
 
-struct Bench {
+struct Bench : RegBusMaster {
 	std::unique_ptr<Vsb_irq_regs> top;
 	Rng rng;
 	uint64_t cyc = 0;
-	bool sel = false, wr = false, rdn = false;
-	uint32_t addr = 0, data = 0, strb = 0;
 	unsigned event_pct = 0;        /* chance per cycle and event input */
 	uint32_t status = 0, mask = 0; /* the model */
 	uint64_t raised = 0, cleared_by_write = 0, irq_cycles = 0;
 
 	explicit Bench(uint64_t seed) : top(new Vsb_irq_regs), rng(seed)
 	{
-	}
-
-	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
-	{
-		sel = s;
-		addr = a;
-		wr = w;
-		rdn = r;
-		data = d;
-		strb = st;
 	}
 
 	uint32_t rd_data() const
@@ -81,12 +69,8 @@ struct Bench {
 		top->ev_ports_done = ev >> SB_IRQ_STATUS_PORTS_DONE_SHIFT & 1;
 		top->ev_link_error = ev >> SB_IRQ_STATUS_LINK_ERROR_SHIFT & 1;
 		top->ev_stream_done = ev >> SB_IRQ_STATUS_STREAM_DONE_SHIFT & 1;
+		drive_bus(*top);
 		top->reg_sel = sel;
-		top->reg_addr = addr;
-		top->reg_wr_en = wr;
-		top->reg_rd_en = rdn;
-		top->reg_wr_data = data;
-		top->reg_wr_strb = strb;
 		top->clk = 0;
 		top->eval();
 		TB_EQ(top->irq, (status & mask) != 0, "irq pin == any pending bit");
@@ -109,15 +93,9 @@ struct Bench {
 
 	void reset()
 	{
-		top->rst = 1;
 		bus(false, 0, false, false, 0, 0);
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		drive_bus(*top);
+		reset_for(*top, 3);
 		status = SB_IRQ_STATUS_RESET;
 		mask = SB_IRQ_MASK_RESET;
 	}

@@ -33,11 +33,7 @@ struct Bench {
 		top->now = (uint32_t)cyc;
 		top->clk = 0;
 		top->eval();
-		pins.cmd_valid = top->m_cmd_valid;
-		pins.cmd = top->m_cmd;
-		pins.addr = top->m_cmd_addr;
-		pins.size = top->m_cmd_size;
-		pins.tag = top->m_cmd_tag;
+		cmd_pins(*top, pins);
 		pins.wr_valid = top->m_wr_valid;
 		for (int i = 0; i < 4; i++)
 			pins.wr_data.w[i] = top->m_wr_data[i];

@@ -6,9 +6,8 @@
  * storage (write_mask), self-clearing commands (pulse_mask, read 0) and write-1-to-clear
  * (w1c_mask); write-only registers read 0; holes read 0 and ignore writes.
  *
- * A bench B provides: `Rng rng`, `void step()` (one clock cycle), `void bus(bool sel,
- * uint32_t addr, bool wr, bool rd, uint32_t data, uint32_t strb)` (drive the register bus for
- * the next step) and `uint32_t rd_data()` (reg_rd_data after the step).
+ * A bench B derives from RegBusMaster and provides `Rng rng`, `void step()` (one clock cycle
+ * with the bus signals of RegBusMaster) and `uint32_t rd_data()` (reg_rd_data after the step).
  */
 #ifndef SB_TB_REGS_H
 #define SB_TB_REGS_H
@@ -25,6 +24,32 @@ extern "C" {
 
 namespace tb
 {
+
+/* The register-bus signals a bench drives; `bus()` sets them for the next step. */
+struct RegBusMaster {
+	bool sel = false, wr = false, rdn = false;
+	uint32_t addr = 0, data = 0, strb = 0;
+
+	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
+	{
+		sel = s;
+		addr = a;
+		wr = w;
+		rdn = r;
+		data = d;
+		strb = st;
+	}
+
+	/* Copy to a block's reg_* inputs, all but the select. */
+	template <class V> void drive_bus(V &top) const
+	{
+		top.reg_addr = addr;
+		top.reg_wr_en = wr;
+		top.reg_rd_en = rdn;
+		top.reg_wr_data = data;
+		top.reg_wr_strb = strb;
+	}
+};
 
 inline const struct sb_regmap_block *find_block(const char *name)
 {

@@ -26,16 +26,9 @@ struct Bench {
 
 	explicit Bench(uint64_t seed) : top(new Vsb_rr_arbiter), rng(seed)
 	{
-		top->rst = 1;
 		top->req = 0;
 		top->accept = 0;
-		for (int i = 0; i < 2; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		reset_for(*top, 2);
 	}
 
 	int model_grant(unsigned req) const

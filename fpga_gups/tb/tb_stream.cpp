@@ -47,14 +47,12 @@ struct RspBeat {
 	Beat data;
 };
 
-struct Bench {
+struct Bench : RegBusMaster {
 	std::unique_ptr<Vsb_stream> top;
 	Rng rng;
 	Responder resp;
 	UPortPins pins;
 	uint64_t cyc = 0;
-	bool sel = false, wr = false, rdn = false;
-	uint32_t addr = 0, data = 0, strb = 0;
 	/* ports: idle a while after the claim */
 	unsigned busy_left[NP] = {0};
 	bool claimed_p[NP] = {false};
@@ -68,16 +66,6 @@ struct Bench {
 	{
 	}
 
-	void bus(bool s, uint32_t a, bool w, bool r, uint32_t d, uint32_t st)
-	{
-		sel = s;
-		addr = a;
-		wr = w;
-		rdn = r;
-		data = d;
-		strb = st;
-	}
-
 	uint32_t rd_data() const
 	{
 		return top->reg_rd_data;
@@ -86,12 +74,8 @@ struct Bench {
 	void step()
 	{
 		top->now = (uint32_t)cyc;
+		drive_bus(*top);
 		top->reg_sel = sel;
-		top->reg_addr = addr;
-		top->reg_wr_en = wr;
-		top->reg_rd_en = rdn;
-		top->reg_wr_data = data;
-		top->reg_wr_strb = strb;
 		top->ports_reset = ports_reset;
 		top->clk = 0;
 		top->eval();
@@ -120,11 +104,7 @@ struct Bench {
 			             top->m_cmd_size == pins.size && top->m_cmd_tag == pins.tag,
 			         "command changed before it was taken");
 		}
-		pins.cmd_valid = top->m_cmd_valid;
-		pins.cmd = top->m_cmd;
-		pins.addr = top->m_cmd_addr;
-		pins.size = top->m_cmd_size;
-		pins.tag = top->m_cmd_tag;
+		cmd_pins(*top, pins);
 		resp.drive(pins, cyc);
 		if (pins.rsp_valid && rng.chance(corrupt_pct))
 			pins.rsp_data.w[rng.range(0, 3)] ^= 1u << rng.range(0, 31);
@@ -155,17 +135,10 @@ struct Bench {
 
 	void reset()
 	{
-		top->rst = 1;
-		top->reg_wr_en = 0;
-		top->reg_rd_en = 0;
+		bus(false, 0, false, false, 0, 0);
+		drive_bus(*top);
 		top->ports_reset = 0;
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		reset_for(*top, 3);
 	}
 
 	void write_entry(unsigned i, const Entry &e)

@@ -64,14 +64,7 @@ struct Bench {
 
 	Bench(uint64_t seed, ResponderCfg rc) : top(new Vsb_uport_arb), rng(seed), resp(rng, rc)
 	{
-		top->rst = 1;
-		for (int i = 0; i < 3; i++) {
-			top->clk = 0;
-			top->eval();
-			top->clk = 1;
-			top->eval();
-		}
-		top->rst = 0;
+		reset_for(*top, 3);
 	}
 
 	void gen(unsigned p)
@@ -135,11 +128,7 @@ struct Bench {
 			top->s_wr_data[i] = wdata[i];
 		top->clk = 0;
 		top->eval();
-		pins.cmd_valid = top->m_cmd_valid;
-		pins.cmd = top->m_cmd;
-		pins.addr = top->m_cmd_addr;
-		pins.size = top->m_cmd_size;
-		pins.tag = top->m_cmd_tag;
+		cmd_pins(*top, pins);
 		resp.drive(pins, cyc);
 		if (pins.rsp_valid)
 			pins.rsp_dinv = rng.chance(5);

@@ -37,16 +37,9 @@ int main(int argc, char **argv)
 	bool valid_p = false, ready_p = false;
 	uint32_t data_p[4] = {0, 0, 0, 0};
 
-	top->rst = 1;
 	top->job_valid = 0;
 	top->m_wr_ready = 0;
-	for (int i = 0; i < 2; i++) {
-		top->clk = 0;
-		top->eval();
-		top->clk = 1;
-		top->eval();
-	}
-	top->rst = 0;
+	reset_for(*top, 2);
 	Job offer{0, 1, 0};
 	bool offering = false;
 	for (int phase = 0; phase < 40; phase++) {
