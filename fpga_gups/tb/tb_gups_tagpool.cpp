@@ -255,9 +255,9 @@ int main(int argc, char **argv)
 		b.drop_pct = 3;
 		b.late_pct = 3;
 		b.spurious_pct = 5;
-		b.run(15000);
+		b.run(40000);
 		b.lat_max = 400; /* slower: the pool runs out */
-		b.run(15000);
+		b.run(40000);
 		printf("tagpool recycle: %" PRIu64 " allocations, %" PRIu64 " released, %" PRIu64
 		       " lost, peak %" PRIu64 " in use, %" PRIu64
 		       " stray responses to the held tag\n",
@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 		b.drop_pct = 2;
 		b.late_pct = 8;
 		b.timeout = 120;
-		for (int i = 0; i < 12; i++) {
+		for (int i = 0; i < 30; i++) {
 			b.run(2500);
 			b.step(true); /* clear */
 		}

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
 		Bench b(seed + 1);
 		b.reset();
 		b.random_inputs = true;
-		for (int i = 0; i < 6000; i++)
+		for (int i = 0; i < 20000; i++)
 			random_access(b);
 		printf("hmc_ctrl: %" PRIu64 " cycles, %" PRIu64 " init, %" PRIu64 " cube, %" PRIu64
 		       " transceiver, %" PRIu64 " ports resets, %" PRIu64 " thermal, %" PRIu64

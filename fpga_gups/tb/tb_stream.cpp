@@ -319,7 +319,7 @@ int main(int argc, char **argv)
 		b.reset();
 		std::vector<uint64_t> written;
 		unsigned mism_total = 0;
-		for (int g = 0; g < 40; g++) {
+		for (int g = 0; g < 120; g++) {
 			std::vector<Entry> ent = random_entries(b.rng, written);
 			unsigned count = g % 10 == 0 ? (g % 20 ? 0 : 31) : b.rng.range(1, NE);
 			b.corrupt_pct = g % 3 == 0 ? 10 : 0;
@@ -331,7 +331,7 @@ int main(int argc, char **argv)
 			    SB_STREAM_STATUS_MISMATCHES_SHIFT;
 		}
 		printf(
-		    "stream: 40 groups, %zu requests, %zu response beats, %u mismatches counted\n",
+		    "stream: 120 groups, %zu requests, %zu response beats, %u mismatches counted\n",
 		    b.resp.log.size(), b.beats.size(), mism_total);
 		TB_CHECK(mism_total > 10, "mismatches occurred");
 	}

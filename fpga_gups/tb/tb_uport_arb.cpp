@@ -316,7 +316,7 @@ int main(int argc, char **argv)
 		rc.err_pct = 10;
 		Bench b(seed + 1 + i, rc);
 		b.ph = phases[i];
-		b.run(15000);
+		b.run(40000);
 		b.drain();
 		uint64_t rsp = 0;
 		for (auto &m : b.port)
