@@ -4,8 +4,9 @@
  * address and data are taken independently; reads and writes alternate when both wait.
  * The register bus: reg_wr_en / reg_rd_en are one-cycle strobes with reg_addr (and the write
  * data and byte strobes); the addressed block answers a read with reg_rd_data one cycle after
- * reg_rd_en. Consecutive strobes are at least three cycles apart, so a block may prepare the
- * next read value in the cycle after an access (trace rd_data). Responses are always OKAY.
+ * reg_rd_en. The next strobe comes at least two cycles after a write strobe and four after a
+ * read strobe, so a block may prepare the next read value in the cycle after an access (trace
+ * rd_data). Responses are always OKAY (the slave decodes no address).
  */
 `resetall
 `timescale 1ns / 1ps

@@ -28,14 +28,17 @@
 `default_nettype none
 
 module sb_gups_port #(
-	parameter integer INDEX = 0,           // port number (info.index)
-	parameter integer LINK = 0,            // link of the port's requests (info.link)
-	parameter [31:0]  NEXT_OFFSET = 32'h0, // NEXT header word: offset of the following block
 	parameter integer WJOB_DEPTH = 4       // write commands whose data may be pending
 ) (
 	input  wire         clk,
 	input  wire         rst,
 	input  wire [31:0]  now,              // cycle counter (latency time base)
+
+	// Identity of this instance, tied to constants by the parent. Inputs rather than
+	// parameters so that every port is the same module (synthesized once).
+	input  wire [7:0]   info_index,       // port number (info.index)
+	input  wire [3:0]   info_link,        // link of the port's requests (info.link)
+	input  wire [31:0]  next_offset,      // NEXT header word: offset of the following block
 
 	// Register bus (offsets inside this block)
 	input  wire         reg_sel,
@@ -296,9 +299,9 @@ module sb_gups_port #(
 		usage_word[SB_GUPS_PORT_TAG_USAGE_PEAK_MSB:SB_GUPS_PORT_TAG_USAGE_PEAK_LSB] =
 		    {1'b0, tag_peak};
 		info_word = 32'd0;
-		info_word[SB_GUPS_PORT_INFO_INDEX_MSB:SB_GUPS_PORT_INFO_INDEX_LSB] = INDEX[7:0];
+		info_word[SB_GUPS_PORT_INFO_INDEX_MSB:SB_GUPS_PORT_INFO_INDEX_LSB] = info_index;
 		info_word[SB_GUPS_PORT_INFO_TAG_DEPTH_MSB:SB_GUPS_PORT_INFO_TAG_DEPTH_LSB] = 8'd64;
-		info_word[SB_GUPS_PORT_INFO_LINK_MSB:SB_GUPS_PORT_INFO_LINK_LSB] = LINK[3:0];
+		info_word[SB_GUPS_PORT_INFO_LINK_MSB:SB_GUPS_PORT_INFO_LINK_LSB] = info_link;
 		size_word = 32'd0;
 		size_word[SB_GUPS_PORT_REQ_SIZE_FLITS_MSB:SB_GUPS_PORT_REQ_SIZE_FLITS_LSB] = c_flits;
 	end
@@ -330,7 +333,7 @@ module sb_gups_port #(
 			case (reg_addr)
 			SB_BLK_TYPE: reg_rd_data <= SB_BLK_GUPS_PORT_TYPE;
 			SB_BLK_VERSION: reg_rd_data <= SB_BLK_GUPS_PORT_VERSION;
-			SB_BLK_NEXT: reg_rd_data <= NEXT_OFFSET;
+			SB_BLK_NEXT: reg_rd_data <= next_offset;
 			SB_GUPS_PORT_INFO: reg_rd_data <= info_word;
 			SB_GUPS_PORT_CONTROL: reg_rd_data <= control_word;
 			SB_GUPS_PORT_STATUS: reg_rd_data <= status_word;

@@ -4,7 +4,9 @@
  * (declared lost and not recycled). A free tag is always offered (lowest number first); taking
  * it (`alloc`) marks it BUSY and stores the request's info. `stamp` records the submission time
  * when the request is handed to the HMC controller; `release` returns a BUSY or LOST tag to the
- * pool when its response completes.
+ * pool when its response completes. The held tag (allocated, request not yet handed over, see
+ * below) cannot have a response: a stray one for it (the late response of an earlier request
+ * with that tag) is ignored (lookup_busy low, no release).
  *
  * Lost-tag detection: a scan pointer visits one tag per cycle; a BUSY tag outstanding longer
  * than `timeout` cycles is declared lost (`lost_valid` the cycle after), then either returned
@@ -12,7 +14,8 @@
  * in the port's output register, `hold_tag`) is skipped. A tag is thus declared lost between
  * timeout + 1 and timeout + 2^TAG_W cycles after its submission.
  *
- * `clear` returns every tag to the pool except the held one.
+ * `clear` returns every tag to the pool except the held one and one allocated in the same
+ * cycle (it becomes the held one: its request has not reached the controller yet).
  */
 `resetall
 `timescale 1ns / 1ps
@@ -80,7 +83,8 @@ module sb_gups_tagpool #(
 	assign alloc_avail = |free_vec;
 	assign alloc_tag = first_free;
 
-	assign lookup_busy = busy[lookup_tag];
+	wire lookup_held = hold_valid && hold_tag == lookup_tag;
+	assign lookup_busy = busy[lookup_tag] && !lookup_held;
 	assign lookup_lost = lost[lookup_tag];
 	assign lookup_info = info_mem[lookup_tag];
 	assign lookup_time = time_mem[lookup_tag];
@@ -89,8 +93,8 @@ module sb_gups_tagpool #(
 	reg [TAG_W-1:0] scan;
 	wire [TIME_W-1:0] scan_age = now - time_mem[scan];
 	wire do_alloc = alloc && alloc_avail;
-	wire rel_busy = release_tag && busy[lookup_tag];
-	wire rel_any = release_tag && (busy[lookup_tag] || lost[lookup_tag]);
+	wire rel_busy = release_tag && lookup_busy;
+	wire rel_any = release_tag && (lookup_busy || lookup_lost);
 	wire scan_lost = detect && busy[scan] && !(hold_valid && hold_tag == scan) &&
 	                 !(release_tag && lookup_tag == scan) && scan_age > timeout;
 
@@ -121,11 +125,11 @@ module sb_gups_tagpool #(
 		if (rst || clear) begin
 			busy <= {NTAGS{1'b0}};
 			lost <= {NTAGS{1'b0}};
-			in_use <= {(TAG_W + 1){1'b0}};
-			if (hold_valid) begin
+			if (hold_valid)
 				busy[hold_tag] <= 1'b1;
-				in_use <= {{TAG_W{1'b0}}, 1'b1};
-			end
+			if (do_alloc && !rst)
+				busy[alloc_tag] <= 1'b1;
+			in_use <= {{TAG_W{1'b0}}, hold_valid} + {{TAG_W{1'b0}}, do_alloc && !rst};
 			lost_valid <= 1'b0;
 		end
 		if (rst)

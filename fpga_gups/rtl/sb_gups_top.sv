@@ -258,11 +258,13 @@ module sb_gups_top #(
 	generate
 		for (p = 0; p < N; p = p + 1) begin : g_port
 			localparam integer LK = (p * LINKS) / N;
+			localparam integer IDX = p;
 			localparam [31:0] NEXT = (p == N - 1) ? 32'h0 : PORT0 + (p + 1) * PSTRIDE;
 			wire sel = in_block(a, PORT0 + p * PSTRIDE, SB_BLK_GUPS_PORT_SIZE);
 
-			sb_gups_port #(.INDEX(p), .LINK(LK), .NEXT_OFFSET(NEXT)) u_port (
+			sb_gups_port u_port (
 				.clk(clk), .rst(rst), .now(cycles[31:0]),
+				.info_index(IDX[7:0]), .info_link(LK[3:0]), .next_offset(NEXT),
 				.reg_sel(sel), .reg_addr(a - (PORT0 + p * PSTRIDE)),
 				.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
 				.reg_rd_en(bus_rd), .reg_rd_data(rd_port[p*32 +: 32]),

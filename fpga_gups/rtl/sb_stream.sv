@@ -10,7 +10,10 @@
  * pattern of (data_seed, block address + beat) that writes always carry (sb_pattern); a
  * difference marks the entry `mismatch`. When every entry completed: status.done, a
  * stream_done event, total_cycles = first command accepted .. last response beat, and the
- * path goes back to the port. hmc_ctrl.reset.ports abandons a group in flight.
+ * path goes back to the port. hmc_ctrl.reset.ports abandons a group in flight: no further
+ * entry is issued and responses are ignored, but a command already offered stays valid until
+ * the controller takes it and the data of accepted writes is still sent; then the path goes
+ * back to the port (no done, no event).
  */
 `resetall
 `timescale 1ns / 1ps
@@ -107,6 +110,7 @@ module sb_stream #(
 	// ---------------------------------------------------------------- engine
 	localparam [1:0] S_IDLE = 2'd0, S_CLAIM = 2'd1, S_RUN = 2'd2;
 	reg [1:0] state;
+	reg abandon;                   // a ports reset: finish the handshakes, then release
 	reg [5:0] issue_idx, n_entries;
 	reg [7:0] completed, mismatches;
 	reg st_done, st_error;
@@ -125,7 +129,7 @@ module sb_stream #(
 	wire i_write = e_write[ii];
 	wire wjob_ready, wdata_empty;
 	wire out_free = !m_cmd_valid || m_cmd_ready;
-	wire issue = state == S_RUN && issue_idx < n_entries && out_free &&
+	wire issue = state == S_RUN && !abandon && |sel && issue_idx < n_entries && out_free &&
 	             (!i_write || wjob_ready);
 
 	sb_wdata_gen #(.DEPTH(4)) u_wdata (
@@ -138,7 +142,7 @@ module sb_stream #(
 	// Responses
 	wire [5:0] rt = s_rsp_tag;
 	wire [IW-1:0] rti = rt[IW-1:0];
-	wire rt_ok = rt < n_entries && state == S_RUN && !e_done[rti];
+	wire rt_ok = rt < n_entries && state == S_RUN && !abandon && !e_done[rti];
 	reg [3:0] rbeat;
 	wire r_write = e_write[rti];
 	wire [3:0] r_flits = (e_flits[rti] == 4'd0) ? 4'd1 : (e_flits[rti] > 4'd8) ? 4'd8 : e_flits[rti];
@@ -194,6 +198,7 @@ module sb_stream #(
 				st_error <= 1'b0;
 				first_issued <= 1'b0;
 				rbeat <= 4'd0;
+				abandon <= 1'b0;
 				for (j = 0; j < N; j = j + 1)
 					sel[j] <= {28'd0, go_port} == j;
 				for (j = 0; j < E; j = j + 1) begin
@@ -239,19 +244,25 @@ module sb_stream #(
 				end
 				total_cycles <= now - (first_issued ? t_first : now);
 			end
-			if (all_done || sel == {N{1'b0}}) begin
+			if (abandon) begin
+				if (!m_cmd_valid && wdata_empty)
+					state <= S_IDLE;
+			end else if (all_done || sel == {N{1'b0}}) begin
 				state <= S_IDLE;
 				st_done <= 1'b1;
 				group_done <= 1'b1;
 			end
 		end
 		endcase
-		if (ports_reset && state != S_IDLE) begin
-			state <= S_IDLE;
-			m_cmd_valid <= 1'b0;
+		if (ports_reset) begin
+			if (state == S_CLAIM)
+				state <= S_IDLE;
+			if (state == S_RUN)
+				abandon <= 1'b1;
 		end
 		if (rst) begin
 			state <= S_IDLE;
+			abandon <= 1'b0;
 			m_cmd_valid <= 1'b0;
 			completed <= 8'd0;
 			mismatches <= 8'd0;

@@ -66,6 +66,24 @@ inline int finish(const char *name)
 	return 0;
 }
 
+/* One clock cycle of a Verilated model (inputs as they are). */
+template <class V> void tick(V &top)
+{
+	top.clk = 0;
+	top.eval();
+	top.clk = 1;
+	top.eval();
+}
+
+/* Hold rst for n cycles, then release it. */
+template <class V> void reset_for(V &top, int n)
+{
+	top.rst = 1;
+	while (n-- > 0)
+		tick(top);
+	top.rst = 0;
+}
+
 struct Rng {
 	std::mt19937_64 g;
 	explicit Rng(uint64_t seed) : g(seed) {}
@@ -135,6 +153,17 @@ struct UPortPins {
 	unsigned rsp_errstat = 0;
 	bool rsp_dinv = false;
 };
+
+/* The command signals of a design's user port (m_cmd_valid, m_cmd, m_cmd_addr, m_cmd_size,
+ * m_cmd_tag) into the pins. */
+template <class V> void cmd_pins(const V &top, UPortPins &u)
+{
+	u.cmd_valid = top.m_cmd_valid;
+	u.cmd = top.m_cmd;
+	u.addr = top.m_cmd_addr;
+	u.size = top.m_cmd_size;
+	u.tag = top.m_cmd_tag;
+}
 
 enum { CMD_RD = 0x0, CMD_WR = 0x1, CMD_P_WR = 0x9 };
 

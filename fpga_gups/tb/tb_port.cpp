@@ -33,11 +33,7 @@ struct Bench {
 		top->now = (uint32_t)cyc;
 		top->clk = 0;
 		top->eval();
-		pins.cmd_valid = top->m_cmd_valid;
-		pins.cmd = top->m_cmd;
-		pins.addr = top->m_cmd_addr;
-		pins.size = top->m_cmd_size;
-		pins.tag = top->m_cmd_tag;
+		cmd_pins(*top, pins);
 		pins.wr_valid = top->m_wr_valid;
 		for (int i = 0; i < 4; i++)
 			pins.wr_data.w[i] = top->m_wr_data[i];
@@ -103,8 +99,11 @@ struct Bench {
 		return lo | (uint64_t)read(off + 4) << 32;
 	}
 
-	void reset()
+	void reset(unsigned index = 0, unsigned link = 0, uint32_t next = 0)
 	{
+		top->info_index = index;
+		top->info_link = link;
+		top->next_offset = next;
 		top->rst = 1;
 		top->flow_threshold = SB_HMC_CTRL_FLOW_THRESHOLD_RESET;
 		top->data_seed = SB_STREAM_DATA_SEED_RESET;
@@ -289,9 +288,19 @@ static void check_registers(uint64_t seed)
 	ResponderCfg rc;
 	Bench b(seed, rc);
 
-	b.reset();
+	/* The instance's identity comes from its index / link / next inputs. */
+	unsigned index = b.rng.range(0, 255), link = b.rng.range(0, 15);
+	uint32_t next = (uint32_t)b.rng.u64() & ~3u;
+	b.reset(index, link, next);
 	TB_EQ(b.read(SB_BLK_TYPE), SB_BLK_GUPS_PORT_TYPE, "TYPE");
 	TB_EQ(b.read(SB_BLK_VERSION), SB_BLK_GUPS_PORT_VERSION, "VERSION");
+	TB_EQ(b.read(SB_BLK_NEXT), next, "NEXT (next_offset input)");
+	TB_EQ(b.read(SB_GUPS_PORT_INFO),
+	      (SB_GUPS_PORT_INFO_RESET & SB_GUPS_PORT_INFO_TAG_DEPTH_MASK) |
+	          SB_FIELD_PREP(SB_GUPS_PORT_INFO_INDEX, index) |
+	          SB_FIELD_PREP(SB_GUPS_PORT_INFO_LINK, link),
+	      "info (index / link inputs, tag depth 64)");
+	b.reset();
 	TB_EQ(b.read(SB_GUPS_PORT_INFO), SB_GUPS_PORT_INFO_RESET, "info (port 0, link 0)");
 	TB_EQ(b.read(SB_GUPS_PORT_CONTROL), SB_GUPS_PORT_CONTROL_RESET, "control reset");
 	TB_EQ(b.read(SB_GUPS_PORT_STATUS), SB_GUPS_PORT_STATUS_RESET, "status reset");
