@@ -24,6 +24,7 @@ LOG=/tmp/checks.log
 SB=/bin/stackbench
 VMCHECK=/bin/sb_vmcheck
 export STACKBENCH_DEVICE=
+export LD_LIBRARY_PATH=/lib
 export STACKBENCH_PROFILE_PATH=/share/profiles
 export STACKBENCH_BENCH_PATH=/share/benches
 

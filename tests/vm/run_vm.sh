@@ -49,6 +49,9 @@ for exe in "$cli" "$vmcheck"; do
 done | sort -u | while read -r lib; do
 	mkdir -p "$root$(dirname "$lib")"
 	cp -L "$lib" "$root$lib"
+	# Also in /lib, which the guest puts first on LD_LIBRARY_PATH: the build tree may be under
+	# /tmp, which the guest mounts over with a tmpfs.
+	cp -L "$lib" "$root/lib/$(basename "$lib")"
 done
 objcopy --strip-debug "$kmod" "$root/lib/stackbench.ko" 2>/dev/null || cp "$kmod" "$root/lib/stackbench.ko"
 # Device profiles, so the guest can run the reference point on sim:.
