@@ -22,7 +22,8 @@
 
 #include "verilated.h"
 
-namespace tb {
+namespace tb
+{
 
 inline int g_fail = 0;
 
@@ -86,13 +87,21 @@ template <class V> void reset_for(V &top, int n)
 
 struct Rng {
 	std::mt19937_64 g;
-	explicit Rng(uint64_t seed) : g(seed) {}
-	uint64_t u64() { return g(); }
+	explicit Rng(uint64_t seed) : g(seed)
+	{
+	}
+	uint64_t u64()
+	{
+		return g();
+	}
 	uint32_t range(uint32_t lo, uint32_t hi) /* inclusive */
 	{
 		return lo + (uint32_t)(g() % ((uint64_t)hi - lo + 1));
 	}
-	bool chance(unsigned percent) { return g() % 100 < percent; }
+	bool chance(unsigned percent)
+	{
+		return g() % 100 < percent;
+	}
 };
 
 /* Seed from argv ("--seed N") or the default. */
@@ -107,8 +116,14 @@ inline uint64_t seed_arg(int argc, char **argv, uint64_t def)
 /* 128-bit beat as four 32-bit words (word 0 = bits 31..0). */
 struct Beat {
 	uint32_t w[4] = {0, 0, 0, 0};
-	bool operator==(const Beat &o) const { return !memcmp(w, o.w, sizeof(w)); }
-	bool operator!=(const Beat &o) const { return !(*this == o); }
+	bool operator==(const Beat &o) const
+	{
+		return !memcmp(w, o.w, sizeof(w));
+	}
+	bool operator!=(const Beat &o) const
+	{
+		return !(*this == o);
+	}
 };
 
 /* Bits [lsb +: width] (width <= 64) of a packed signal given as 32-bit words. */
@@ -175,13 +190,13 @@ struct Req {
 };
 
 struct ResponderCfg {
-	unsigned lat_min = 4, lat_max = 60;  /* cycles from acceptance to the first beat */
-	unsigned cmd_ready_pct = 70;         /* chance per cycle that cmd_ready is high */
+	unsigned lat_min = 4, lat_max = 60; /* cycles from acceptance to the first beat */
+	unsigned cmd_ready_pct = 70;        /* chance per cycle that cmd_ready is high */
 	unsigned wr_ready_pct = 70;
-	unsigned rsp_idle_pct = 20;          /* chance of an idle cycle before a response */
-	unsigned drop_pct = 0;               /* responses never sent (lost) */
-	unsigned err_pct = 0;                /* responses with an injected ERRSTAT */
-	unsigned errstat = 0x21;             /* the ERRSTAT injected */
+	unsigned rsp_idle_pct = 20; /* chance of an idle cycle before a response */
+	unsigned drop_pct = 0;      /* responses never sent (lost) */
+	unsigned err_pct = 0;       /* responses with an injected ERRSTAT */
+	unsigned errstat = 0x21;    /* the ERRSTAT injected */
 	unsigned tag_bits = 6;
 };
 
@@ -192,29 +207,31 @@ struct ResponderCfg {
 struct Responder {
 	ResponderCfg cfg;
 	Rng &rng;
-	std::map<uint64_t, Beat> mem;     /* 16-byte blocks by block address */
+	std::map<uint64_t, Beat> mem; /* 16-byte blocks by block address */
 	struct Pending {
-		uint64_t due;                 /* first beat not before this cycle */
+		uint64_t due; /* first beat not before this cycle */
 		unsigned tag, beats, sent;
 		bool read, drop;
 		unsigned errstat;
 		uint64_t addr, accepted;
 	};
 	std::vector<Pending> pend;
-	std::deque<Req> wq;                   /* writes waiting for their data */
+	std::deque<Req> wq; /* writes waiting for their data */
 	unsigned wbeat = 0;
-	int cur = -1;                         /* response being sent */
-	std::vector<Req> log;                 /* every accepted command */
-	std::vector<Req> resp_log;            /* every response sent (cycle = first beat) */
+	int cur = -1;              /* response being sent */
+	std::vector<Req> log;      /* every accepted command */
+	std::vector<Req> resp_log; /* every response sent (cycle = first beat) */
 	uint64_t outstanding_max = 0;
 	std::map<unsigned, unsigned> in_flight; /* tag -> count (duplicates are errors) */
 	uint64_t lat_sum = 0, lat_count = 0, lat_min = UINT64_MAX, lat_max = 0;
 	uint64_t rd_flits = 0, dropped = 0, errors = 0;
 	uint64_t reads = 0, writes = 0;
-	Beat corrupt_mask;                    /* XORed into read data when nonzero */
-	bool hold_rsp = false;                /* no responses while set */
+	Beat corrupt_mask;     /* XORed into read data when nonzero */
+	bool hold_rsp = false; /* no responses while set */
 
-	Responder(Rng &r, ResponderCfg c) : cfg(c), rng(r) {}
+	Responder(Rng &r, ResponderCfg c) : cfg(c), rng(r)
+	{
+	}
 
 	size_t outstanding() const
 	{
@@ -324,7 +341,8 @@ struct Responder {
 			Pending &p = pend[cur];
 			if (p.sent == 0) {
 				uint64_t lat = cycle - p.accepted;
-				resp_log.push_back(Req{cycle, p.read ? (unsigned)CMD_RD : (unsigned)CMD_WR,
+				resp_log.push_back(Req{cycle,
+				                       p.read ? (unsigned)CMD_RD : (unsigned)CMD_WR,
 				                       p.beats, p.tag, p.addr});
 				if (p.read) {
 					lat_sum += lat;

@@ -16,7 +16,8 @@ extern "C" {
 #include "sb_regmap.h"
 }
 
-namespace tb {
+namespace tb
+{
 
 static const unsigned NPORTS = 9, NLINKS = 2, LTAG = 9;
 

@@ -122,7 +122,7 @@ Test(bridge, publishes_the_register_image_and_control_page)
 	cr_assert_eq(img(SB_FW_ID_MAGIC), SB_REGMAP_MAGIC);
 	cr_assert_eq(img(BOARD + SB_BOARD_PORT_COUNT), 9);
 	cr_assert_eq(img(PORT(8) + SB_BLK_NEXT), SB_LAYOUT_SIM_CTRL_OFFSET,
-		     "the last port leads to the simulator's own block");
+	             "the last port leads to the simulator's own block");
 	cr_assert_eq(img(SB_LAYOUT_SIM_CTRL_OFFSET + SB_BLK_NEXT), 0, "which ends the chain");
 	cr_assert_eq(img(PORT(2) + SB_GUPS_PORT_ADDR_MASK_HI), 3);
 	cr_assert_eq(ctrl(SB_BRIDGE_CTRL_MAGIC), SB_BRIDGE_MAGIC);

@@ -796,9 +796,9 @@ Test(model, fast_forward_copes_with_noisy_traffic_and_frequent_samples)
 	cr_assert_eq(sb_point_run(b.dev, &s, &ff), 0);
 	cr_assert(ff.fast_forward);
 	cr_assert_float_eq(ff.metrics.bandwidth_gbps, full.metrics.bandwidth_gbps,
-			   0.01 * full.metrics.bandwidth_gbps);
+	                   0.01 * full.metrics.bandwidth_gbps);
 	cr_assert_float_eq(ff.metrics.lat_avg_ns, full.metrics.lat_avg_ns,
-			   0.01 * full.metrics.lat_avg_ns);
+	                   0.01 * full.metrics.lat_avg_ns);
 	/* A 20 s point sampled every millisecond still skips nearly all of it. */
 	s.type = SB_REQ_RO;
 	s.mask = SB_ADDR_SPACE_MASK;
@@ -810,7 +810,7 @@ Test(model, fast_forward_copes_with_noisy_traffic_and_frequent_samples)
 	cr_assert_eq(sb_point_run(b.dev, &s, &ff), 0);
 	cr_assert_eq(samples, 20000);
 	cr_assert_gt(ff.ff_skipped_ns, 19000000000ull, "skipped %llu ns",
-		     (unsigned long long)ff.ff_skipped_ns);
+	             (unsigned long long)ff.ff_skipped_ns);
 	cr_assert_float_eq(ff.metrics.bandwidth_gbps, 30.0, 0.3);
 	bench_close(&b);
 }
