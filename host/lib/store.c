@@ -345,9 +345,26 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 		free(st);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
-	if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		e = db_error(st, "cannot open");
-		goto fail;
+	/*
+	 * Readers open read-write when they may, with query_only set: a read-only connection to a
+	 * WAL database leaves its -wal and -shm files behind, the last read-write one removes them.
+	 * A database the user cannot write is opened read-only.
+	 */
+	if (!writable && access(path, W_OK) == 0 &&
+	    sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) ==
+	        SQLITE_OK &&
+	    exec(st, "PRAGMA query_only=ON") == 0) {
+		/* opened */
+	} else {
+		if (st->db) {
+			sqlite3_close(st->db);
+			st->db = NULL;
+		}
+		if (sqlite3_open_v2(path, &st->db, flags | SQLITE_OPEN_FULLMUTEX, NULL) !=
+		    SQLITE_OK) {
+			e = db_error(st, "cannot open");
+			goto fail;
+		}
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	if (writable) {
