@@ -19,26 +19,16 @@
 #include "stackbench/report.h"
 #include "stackbench/store.h"
 
-static char dir[64], db[128];
-static struct sb_campaign c;
-static struct sb_store *st;
+#include "campaign_fixture.h"
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/sb-thermal-XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(db, sizeof(db), "%s/r.db", dir);
-	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
+	campaign_fixture_setup("sb-thermal");
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	sb_campaign_release(&c);
-	sb_store_close(st);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_assert_eq(system(cmd), 0);
+	campaign_fixture_teardown();
 }
 
 TestSuite(campaign_thermal, .init = setup, .fini = teardown, .timeout = 240);
