@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sample of real SCALE-Sim v2 output (shared/data/scalesim-gemm-sample.tar.xz, extracted by
+ * The sample of real SCALE-Sim v2 output (tests/data/scalesim/scalesim-gemm-sample.tar.xz, extracted by
  * the fixture analysis.sample_extract): a 128x64x256 GEMM, weight stationary, 32x32 array, CALC
  * bandwidth mode. Expected values were derived independently of this code:
  * - access counts from the CSVs (and SCALE-Sim's DETAILED_ACCESS_REPORT: SRAM IFMAP reads 65536,
