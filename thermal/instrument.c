@@ -30,7 +30,7 @@ static const struct driver power_drivers[] = {
 static const struct driver cooling_drivers[] = {
     {"sim", "the simulated bench's cooling rig", &sb_cooling_sim},
     {"korad", "Korad/Tenma KA3005P fan supply (serial)", NULL},
-    {"rig", "the stackbench cooling-rig controller (FTDI serial)", NULL},
+    {"rig", "the stackbench cooling-rig controller (FTDI serial)", &sb_cooling_rig},
 };
 
 const char *sb_conn_opt(const struct sb_conn *c, const char *key)
@@ -374,4 +374,12 @@ int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_stat
 const char *sb_cooling_driver(const struct sb_cooling *c)
 {
 	return c->h.driver;
+}
+
+int sb_cooling_recover(struct sb_cooling *c)
+{
+	if (!cooling_ops(c)->recover)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "cooling actuator '%s' has no fail-safe",
+		                    c->h.conn);
+	return cooling_ops(c)->recover(c->h.priv);
 }
