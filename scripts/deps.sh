@@ -11,7 +11,10 @@ libcriterion-dev
 gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "
+# gcc-avr binutils-avr avr-libc: the cooling-rig firmware (firmware/, an ATmega328P);
+# libsimavr-dev libelf-dev: the simavr board its tests run it on (tests/firmware/).
 
 missing=""
 for p in $PKGS; do

@@ -126,6 +126,7 @@ static int request_locked(struct sb_rig *r, uint8_t cmd, const uint8_t *payload,
 		uint8_t seq = ++r->seq;
 		size_t n = sb_rig_encode(buf, sizeof(buf), seq, cmd, payload, len);
 
+		sb_rig_decoder_init(&r->dec); /* a frame cut on an earlier try is dropped */
 		if (!n)
 			return sb_error_set(SB_ERR_INVAL, "cooling rig: payload of %u bytes", len);
 		if ((e = r->link.ops->write(r->link.priv, buf, n)) < 0)
@@ -558,7 +559,7 @@ static int conn_limit(const struct sb_conn *c, const char *key, double min, doub
 	d = strtod(v, &end);
 	if (end == v || *end || !(d >= min && d <= max))
 		return sb_error_set(SB_ERR_INVAL, "'%s': option %s=%s: expected %g..%g", c->text,
-		                    key, v, min / scale, max / scale);
+		                    key, v, min, max);
 	*out = d * scale;
 	return 1;
 }

@@ -342,11 +342,14 @@ int main(void)
 	faults = hw_reset_cause() & _BV(WDRF) ? SB_RIG_FAULT_WATCHDOG : SB_RIG_FAULT_RESET;
 	for (uint8_t i = 0; i < SB_RIG_FANS; i++)
 		commanded[i] = SB_RIG_DUTY_MAX;
+	for (uint8_t i = 0; i < SB_RIG_SENSORS; i++)
+		tc_fault[i] = SB_RIG_TC_NO_ANSWER; /* no reading yet */
 	load_limits();
 	apply_outputs(0);
 	sb_rig_decoder_init(&dec);
 	wdt_enable(WDTO_250MS);
 	sei();
+	read_thermocouples(); /* a first reading before the host can ask */
 	tc_due = SB_RIG_TC_PERIOD_MS;
 	rpm_due = SB_RIG_RPM_PERIOD_MS;
 	for (;;) {

@@ -86,9 +86,10 @@ static uint64_t now_cycle(const struct rig_board *b)
 
 /* ---- PWM pins ---------------------------------------------------------------------------- */
 
+/* Cycles the pin was high until now (never before its last edge: monotonic). */
 static uint64_t pwm_high(const struct pwm_pin *p, uint64_t now)
 {
-	return p->high_acc + (p->level ? now - p->last_edge : 0);
+	return p->high_acc + (p->level && now > p->last_edge ? now - p->last_edge : 0);
 }
 
 static void pwm_pin_changed(struct avr_irq_t *irq, uint32_t value, void *param)
@@ -164,10 +165,12 @@ static avr_cycle_count_t tach_tick(struct avr_t *avr, avr_cycle_count_t when, vo
 	struct pin_ctx *c = param;
 	struct rig_board *b = c->b;
 	struct fan *f = &b->fan[c->i];
-	double dt_s = (double)(when - f->last) / F_CPU, rate, left;
+	double dt_s, rate, left;
 	avr_cycle_count_t ms = F_CPU / 1000;
 
-	(void)avr;
+	/* simavr runs a timer at or after its cycle: account from the real one. */
+	when = avr->cycle > when ? avr->cycle : when;
+	dt_s = (double)(when - f->last) / F_CPU;
 	f->phase += f->rpm * 4.0 / 60.0 * dt_s;
 	if (f->fixed_rpm >= 0) {
 		f->rpm = f->fixed_rpm;

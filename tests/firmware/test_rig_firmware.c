@@ -40,7 +40,8 @@ static int req(uint8_t cmd, const void *payload, uint8_t len, struct sb_rig_fram
 	struct sb_rig_frame tmp;
 	int st = rig_board_request(b, cmd, payload, len, f ? f : &tmp, TIMEOUT_US);
 
-	cr_assert_geq(st, 0, "command 0x%02x: no answer", cmd);
+	cr_assert_geq(st, 0, "command 0x%02x: no answer (at %llu us)", cmd,
+	              (unsigned long long)rig_board_now_us(b));
 	return st;
 }
 
