@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 2
+#define SB_STORE_SCHEMA_VERSION 3
 
 struct sb_store;
 

@@ -280,6 +280,21 @@ out:
 	return e;
 }
 
+/* Version 2 to 3 (the cooling rig): samples gain the actuator's heatsink thermocouple. */
+static int migrate_v3(struct sb_store *st)
+{
+	int e;
+
+	if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
+		return e;
+	if ((e = exec(st, "ALTER TABLE samples ADD COLUMN heatsink_c REAL;"
+	                  "INSERT INTO schema_version VALUES (3, " NOW_SQL ");")) < 0) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return e;
+	}
+	return exec(st, "COMMIT");
+}
+
 /* Create the schema in an empty database, or check the version of an existing one. */
 static int schema(struct sb_store *st, bool writable)
 {
@@ -307,7 +322,8 @@ static int schema(struct sb_store *st, bool writable)
 			return e;
 		}
 		/* A new database is made the way an old one is upgraded: one path, always run. */
-		if ((e = exec(st, "COMMIT")) < 0 || (e = migrate_v2(st)) < 0)
+		if ((e = exec(st, "COMMIT")) < 0 || (e = migrate_v2(st)) < 0 ||
+		    (e = migrate_v3(st)) < 0)
 			return e;
 		st->version = SB_STORE_SCHEMA_VERSION;
 		return 0;
@@ -326,6 +342,11 @@ static int schema(struct sb_store *st, bool writable)
 		if ((e = migrate_v2(st)) < 0)
 			return sb_error_wrap(e, "upgrading to schema version 2");
 		v = 2;
+	}
+	if (v < 3 && writable) {
+		if ((e = migrate_v3(st)) < 0)
+			return sb_error_wrap(e, "upgrading to schema version 3");
+		v = 3;
 	}
 	st->version = v; /* read-only: an older database is read as it is */
 	return 0;
@@ -831,8 +852,8 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	if ((e = prepare(st,
 	                 "INSERT INTO samples (point_id, seq, t_ns, reads, writes, "
 	                 "read_data_bytes, lat_sum_cycles, lat_count, bandwidth_gbps, mrps, "
-	                 "latency_avg_ns, temp_c, power_w, volts_v, amps_a) VALUES (?1, ?2, ?3, "
-	                 "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                 "latency_avg_ns, temp_c, power_w, volts_v, amps_a, heatsink_c) VALUES "
+	                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	                 &s)) < 0)
 		return e;
 	for (unsigned i = 0; i < rec->nsamples && !e; i++) {
@@ -865,6 +886,7 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 		bind_opt(s, 13, true, x->power_w);
 		bind_opt(s, 14, true, x->volts_v);
 		bind_opt(s, 15, true, x->amps_a);
+		bind_opt(s, 16, true, x->heatsink_c);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			e = db_error(st, "storing samples");
 		sqlite3_reset(s);
