@@ -61,7 +61,7 @@ int sb_cooling_settle(struct sb_cooling *c, struct sb_device *dev,
 	struct {
 		uint64_t t;
 		double c;
-	} *ring;
+	} * ring;
 	unsigned n = 0;
 	int e = 0;
 
@@ -112,10 +112,11 @@ int sb_cooling_settle(struct sb_cooling *c, struct sb_device *dev,
 			break;
 		}
 		if (st.clock_ns - t0 >= max) {
-			sb_warn("cooling actuator '%s': the heatsink did not settle in %.0f s (it "
-			        "moved %.2f C over the last %.0f s; the criterion is %.2f C): going on",
-			        sb_cooling_driver(c), crit->max_s, out->span_c, crit->window_s,
-			        crit->tolerance_c);
+			sb_warn(
+			    "cooling actuator '%s': the heatsink did not settle in %.0f s (it "
+			    "moved %.2f C over the last %.0f s; the criterion is %.2f C): going on",
+			    sb_cooling_driver(c), crit->max_s, out->span_c, crit->window_s,
+			    crit->tolerance_c);
 			break;
 		}
 		if ((e = sb_cooling_wait(c, dev, poll)) < 0)

@@ -34,8 +34,8 @@
 
 /* Faults a host clears when it takes over: they say what happened while nobody drove the rig
  * (a reset, a previous host gone), not that the cube is in danger. */
-#define TAKEOVER_FAULTS                                                                           \
-	(SB_RIG_FAULT_RESET | SB_RIG_FAULT_WATCHDOG | SB_RIG_FAULT_HOST_SILENCE |                   \
+#define TAKEOVER_FAULTS                                                                            \
+	(SB_RIG_FAULT_RESET | SB_RIG_FAULT_WATCHDOG | SB_RIG_FAULT_HOST_SILENCE |                  \
 	 SB_RIG_FAULT_EEPROM)
 
 struct sb_rig {
@@ -79,8 +79,7 @@ const struct sb_rig_ident *sb_rig_ident(const struct sb_rig *r)
 
 /* Wait for the answer to (seq, cmd): 1 with it in *f, 0 on timeout (or a damaged answer),
  * negative on a pipe error. Stale answers (other sequence numbers) are skipped. */
-static int await(struct sb_rig *r, uint8_t seq, uint8_t cmd, struct sb_rig_frame *f,
-                 int timeout_ms)
+static int await(struct sb_rig *r, uint8_t seq, uint8_t cmd, struct sb_rig_frame *f, int timeout_ms)
 {
 	struct timespec t0, now;
 	uint8_t buf[64];
@@ -102,7 +101,7 @@ static int await(struct sb_rig *r, uint8_t seq, uint8_t cmd, struct sb_rig_frame
 
 			if (d == SB_RIG_DEC_BAD_CRC && f->seq == seq) {
 				sb_dbg("cooling rig '%s': damaged answer to 0x%02x", r->link.name,
-				         cmd);
+				       cmd);
 				return 0;
 			}
 			if (d != SB_RIG_DEC_FRAME)
@@ -110,7 +109,7 @@ static int await(struct sb_rig *r, uint8_t seq, uint8_t cmd, struct sb_rig_frame
 			if (f->seq == seq && f->cmd == (cmd | SB_RIG_RESPONSE) && f->len >= 1)
 				return 1;
 			sb_dbg("cooling rig '%s': skipped a stale answer (seq %u cmd 0x%02x)",
-			         r->link.name, f->seq, f->cmd);
+			       r->link.name, f->seq, f->cmd);
 		}
 	}
 }
@@ -249,8 +248,8 @@ int sb_rig_clear_faults(struct sb_rig *r, uint16_t mask, uint16_t *left)
 		return sb_error_set(SB_ERR_STATE,
 		                    "cooling rig '%s': cannot clear faults still present: %s",
 		                    r->link.name,
-		                    sb_rig_faults_text(e < 0 ? mask : (uint16_t)(s.active & mask), buf,
-		                                       sizeof(buf)));
+		                    sb_rig_faults_text(e < 0 ? mask : (uint16_t)(s.active & mask),
+		                                       buf, sizeof(buf)));
 	}
 	return sb_error_set(SB_ERR_DEVICE, "cooling rig '%s': clearing faults refused: %s",
 	                    r->link.name, sb_rig_status_name((uint8_t)st));
@@ -275,7 +274,8 @@ static void *keepalive_main(void *arg)
 		st = request_locked(r, SB_RIG_CMD_GET_STATUS, NULL, 0, NULL, &n, 1,
 		                    SB_RIG_TIMEOUT_MS);
 		if (st < 0 && !r->missed++)
-			sb_warn("cooling rig '%s': keep-alive: %s", r->link.name, sb_error_detail());
+			sb_warn("cooling rig '%s': keep-alive: %s", r->link.name,
+			        sb_error_detail());
 		else if (st >= 0)
 			r->missed = 0;
 		clock_gettime(CLOCK_MONOTONIC, &at);
@@ -497,8 +497,8 @@ static int parse_config(const struct sb_yaml *y, struct fy_node *n, struct rig_f
 
 static int load_rig_file(const char *name, struct rig_file *rf)
 {
-	static const char *const keys[] = {"name", "description", "fans", "configurations",
-	                                   "limits", NULL};
+	static const char *const keys[] = {"name",           "description", "fans",
+	                                   "configurations", "limits",      NULL};
 	struct sb_yaml y;
 	struct fy_node *root, *cfgs, *it, *lim;
 	void *iter = NULL;
@@ -714,8 +714,8 @@ static int rig_apply(void *priv, const char *name)
 	if (i < 0) {
 		list[0] = '\0';
 		for (unsigned k = 0; k < a->file.ncfg && off < sizeof(list); k++)
-			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", k ? ", " : "",
-			                        a->file.cfg[k].name);
+			off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+			                        k ? ", " : "", a->file.cfg[k].name);
 		return sb_error_set(SB_ERR_NOT_FOUND,
 		                    "no cooling configuration '%s' (known: %s) in '%s'", name, list,
 		                    a->file.path);

@@ -45,8 +45,9 @@ void sb_rig_link_close(struct sb_rig_link *l);
 
 /* ---- client ------------------------------------------------------------------------------- */
 
-#define SB_RIG_TIMEOUT_MS 250   /* one try: a round trip takes ~1 ms plus USB latency */
-#define SB_RIG_TRIES 3          /* a lost or damaged frame is sent again (every command is
+#define SB_RIG_TIMEOUT_MS 250 /* one try: a round trip takes ~1 ms plus USB latency */
+#define SB_RIG_TRIES                                                                               \
+	3                        /* a lost or damaged frame is sent again (every command is
                                    idempotent) */
 #define SB_RIG_OPEN_WAIT_MS 3000 /* boards that reset when the port opens boot in < 2 s */
 

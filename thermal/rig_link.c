@@ -254,9 +254,11 @@ static int ftdi_open(struct sb_rig_link *l, const char *serial)
 	rc = ftdi_usb_open_desc(f->ctx, FTDI_VID, FTDI_PID_FT232R, NULL, serial);
 	if (rc < 0) {
 		/* -3: no device; -4, -5: cannot open or claim it (permissions, ftdi_sio). */
-		err = sb_error_set(rc == -3 ? SB_ERR_NOT_FOUND : rc == -4 ? SB_ERR_PERM : SB_ERR_BUSY,
-		                   "cannot open the %s: %s", f->name,
-		                   ftdi_get_error_string(f->ctx));
+		err =
+		    sb_error_set(rc == -3   ? SB_ERR_NOT_FOUND
+		                 : rc == -4 ? SB_ERR_PERM
+		                            : SB_ERR_BUSY,
+		                 "cannot open the %s: %s", f->name, ftdi_get_error_string(f->ctx));
 		goto fail_open;
 	}
 	f->ctx->usb_read_timeout = 100;

@@ -103,9 +103,9 @@ enum sb_rig_tc_fault {
 
 /* IDENTIFY */
 struct sb_rig_ident {
-	uint8_t proto;        /* SB_RIG_PROTO_VERSION of the firmware */
+	uint8_t proto; /* SB_RIG_PROTO_VERSION of the firmware */
 	uint8_t fw_major, fw_minor, fw_patch;
-	uint32_t build_id;    /* first 32 bits of the SHA-256 of the firmware sources */
+	uint32_t build_id; /* first 32 bits of the SHA-256 of the firmware sources */
 	uint8_t fans, sensors;
 };
 #define SB_RIG_IDENT_BYTES 10
@@ -113,10 +113,10 @@ struct sb_rig_ident {
 /* GET_STATUS */
 struct sb_rig_status {
 	uint8_t flags;
-	uint16_t faults;     /* latched */
-	uint16_t active;     /* conditions present now */
-	uint32_t uptime_ms;  /* since the last reset */
-	uint32_t host_age_ms; /* since the last valid frame before this one */
+	uint16_t faults;               /* latched */
+	uint16_t active;               /* conditions present now */
+	uint32_t uptime_ms;            /* since the last reset */
+	uint32_t host_age_ms;          /* since the last valid frame before this one */
 	uint16_t duty_pm[SB_RIG_FANS]; /* what the outputs drive now (1000 in the fail-safe) */
 	uint16_t rpm[SB_RIG_FANS];
 	int16_t tc_q2[SB_RIG_SENSORS]; /* thermocouple, 0.25 C */
@@ -146,10 +146,10 @@ struct sb_rig_limits {
 #define SB_RIG_DEFAULT_STALL_MS 3000u
 #define SB_RIG_DEFAULT_FAN_MASK 0x03u
 
-#define SB_RIG_STALL_MIN_PM 200u /* below 20 % duty many fans stop: no stall check */
-#define SB_RIG_OVERTEMP_HYST_Q2 8 /* OVERTEMP clears 2 C below the limit */
-#define SB_RIG_TC_FAULT_READS 3   /* consecutive bad reads before a thermocouple fault */
-#define SB_RIG_TC_PERIOD_MS 100u  /* the converters are read this often */
+#define SB_RIG_STALL_MIN_PM 200u   /* below 20 % duty many fans stop: no stall check */
+#define SB_RIG_OVERTEMP_HYST_Q2 8  /* OVERTEMP clears 2 C below the limit */
+#define SB_RIG_TC_FAULT_READS 3    /* consecutive bad reads before a thermocouple fault */
+#define SB_RIG_TC_PERIOD_MS 100u   /* the converters are read this often */
 #define SB_RIG_RPM_PERIOD_MS 1000u /* tachometer window */
 #define SB_RIG_WATCHDOG_MAGIC "WDOG"
 

@@ -22,7 +22,8 @@ uint16_t sb_rig_crc16(uint16_t crc, const uint8_t *p, size_t n)
 	while (n--) {
 		crc ^= (uint16_t)(*p++) << 8;
 		for (uint8_t i = 0; i < 8; i++)
-			crc = crc & 0x8000u ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
+			crc =
+			    crc & 0x8000u ? (uint16_t)((crc << 1) ^ 0x1021u) : (uint16_t)(crc << 1);
 	}
 	return crc;
 }
@@ -149,8 +150,7 @@ enum sb_rig_decode_result sb_rig_decode_byte(struct sb_rig_decoder *d, uint8_t b
 	return SB_RIG_DEC_MORE;
 }
 
-enum sb_rig_decode_result sb_rig_decoder_timeout(struct sb_rig_decoder *d,
-                                                 struct sb_rig_frame *out)
+enum sb_rig_decode_result sb_rig_decoder_timeout(struct sb_rig_decoder *d, struct sb_rig_frame *out)
 {
 	if (d->state == DEC_HUNT)
 		return SB_RIG_DEC_MORE;
@@ -283,7 +283,7 @@ int sb_rig_eeprom_decode(const uint8_t *img, struct sb_rig_limits *l)
 
 uint8_t sb_rig_max31855_decode(uint32_t raw, int16_t *tc_q2, int16_t *cj_q4)
 {
-	uint16_t tc = (uint16_t)(raw >> 18);          /* 14 bits */
+	uint16_t tc = (uint16_t)(raw >> 18);           /* 14 bits */
 	uint16_t cj = (uint16_t)((raw >> 4) & 0xFFFu); /* 12 bits */
 	uint8_t fault = 0;
 
@@ -321,9 +321,9 @@ const char *sb_rig_status_name(uint8_t code)
 const char *sb_rig_fault_name(uint16_t bit)
 {
 	static const char *const names[] = {
-	    "overtemp",   "heatsink thermocouple", "ambient thermocouple",
-	    "host silence", "fan 0 stall",         "fan 1 stall",
-	    "watchdog reset", "reset",             "EEPROM defaults",
+	    "overtemp",        "heatsink thermocouple", "ambient thermocouple", "host silence",
+	    "fan 0 stall",     "fan 1 stall",           "watchdog reset",       "reset",
+	    "EEPROM defaults",
 	};
 
 	for (uint8_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)

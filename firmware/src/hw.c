@@ -141,8 +141,8 @@ uint16_t hw_fan_set(uint8_t fan, uint16_t duty_pm)
 {
 	uint16_t top = fan ? FAN1_TOP : FAN0_TOP;
 	uint16_t steps = top + 1;
-	uint16_t ticks = (uint16_t)(((uint32_t)duty_pm * steps + SB_RIG_DUTY_MAX / 2) /
-	                            SB_RIG_DUTY_MAX);
+	uint16_t ticks =
+	    (uint16_t)(((uint32_t)duty_pm * steps + SB_RIG_DUTY_MAX / 2) / SB_RIG_DUTY_MAX);
 
 	if (ticks > steps)
 		ticks = steps;
@@ -150,7 +150,7 @@ uint16_t hw_fan_set(uint8_t fan, uint16_t duty_pm)
 	 * between, non-inverting PWM: high for OCR + 1 timer clocks of TOP + 1. */
 	if (fan == 0) {
 		if (ticks == 0 || ticks == steps) {
-			TCCR1A &= (uint8_t)~(_BV(COM1B1) | _BV(COM1B0));
+			TCCR1A &= (uint8_t) ~(_BV(COM1B1) | _BV(COM1B0));
 			if (ticks)
 				PORTB |= _BV(PB2);
 			else
@@ -161,7 +161,7 @@ uint16_t hw_fan_set(uint8_t fan, uint16_t duty_pm)
 		}
 	} else {
 		if (ticks == 0 || ticks == steps) {
-			TCCR2A &= (uint8_t)~(_BV(COM2B1) | _BV(COM2B0));
+			TCCR2A &= (uint8_t) ~(_BV(COM2B1) | _BV(COM2B0));
 			if (ticks)
 				PORTD |= _BV(PD3);
 			else

@@ -25,7 +25,7 @@
 static struct sb_rig_limits limits;
 static uint8_t limits_default;
 static uint16_t faults, active;
-static uint16_t commanded[SB_RIG_FANS];                   /* what the host asked for */
+static uint16_t commanded[SB_RIG_FANS];                      /* what the host asked for */
 static uint16_t requested[SB_RIG_FANS], driven[SB_RIG_FANS]; /* set on the outputs, driven */
 static uint8_t applied; /* requested[] and driven[] are valid */
 
@@ -139,8 +139,9 @@ static void execute(const struct sb_rig_frame *f, uint32_t now)
 
 	switch (f->cmd) {
 	case SB_RIG_CMD_IDENTIFY: {
-		struct sb_rig_ident id = {SB_RIG_PROTO_VERSION, FW_MAJOR, FW_MINOR,   FW_PATCH,
-		                          SB_RIG_BUILD_ID,      SB_RIG_FANS, SB_RIG_SENSORS};
+		struct sb_rig_ident id = {
+		    SB_RIG_PROTO_VERSION, FW_MAJOR,    FW_MINOR,      FW_PATCH,
+		    SB_RIG_BUILD_ID,      SB_RIG_FANS, SB_RIG_SENSORS};
 
 		sb_rig_ident_encode(buf, &id);
 		n = SB_RIG_IDENT_BYTES;
@@ -187,7 +188,7 @@ static void execute(const struct sb_rig_frame *f, uint32_t now)
 		uint16_t mask;
 
 		mask = sb_rig_get16(f->payload);
-		faults &= (uint16_t)~(mask & ~active);
+		faults &= (uint16_t) ~(mask & ~active);
 		if (mask & faults)
 			st = SB_RIG_ERR_FAULT_ACTIVE;
 		sb_rig_put16(buf, faults);

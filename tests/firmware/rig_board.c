@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The cooling rig's board around the firmware in simavr (rig_board.h). */
 #include <errno.h>
-#include <stddef.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +73,9 @@ struct rig_board {
 	bool model;
 	double amb_c, rise_still_c, rise_full_c, tau_s, rise_c;
 	uint64_t model_cycle, model_high[SB_RIG_FANS];
+	/* stack */
+	bool track_sp;
+	uint16_t sp_min;
 	/* real time */
 	bool realtime;
 	struct timespec rt0;
@@ -612,6 +615,17 @@ void rig_board_reset(struct rig_board *b)
 	sb_rig_decoder_init(&b->dec);
 }
 
+void rig_board_track_stack(struct rig_board *b)
+{
+	b->track_sp = true;
+	b->sp_min = UINT16_MAX;
+}
+
+unsigned rig_board_stack_peak(const struct rig_board *b)
+{
+	return b->track_sp && b->sp_min != UINT16_MAX ? b->avr->ramend - b->sp_min : 0;
+}
+
 void rig_board_realtime(struct rig_board *b, bool on)
 {
 	b->realtime = on;
@@ -625,8 +639,9 @@ static void pace(struct rig_board *b)
 	double ahead_s;
 
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	ahead_s = (double)(now_cycle(b) - b->rt_cycle0) / F_CPU -
-	          ((double)(now.tv_sec - b->rt0.tv_sec) + (double)(now.tv_nsec - b->rt0.tv_nsec) * 1e-9);
+	ahead_s =
+	    (double)(now_cycle(b) - b->rt_cycle0) / F_CPU -
+	    ((double)(now.tv_sec - b->rt0.tv_sec) + (double)(now.tv_nsec - b->rt0.tv_nsec) * 1e-9);
 	if (ahead_s > 0) {
 		struct timespec d = {(time_t)ahead_s, (long)((ahead_s - floor(ahead_s)) * 1e9)};
 
@@ -643,6 +658,12 @@ bool rig_board_run_us(struct rig_board *b, uint64_t us)
 
 		if (st == cpu_Done || st == cpu_Crashed)
 			return false;
+		if (b->track_sp) {
+			uint16_t sp = (uint16_t)(b->avr->data[R_SPL] | b->avr->data[R_SPH] << 8);
+
+			if (sp < b->sp_min)
+				b->sp_min = sp;
+		}
 	}
 	if (b->realtime)
 		pace(b);

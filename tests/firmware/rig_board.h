@@ -85,6 +85,11 @@ uint64_t rig_board_high_since_us(const struct rig_board *b, unsigned fan);
 void rig_board_eeprom_read(struct rig_board *b, unsigned addr, uint8_t *p, size_t n);
 void rig_board_eeprom_write(struct rig_board *b, unsigned addr, const uint8_t *p, size_t n);
 
+/* Stack use: from now on the lowest stack pointer is tracked (slower); the peak depth in bytes
+ * below RAMEND since. */
+void rig_board_track_stack(struct rig_board *b);
+unsigned rig_board_stack_peak(const struct rig_board *b);
+
 /* Real-time pacing (for a host program on the pty): each run_us sleeps so that simulated time
  * does not run ahead of the monotonic clock. */
 void rig_board_realtime(struct rig_board *b, bool on);

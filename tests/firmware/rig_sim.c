@@ -53,12 +53,16 @@ static int number(const char *opt, const char *v, double min, double max, double
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"elf", required_argument, NULL, 'e'},      {"link", required_argument, NULL, 'l'},
-	    {"log", required_argument, NULL, 'g'},      {"period-ms", required_argument, NULL, 'p'},
-	    {"ambient-c", required_argument, NULL, 'a'}, {"rise-still-c", required_argument, NULL, 's'},
-	    {"rise-full-c", required_argument, NULL, 'f'}, {"tau-s", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"elf", required_argument, NULL, 'e'},
+	                                     {"link", required_argument, NULL, 'l'},
+	                                     {"log", required_argument, NULL, 'g'},
+	                                     {"period-ms", required_argument, NULL, 'p'},
+	                                     {"ambient-c", required_argument, NULL, 'a'},
+	                                     {"rise-still-c", required_argument, NULL, 's'},
+	                                     {"rise-full-c", required_argument, NULL, 'f'},
+	                                     {"tau-s", required_argument, NULL, 't'},
+	                                     {"help", no_argument, NULL, 'h'},
+	                                     {NULL, 0, NULL, 0}};
 	const char *elf = NULL, *link_path = NULL, *log_path = NULL;
 	double period_ms = 100, ambient = 25, still = 50, full = 20, tau = 5;
 	struct rig_board *b;

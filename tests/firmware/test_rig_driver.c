@@ -202,8 +202,8 @@ Test(rig_driver, failsafe_refuses_then_recovers)
 
 Test(rig_driver, settle)
 {
-	struct sb_cooling_settle crit = {.tolerance_c = 0.25, .window_s = 0.5, .max_s = 10,
-	                                 .poll_s = 0.1};
+	struct sb_cooling_settle crit = {
+	    .tolerance_c = 0.25, .window_s = 0.5, .max_s = 10, .poll_s = 0.1};
 	struct sb_cooling_settled out;
 	struct sb_device *dev;
 	double before, after;
@@ -225,8 +225,9 @@ Test(rig_driver, settle)
 	cr_assert_float_eq(before, 25 + 20 + 30 * (1 - (0.7 * 0.5 + 0.3 * 0.333)), 0.6, "%f",
 	                   before);
 	cr_assert_float_eq(after, 45.0, 0.6, "%f", after);
-	fprintf(stderr, "settle: Cfg4 -> Cfg1, heatsink %.2f C -> %.2f C in %.2f s (criterion "
-	                "%.2f C over %.1f s)\n",
+	fprintf(stderr,
+	        "settle: Cfg4 -> Cfg1, heatsink %.2f C -> %.2f C in %.2f s (criterion "
+	        "%.2f C over %.1f s)\n",
 	        before, after, out.seconds, crit.tolerance_c, crit.window_s);
 	/* A rig in its fail-safe cannot settle. */
 	rig_pty_lock(pty);
@@ -261,8 +262,7 @@ Test(rig_driver, user_rig_file)
 	cr_assert_float_eq(d1, 0.75, 0.0125 + 1e-3); /* 80 steps */
 	/* Without cooling_power_w: the fans' share of full power, duty cubed. */
 	cr_assert_eq(sb_cooling_describe(c, 1, &st), 0);
-	cr_assert_float_eq(st.cooling_power_w, (0.9 * 0.9 * 0.9 + 0.755 * 0.755 * 0.755) / 2,
-	                   1e-9);
+	cr_assert_float_eq(st.cooling_power_w, (0.9 * 0.9 * 0.9 + 0.755 * 0.755 * 0.755) / 2, 1e-9);
 	sb_cooling_close(c);
 	c = NULL;
 
@@ -279,8 +279,7 @@ Test(rig_driver, user_rig_file)
 	cr_assert_eq(sb_cooling_open(&c, s, NULL), SB_ERR_PARSE);
 	cr_assert(strstr(sb_error_detail(), "line 2"), "%s", sb_error_detail());
 	f = fopen(path, "w");
-	fputs("configurations:\n  - {name: q, duty_pct: [25, 10]}\nlimits: {silence_s: 0.01}\n",
-	      f);
+	fputs("configurations:\n  - {name: q, duty_pct: [25, 10]}\nlimits: {silence_s: 0.01}\n", f);
 	fclose(f);
 	cr_assert_eq(sb_cooling_open(&c, s, NULL), SB_ERR_PARSE);
 	cr_assert(strstr(sb_error_detail(), "line 3"), "%s", sb_error_detail());
@@ -316,13 +315,13 @@ Test(rig_driver, bad_connections)
 
 enum misbehave {
 	ANSWER_OK,
-	ANSWER_NOTHING,    /* lost */
-	ANSWER_DAMAGED,    /* bad CRC on the way back */
-	ANSWER_STALE,      /* an old answer first (wrong sequence number), then the right one */
-	ANSWER_BAD_CRC,    /* the controller saw our frame damaged */
-	ANSWER_GARBAGE,    /* noise, then the answer */
-	ANSWER_SHORT,      /* a status answer with a payload too short */
-	ANSWER_TRUNCATED,  /* half a frame */
+	ANSWER_NOTHING,   /* lost */
+	ANSWER_DAMAGED,   /* bad CRC on the way back */
+	ANSWER_STALE,     /* an old answer first (wrong sequence number), then the right one */
+	ANSWER_BAD_CRC,   /* the controller saw our frame damaged */
+	ANSWER_GARBAGE,   /* noise, then the answer */
+	ANSWER_SHORT,     /* a status answer with a payload too short */
+	ANSWER_TRUNCATED, /* half a frame */
 };
 
 struct scripted {
@@ -334,8 +333,8 @@ struct scripted {
 	volatile bool stop;
 };
 
-static void send_frame(struct scripted *sc, uint8_t seq, uint8_t cmd, const uint8_t *p,
-                       uint8_t len, bool damage)
+static void send_frame(struct scripted *sc, uint8_t seq, uint8_t cmd, const uint8_t *p, uint8_t len,
+                       bool damage)
 {
 	uint8_t buf[SB_RIG_MAX_FRAME];
 	size_t n = sb_rig_encode(buf, sizeof(buf), seq, cmd, p, len);
@@ -366,8 +365,8 @@ static void *controller_main(void *arg)
 		sc->requests++;
 		m = sc->at < sc->n ? sc->script[sc->at++] : ANSWER_OK;
 		if (f.cmd == SB_RIG_CMD_IDENTIFY) {
-			struct sb_rig_ident id = {SB_RIG_PROTO_VERSION, 9, 9, 9, 0x1234, SB_RIG_FANS,
-			                          SB_RIG_SENSORS};
+			struct sb_rig_ident id = {
+			    SB_RIG_PROTO_VERSION, 9, 9, 9, 0x1234, SB_RIG_FANS, SB_RIG_SENSORS};
 
 			sb_rig_ident_encode(ans + 1, &id);
 			len = 1 + SB_RIG_IDENT_BYTES;
@@ -393,7 +392,8 @@ static void *controller_main(void *arg)
 			send_frame(sc, f.seq, f.cmd | SB_RIG_RESPONSE, ans, 1, false);
 			break;
 		case ANSWER_GARBAGE: {
-			static const uint8_t junk[] = {0x00, SB_RIG_START, 0xFF, 0x13, SB_RIG_START};
+			static const uint8_t junk[] = {0x00, SB_RIG_START, 0xFF, 0x13,
+			                               SB_RIG_START};
 
 			cr_assert_eq(write(sc->master, junk, sizeof(junk)), (ssize_t)sizeof(junk));
 			send_frame(sc, f.seq, f.cmd | SB_RIG_RESPONSE, ans, len, false);
@@ -468,13 +468,12 @@ Test(rig_client, survives_a_hostile_line)
 
 Test(rig_client, silent_line)
 {
-	struct scripted sc = {.script = {ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
-	                                 ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
-	                                 ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
-	                                 ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
-	                                 ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
-	                                 ANSWER_NOTHING},
-	                      .n = 16};
+	struct scripted sc = {
+	    .script = {ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
+	               ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
+	               ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING,
+	               ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING, ANSWER_NOTHING},
+	    .n = 16};
 	struct sb_rig *r = NULL;
 
 	scripted_start(&sc);

@@ -198,7 +198,7 @@ Test(rig_firmware, clear_then_set_fans_pwm_measured)
 {
 	/* Not within 2 % of 0 or 100 %: simavr's timer model runs a compare match that falls
 	 * within an instruction of the overflow late, and drops it (the MCU does not). */
-	static const uint16_t duty[][2] = {{400, 600}, {0, 1000}, {1000, 0}, {20, 999},
+	static const uint16_t duty[][2] = {{400, 600}, {0, 1000},  {1000, 0}, {20, 999},
 	                                   {125, 333}, {500, 500}, {950, 50}};
 	struct sb_rig_status s;
 	double d0, d1, hz0, hz1;
@@ -606,9 +606,9 @@ Test(rig_firmware, watchdog_reset_into_the_failsafe)
 	t = rig_board_now_us(b);
 	cr_assert_eq(req(SB_RIG_CMD_WATCHDOG_TEST, SB_RIG_WATCHDOG_MAGIC, 4, NULL), SB_RIG_OK);
 	rig_board_run_us(b, 100000);
-	cr_assert_eq(rig_board_request(b, SB_RIG_CMD_GET_STATUS, NULL, 0, &(struct sb_rig_frame){0},
-	                               10000),
-	             -1, "hung: no answer");
+	cr_assert_eq(
+	    rig_board_request(b, SB_RIG_CMD_GET_STATUS, NULL, 0, &(struct sb_rig_frame){0}, 10000),
+	    -1, "hung: no answer");
 	ms = reaction_ms(t, 1000000, "watchdog reset of a hung MCU (WDTO_250MS)");
 	cr_assert(ms >= 240 && ms <= 300, "%f ms", ms);
 	rig_board_run_us(b, 10000);
@@ -686,4 +686,33 @@ Test(rig_firmware, eeprom_valid_crc_out_of_range)
 	rig_board_run_us(b, 10000);
 	get_status(&s);
 	cr_assert(s.faults & SB_RIG_FAULT_EEPROM);
+}
+
+/* RAM: the static data (avr-size's Data line at build time: .data + .bss + .noinit) plus the
+ * deepest stack seen while every path runs (frames in and out, noise, thermocouples,
+ * tachometers, a fault, an EEPROM write) must leave room in the 2 KiB. */
+Test(rig_firmware, ram_use)
+{
+	struct sb_rig_status s;
+	uint8_t junk[SB_RIG_MAX_FRAME];
+	unsigned peak;
+
+	rig_board_track_stack(b);
+	cr_assert_eq(set_limits(60, 2000, 800, 3), SB_RIG_OK);
+	running(500, 300);
+	for (unsigned i = 0; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)(i * 37);
+	rig_board_send(b, junk, sizeof(junk));
+	run_talking(1500000, 50000);
+	rig_board_set_tc(b, SB_RIG_SENSOR_HEATSINK, 61, 25, 0);
+	run_talking(300000, 50000);
+	get_status(&s);
+	cr_assert(s.faults & SB_RIG_FAULT_OVERTEMP);
+	peak = rig_board_stack_peak(b);
+	fprintf(stderr,
+	        "ram: stack peak %u bytes below RAMEND (2048 B of SRAM; static data in "
+	        "avr-size's Data line)\n",
+	        peak);
+	cr_assert_gt(peak, 20);
+	cr_assert_lt(peak, 512, "stack %u B", peak);
 }

@@ -283,7 +283,8 @@ Test(rig_proto, eeprom_image)
 
 			memcpy(bad, img, sizeof(bad));
 			bad[byte] ^= (uint8_t)(1 << bit);
-			cr_assert_not(sb_rig_eeprom_decode(bad, &got), "byte %zu bit %d", byte, bit);
+			cr_assert_not(sb_rig_eeprom_decode(bad, &got), "byte %zu bit %d", byte,
+			              bit);
 			cr_assert_eq(got.silence_ms, SB_RIG_DEFAULT_SILENCE_MS);
 			cr_assert_eq(got.heatsink_max_q2, SB_RIG_DEFAULT_HEATSINK_Q2);
 		}

@@ -102,11 +102,11 @@ struct sb_point_result {
 	double power_w;          /* mean power over the point */
 	double power_max_w;      /* highest reading */
 	unsigned inst_samples;
-	struct sb_cooling_state cooling; /* the configuration the point ran in */
+	struct sb_cooling_state cooling;   /* the configuration the point ran in */
 	struct sb_cooling_settled settled; /* the wait for the heatsink before the point */
 	bool rig_fault; /* the cooling rig went into its fail-safe: the point stopped there */
 	struct sb_cooling_state rig_state; /* ... what it reported then */
-	struct sb_point_failure failure; /* valid when failed */
+	struct sb_point_failure failure;   /* valid when failed */
 };
 
 /* Defaults: ro, 128 B, random, all ports, 1 ms, no samples, no instruments, fast-forward on. */

@@ -698,8 +698,8 @@ static int apply_cooling(struct worker *w, const struct sb_campaign_point *p, un
 			pthread_mutex_lock(&w->en->lock);
 			event(w->en, (int)p->index, "settled", data,
 			      "'%s': cooling %s: the heatsink %s at %.2f C after %.1f s", w->uri,
-			      p->cooling, out.settled ? "settled" : "did not settle", out.heatsink_c,
-			      out.seconds);
+			      p->cooling, out.settled ? "settled" : "did not settle",
+			      out.heatsink_c, out.seconds);
 			pthread_mutex_unlock(&w->en->lock);
 			cJSON_free(data);
 		}

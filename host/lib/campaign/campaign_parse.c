@@ -579,8 +579,8 @@ static int parse_instruments(struct parse *p, struct fy_node *n)
 /* recovery: {retries, cool_margin_c, cool_max_s, cooling, rig_fault}. */
 static int parse_recovery(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s", "cooling",
-	                                   "rig_fault", NULL};
+	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s",
+	                                   "cooling", "rig_fault",     NULL};
 	static const char *const rig_fault[] = {"recover", "abort", NULL};
 	struct sb_campaign_recovery *r = &p->c->recovery;
 	const char *s = NULL;
@@ -632,9 +632,9 @@ static int parse_settle(struct parse *p, struct fy_node *n)
 static int parse_root(struct parse *p)
 {
 	static const char *const keys[] = {
-	    "format", "name",         "description", "kind",
-	    "bench",  "instruments",  "durations",   "sample_interval_ms",
-	    "seed",   "fast_forward", "sweep",       "exclude",
+	    "format", "name",         "description",    "kind",
+	    "bench",  "instruments",  "durations",      "sample_interval_ms",
+	    "seed",   "fast_forward", "sweep",          "exclude",
 	    "only",   "recovery",     "cooling_settle", NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
