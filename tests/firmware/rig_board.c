@@ -389,7 +389,7 @@ static void uart_out(struct avr_irq_t *irq, uint32_t value, void *param)
 
 void rig_board_send(struct rig_board *b, const uint8_t *p, size_t n)
 {
-	if (grow(&b->in, &b->in_cap, b->in_len + n) < 0)
+	if (!n || grow(&b->in, &b->in_cap, b->in_len + n) < 0)
 		return;
 	memcpy(b->in + b->in_len, p, n);
 	b->in_len += n;
@@ -400,6 +400,8 @@ size_t rig_board_recv(struct rig_board *b, uint8_t *p, size_t cap)
 {
 	size_t n = b->out_len - b->out_off;
 
+	if (!n)
+		return 0;
 	if (n > cap)
 		n = cap;
 	memcpy(p, b->out + b->out_off, n);

@@ -67,6 +67,21 @@ static void open_rig(const char *opts)
 	cr_assert_eq(e, 0, "%s", sb_error_detail());
 }
 
+/* Wait (at most 5 s of wall time: the simulation may run behind it on a loaded machine) until
+ * the actuator's fail-safe is `on`. */
+static void wait_failsafe(bool on)
+{
+	struct sb_cooling_state st;
+
+	for (int i = 0; i < 500; i++) {
+		cr_assert_eq(sb_cooling_status(c, &st), 0, "%s", sb_error_detail());
+		if (st.failsafe == on)
+			return;
+		sleep_ms(10);
+	}
+	cr_assert_fail("the fail-safe did not go %s", on ? "on" : "off");
+}
+
 /* Duty of each fan measured on the pins over ms of simulated time (the bridge runs it). */
 static void measure(unsigned ms, double *d0, double *d1)
 {
@@ -154,11 +169,15 @@ Test(rig_driver, keepalive_then_silence_after_close)
 	cr_assert_not(st.failsafe, "%s", st.faults_text);
 	measure(20, &d0, &d1);
 	cr_assert_float_eq(d0, 0.5, 2e-3);
-	/* The host goes away: after 0.3 s the controller drives the fans at 100 %. */
+	/* The host goes away: after 0.3 s (simulated) the controller drives the fans at 100 %. */
 	sb_cooling_close(c);
 	c = NULL;
-	sleep_ms(600);
-	measure(20, &d0, &d1);
+	for (int i = 0; i < 100; i++) {
+		measure(20, &d0, &d1);
+		if (d0 == 1.0 && d1 == 1.0)
+			break;
+		sleep_ms(30);
+	}
 	cr_assert_float_eq(d0, 1.0, 1e-9);
 	cr_assert_float_eq(d1, 1.0, 1e-9);
 }
@@ -174,7 +193,7 @@ Test(rig_driver, failsafe_refuses_then_recovers)
 	rig_pty_lock(pty);
 	rig_board_set_tc(b, SB_RIG_SENSOR_HEATSINK, 61, 25, 0);
 	rig_pty_unlock(pty);
-	sleep_ms(250);
+	wait_failsafe(true);
 	cr_assert_eq(sb_cooling_status(c, &st), 0);
 	cr_assert(st.failsafe);
 	cr_assert_eq(st.faults, SB_RIG_FAULT_OVERTEMP);
@@ -190,8 +209,9 @@ Test(rig_driver, failsafe_refuses_then_recovers)
 	rig_pty_lock(pty);
 	rig_board_set_tc(b, SB_RIG_SENSOR_HEATSINK, 50, 25, 0);
 	rig_pty_unlock(pty);
-	sleep_ms(250);
-	cr_assert_eq(sb_cooling_recover(c), 0, "%s", sb_error_detail());
+	for (int i = 0; i < 500 && (e = sb_cooling_recover(c)) == SB_ERR_STATE; i++)
+		sleep_ms(10);
+	cr_assert_eq(e, 0, "%s", sb_error_detail());
 	/* The applied configuration (Cfg2) is back. */
 	measure(20, &d0, &d1);
 	cr_assert_float_eq(d0, round(833 * 0.64) / 640, 2e-3, "%f", d0);
@@ -233,7 +253,7 @@ Test(rig_driver, settle)
 	rig_pty_lock(pty);
 	rig_board_set_tc(b, SB_RIG_SENSOR_AMBIENT, 25, 25, SB_RIG_TC_OPEN);
 	rig_pty_unlock(pty);
-	sleep_ms(450);
+	wait_failsafe(true);
 	cr_assert_eq(sb_cooling_settle(c, dev, &crit, &out), SB_ERR_STATE);
 	cr_assert(strstr(sb_error_detail(), "ambient thermocouple"), "%s", sb_error_detail());
 	sb_device_close(dev);
