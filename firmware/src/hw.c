@@ -147,29 +147,24 @@ uint16_t hw_fan_set(uint8_t fan, uint16_t duty_pm)
 	if (ticks > steps)
 		ticks = steps;
 	/* 0 and 100 %: the compare output is disconnected and the pin driven (no glitch); in
-	 * between, non-inverting PWM: high for OCR + 1 timer clocks of TOP + 1. */
-	if (fan == 0) {
-		if (ticks == 0 || ticks == steps) {
-			TCCR1A &= (uint8_t) ~(_BV(COM1B1) | _BV(COM1B0));
-			if (ticks)
-				PORTB |= _BV(PB2);
-			else
-				PORTB &= (uint8_t)~_BV(PB2);
-		} else {
-			OCR1B = ticks - 1;
-			TCCR1A |= _BV(COM1B1);
-		}
+	 * between, non-inverting PWM: high for OCR + 1 timer clocks of TOP + 1. COMnB1:0 are bits
+	 * 5:4 of TCCR1A and of TCCR2A alike. */
+	volatile uint8_t *tccra = fan ? &TCCR2A : &TCCR1A;
+	volatile uint8_t *port = fan ? &PORTD : &PORTB;
+	uint8_t pin = fan ? _BV(PD3) : _BV(PB2);
+
+	if (ticks == 0 || ticks == steps) {
+		*tccra &= (uint8_t) ~(_BV(COM1B1) | _BV(COM1B0));
+		if (ticks)
+			*port |= pin;
+		else
+			*port &= (uint8_t)~pin;
 	} else {
-		if (ticks == 0 || ticks == steps) {
-			TCCR2A &= (uint8_t) ~(_BV(COM2B1) | _BV(COM2B0));
-			if (ticks)
-				PORTD |= _BV(PD3);
-			else
-				PORTD &= (uint8_t)~_BV(PD3);
-		} else {
+		if (fan)
 			OCR2B = (uint8_t)(ticks - 1);
-			TCCR2A |= _BV(COM2B1);
-		}
+		else
+			OCR1B = ticks - 1;
+		*tccra |= _BV(COM1B1);
 	}
 	return (uint16_t)(((uint32_t)ticks * SB_RIG_DUTY_MAX + steps / 2) / steps);
 }

@@ -7,6 +7,7 @@
  * (printed as "reaction ...", and bounded by the assertions).
  */
 #include <criterion/criterion.h>
+#include <criterion/parameterized.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -478,7 +479,30 @@ Test(rig_firmware, host_silence)
 	cr_assert_eq(set_fans(250, 250), SB_RIG_OK);
 }
 
-static void tc_fault_case(unsigned sensor, uint8_t fault, uint16_t want, const char *what)
+struct tc_case {
+	unsigned sensor;
+	uint8_t fault;
+	uint16_t want;
+	char what[64];
+};
+
+ParameterizedTestParameters(rig_firmware, thermocouple_fault)
+{
+	static struct tc_case cases[] = {
+	    {SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_OPEN, SB_RIG_FAULT_TC_HEATSINK,
+	     "heatsink thermocouple open"},
+	    {SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_SHORT_GND, SB_RIG_FAULT_TC_HEATSINK,
+	     "heatsink thermocouple short to GND"},
+	    {SB_RIG_SENSOR_AMBIENT, SB_RIG_TC_SHORT_VCC, SB_RIG_FAULT_TC_AMBIENT,
+	     "ambient thermocouple short to VCC"},
+	    {SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_NO_ANSWER, SB_RIG_FAULT_TC_HEATSINK,
+	     "heatsink converter not answering (MISO high)"},
+	};
+
+	return cr_make_param_array(struct tc_case, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+ParameterizedTest(struct tc_case *tc, rig_firmware, thermocouple_fault)
 {
 	struct sb_rig_status s;
 	uint64_t t;
@@ -487,43 +511,19 @@ static void tc_fault_case(unsigned sensor, uint8_t fault, uint16_t want, const c
 	cr_assert_eq(set_limits(70, 60000, 3000, 3), SB_RIG_OK);
 	running(400, 400);
 	run_talking(300000, 100000);
-	rig_board_set_tc(b, sensor, 25, 25, fault);
+	rig_board_set_tc(b, tc->sensor, 25, 25, tc->fault);
 	t = rig_board_now_us(b);
-	ms = reaction_ms(t, 1000000, what);
+	ms = reaction_ms(t, 1000000, tc->what);
 	cr_assert_leq(ms, SB_RIG_TC_FAULT_READS * SB_RIG_TC_PERIOD_MS + 2.0, "%f ms", ms);
 	cr_assert_geq(ms, (SB_RIG_TC_FAULT_READS - 1) * SB_RIG_TC_PERIOD_MS, "%f ms", ms);
 	get_status(&s);
-	cr_assert_eq(s.faults, want);
-	cr_assert_eq(s.tc_fault[sensor], fault);
-	cr_assert_eq(clear_faults(want, SB_RIG_ERR_FAULT_ACTIVE), 0xFFFF);
+	cr_assert_eq(s.faults, tc->want);
+	cr_assert_eq(s.tc_fault[tc->sensor], tc->fault);
+	cr_assert_eq(clear_faults(tc->want, SB_RIG_ERR_FAULT_ACTIVE), 0xFFFF);
 	/* Repaired: one good read ends the condition. */
-	rig_board_set_tc(b, sensor, 25, 25, 0);
+	rig_board_set_tc(b, tc->sensor, 25, 25, 0);
 	rig_board_run_us(b, 150000);
-	cr_assert_eq(clear_faults(want, SB_RIG_OK), 0);
-}
-
-Test(rig_firmware, thermocouple_open)
-{
-	tc_fault_case(SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_OPEN, SB_RIG_FAULT_TC_HEATSINK,
-	              "heatsink thermocouple open");
-}
-
-Test(rig_firmware, thermocouple_short_gnd)
-{
-	tc_fault_case(SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_SHORT_GND, SB_RIG_FAULT_TC_HEATSINK,
-	              "heatsink thermocouple short to GND");
-}
-
-Test(rig_firmware, thermocouple_short_vcc)
-{
-	tc_fault_case(SB_RIG_SENSOR_AMBIENT, SB_RIG_TC_SHORT_VCC, SB_RIG_FAULT_TC_AMBIENT,
-	              "ambient thermocouple short to VCC");
-}
-
-Test(rig_firmware, thermocouple_converter_missing)
-{
-	tc_fault_case(SB_RIG_SENSOR_HEATSINK, SB_RIG_TC_NO_ANSWER, SB_RIG_FAULT_TC_HEATSINK,
-	              "heatsink converter not answering (MISO high)");
+	cr_assert_eq(clear_faults(tc->want, SB_RIG_OK), 0);
 }
 
 Test(rig_firmware, thermocouple_glitch_is_filtered)
