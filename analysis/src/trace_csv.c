@@ -15,6 +15,7 @@
 
 #include "stackbench/error.h"
 #include "stackbench/log.h"
+#include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
@@ -539,8 +540,8 @@ fail:
 
 struct csv_writer {
 	struct sb_trace_writer base;
-	FILE *f;
-	bool own;
+	struct sb_output out; /* written atomically */
+	FILE *f;              /* out.f */
 	char path[256];
 	uint32_t fields;
 	uint32_t nsubparts, nwarnings;
@@ -600,10 +601,12 @@ static int csv_close(struct sb_trace_writer *wr, bool finish)
 	struct csv_writer *w = (struct csv_writer *)wr;
 	int err = 0;
 
-	if (fflush(w->f) != 0 || ferror(w->f))
+	if (finish && ferror(w->f))
 		err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path, strerror(errno));
-	if (w->own && fclose(w->f) != 0 && !err)
-		err = sb_error_set(SB_ERR_IO, "cannot close '%s': %s", w->path, strerror(errno));
+	if (finish && !err)
+		err = sb_output_commit(&w->out);
+	else
+		sb_output_abort(&w->out);
 	free(w);
 	return finish ? err : 0;
 }
@@ -614,23 +617,17 @@ int sb_trace_writer_open_csv(struct sb_trace_writer **wp, const char *path,
                              const struct sb_trace_info *info)
 {
 	struct csv_writer *w = calloc(1, sizeof(*w));
+	int err;
 
 	if (!w)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	w->base.ops = &csv_writer_ops;
 	sb_strlcpy(w->path, path, sizeof(w->path));
-	if (!strcmp(path, "-")) {
-		w->f = stdout;
-	} else {
-		w->f = fopen(path, "w");
-		w->own = true;
-	}
-	if (!w->f) {
-		int e = errno;
-
+	if ((err = sb_output_open(&w->out, path)) < 0) {
 		free(w);
-		return sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path, strerror(e));
+		return err;
 	}
+	w->f = w->out.f;
 	w->fields = info->fields;
 	fprintf(w->f, "#@ stackbench-trace csv 1\n#@ clock_hz=%.17g time_unit=%s source=%s\n",
 	        info->tick_hz, info->time_unit, info->source[0] ? info->source : "unknown");

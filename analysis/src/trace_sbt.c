@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "stackbench/error.h"
+#include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
@@ -569,8 +570,8 @@ fail:
 
 struct sbt_writer {
 	struct sb_trace_writer base;
-	FILE *f;
-	bool own;
+	struct sb_output out; /* written atomically */
+	FILE *f;              /* out.f */
 	char path[256];
 	ZSTD_CCtx *cctx;
 	struct sb_trace_record *recs;
@@ -727,8 +728,7 @@ static int sbt_write(struct sb_trace_writer *wr, const struct sb_trace_info *inf
 
 static void sbt_writer_free(struct sbt_writer *w)
 {
-	if (w->own && w->f)
-		fclose(w->f);
+	sb_output_abort(&w->out);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->recs);
 	free(w->raw);
@@ -746,14 +746,14 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 		put_u64(total, w->total + w->n);
 		if ((err = sbt_flush_block(w)) == 0)
 			err = sbt_chunk(w, CHUNK_END, total, sizeof(total));
-		if (!err && (fflush(w->f) != 0 || ferror(w->f)))
+		if (!err && ferror(w->f))
 			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
 			                   strerror(errno));
+		if (!err)
+			err = sb_output_commit(&w->out);
 	}
-	if (w->own && fclose(w->f) != 0 && !err && finish)
-		err = sb_error_set(SB_ERR_IO, "cannot close '%s': %s", w->path, strerror(errno));
 	w->f = NULL;
-	sbt_writer_free(w);
+	sbt_writer_free(w); /* removes the temporary file when not committed */
 	return err;
 }
 
@@ -783,17 +783,9 @@ int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, SBT_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	if (!strcmp(path, "-")) {
-		w->f = stdout;
-	} else {
-		w->f = fopen(path, "wb");
-		w->own = true;
-		if (!w->f) {
-			err = sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path,
-			                   strerror(errno));
-			goto fail;
-		}
-	}
+	if ((err = sb_output_open(&w->out, path)) < 0)
+		goto fail;
+	w->f = w->out.f;
 	memset(head, 0, sizeof(head));
 	memcpy(head, SBT_MAGIC, 8);
 	head[8] = SBT_MAJOR;

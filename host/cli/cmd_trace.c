@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "stackbench/error.h"
+#include "stackbench/output.h"
 #include "stackbench/trace.h"
 #include "stackbench/util.h"
 
@@ -232,6 +233,10 @@ static int trace_run(int argc, char **argv)
 
 		to = dot && !strcmp(dot, ".csv") ? SB_TRACE_CSV : SB_TRACE_SBT;
 	}
+	if (!strcmp(verb, "convert") &&
+	    (rc = sb_output_check_inputs(out, (const char *const *)argv + optind,
+	                                 (size_t)(argc - optind))) < 0)
+		return sb_cli_error(rc);
 	if ((rc = sb_cli_trace_open("trace", &o, argv + optind, argc - optind, &r)) != 0)
 		return rc;
 	if (!strcmp(verb, "info")) {

@@ -23,8 +23,8 @@ extern "C" {
 int sb_read_file(const char *path, char **data, size_t *len);
 
 /*
- * Write data to path atomically (temporary file in the same folder, fsync, rename).
- * Returns 0 or SB_ERR_IO.
+ * Write data to path atomically (stackbench/output.h: an exclusive temporary file in the same
+ * folder, fsync, rename, folder synced). Returns 0, SB_ERR_IO, SB_ERR_PERM, SB_ERR_NOT_FOUND.
  */
 int sb_write_file_atomic(const char *path, const void *data, size_t len);
 

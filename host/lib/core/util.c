@@ -75,50 +75,6 @@ fail:
 	return err;
 }
 
-int sb_write_file_atomic(const char *path, const void *data, size_t len)
-{
-	char tmp[PATH_MAX];
-	int fd, err;
-	const char *p = data;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
-		return sb_error_set(SB_ERR_INVAL, "path too long: '%s'", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = errno;
-		return sb_error_set(errno_code(err), "cannot create '%s': %s", tmp, strerror(err));
-	}
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err =
-			    sb_error_set(SB_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-			goto fail;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (fsync(fd) < 0) {
-		err = sb_error_set(SB_ERR_IO, "cannot sync '%s': %s", tmp, strerror(errno));
-		goto fail;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		err = errno;
-		unlink(tmp);
-		return sb_error_set(SB_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
-		                    strerror(err));
-	}
-	return 0;
-fail:
-	close(fd);
-	unlink(tmp);
-	return err;
-}
-
 size_t sb_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = strlen(src);
