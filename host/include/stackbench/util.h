@@ -21,6 +21,9 @@ extern "C" {
  * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_PERM, SB_ERR_IO or SB_ERR_NOMEM.
  */
 int sb_read_file(const char *path, char **data, size_t *len);
+/* Same, refusing files larger than max bytes (SB_ERR_PARSE "larger than"): /dev/zero or a
+ * runaway file cannot exhaust memory. */
+int sb_read_file_max(const char *path, size_t max, char **data, size_t *len);
 
 /*
  * Write data to path atomically (stackbench/output.h: an exclusive temporary file in the same

@@ -30,6 +30,11 @@ static int errno_code(int e)
 
 int sb_read_file(const char *path, char **data, size_t *len)
 {
+	return sb_read_file_max(path, SIZE_MAX / 2, data, len);
+}
+
+int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
+{
 	FILE *f;
 	char *buf = NULL;
 	size_t size = 0, used = 0, n;
@@ -55,6 +60,11 @@ int sb_read_file(const char *path, char **data, size_t *len)
 		}
 		n = fread(buf + used, 1, size - used - 1, f);
 		used += n;
+		if (used > max) {
+			err = sb_error_set(SB_ERR_PARSE, "cannot read '%s': larger than %zu bytes",
+			                   path, max);
+			goto fail;
+		}
 		if (n == 0) {
 			if (ferror(f)) {
 				err = sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path,
