@@ -180,6 +180,25 @@ static int exec(struct sb_store *st, const char *sql)
 	return 0;
 }
 
+/*
+ * Statements SQLite may answer with SQLITE_BUSY without waiting in the busy handler (changing
+ * the journal mode of a database another process is opening, to avoid a deadlock): retried for
+ * up to the busy timeout.
+ */
+static int exec_retry(struct sb_store *st, const char *sql)
+{
+	for (int i = 0;; i++) {
+		int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || i == 1000)
+			return sb_error_set(SB_ERR_DB, "results database '%s': %s", st->path,
+			                    sqlite3_errmsg(st->db));
+		usleep(10000);
+	}
+}
+
 static int prepare(struct sb_store *st, const char *sql, sqlite3_stmt **stmt)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
@@ -284,7 +303,8 @@ static int schema_write(struct sb_store *st)
 	int e, v;
 
 	/* foreign keys cannot change inside a transaction: off now, on again after it */
-	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 || (e = exec(st, "BEGIN IMMEDIATE")) < 0)
+	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 ||
+	    (e = exec_retry(st, "BEGIN IMMEDIATE")) < 0)
 		goto out;
 	if ((e = table_exists(st, "schema_version")) < 0)
 		goto rollback;
@@ -397,7 +417,7 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 	if (writable) {
 		/* WAL: readers (export, report) run beside a campaign; synchronous FULL: a
 		 * committed point survives a power cut, not only a kill. */
-		if ((e = exec(st, "PRAGMA journal_mode=WAL")) < 0 ||
+		if ((e = exec_retry(st, "PRAGMA journal_mode=WAL")) < 0 ||
 		    (e = exec(st, "PRAGMA synchronous=FULL")) < 0)
 			goto fail;
 	}
