@@ -466,7 +466,7 @@ static int point_run(int argc, char **argv)
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
 		return rc;
 	}
@@ -498,6 +498,13 @@ static int point_run(int argc, char **argv)
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
+	if (res.inst_lost) {
+		fprintf(stderr,
+		        "stackbench: an instrument was lost at %.3f s of the point (%s); the ports "
+		        "were stopped and it reconnected: the point is incomplete\n",
+		        res.inst_lost_ns / 1e9, res.inst_lost_msg);
+		rc = SB_EXIT_FAILURE;
+	}
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);
