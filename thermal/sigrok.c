@@ -199,7 +199,7 @@ static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **pr
 		err = err == SB_ERR_IO ? SB_ERR_INVAL : err;
 		goto fail;
 	}
-	sr_log_loglevel_set(SR_LOG_WARN);
+	sr_log_loglevel_set(getenv("SB_SIGROK_DEBUG") ? SR_LOG_SPEW : SR_LOG_WARN);
 	if (sr_init(&s->ctx) != SR_OK) {
 		s->ctx = NULL;
 		err = sb_error_set(SB_ERR_IO, "'%s': libsigrok does not start", c->text);

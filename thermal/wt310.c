@@ -23,6 +23,7 @@
 
 #define ANSWER_MAX 512
 #define QUERY_TIMEOUT_MS 2500 /* longer than the slowest update interval (2 s) */
+#define QUERY_MARGIN_MS 600   /* answer time beyond the update interval once it is known */
 #define BAD_ANSWERS_MAX 10
 
 struct wt310 {
@@ -52,10 +53,15 @@ static int send_cmd(struct wt310 *w, const char *cmd)
 /* Send a query and read its answer line (without the newline). Returns its length. */
 static int query(struct wt310 *w, const char *cmd, char *ans, size_t cap)
 {
-	uint64_t until = sb_inst_mono_ns() + (uint64_t)QUERY_TIMEOUT_MS * 1000000u;
+	unsigned ms = w->interval_s > 0 ? (unsigned)(w->interval_s * 1000) + QUERY_MARGIN_MS
+	                                : QUERY_TIMEOUT_MS;
+	uint64_t until = sb_inst_mono_ns() + (uint64_t)ms * 1000000u;
 	size_t len = 0;
 	int err;
 
+	/* What is left of an earlier, broken answer is not this one's. */
+	while (sb_fd_read_some(w->fd, ans, cap - 1, 0) > 0)
+		;
 	if ((err = send_cmd(w, cmd)) < 0)
 		return err;
 	for (;;) {
@@ -65,7 +71,7 @@ static int query(struct wt310 *w, const char *cmd, char *ans, size_t cap)
 
 		if (now >= until)
 			return sb_error_set(SB_ERR_TIMEOUT, "WT310 '%s' did not answer '%s' within %.1f s",
-			                    w->conn, cmd, QUERY_TIMEOUT_MS / 1000.0);
+			                    w->conn, cmd, ms / 1000.0);
 		n = sb_fd_read_some(w->fd, ans + len, cap - 1 - len,
 		                    (unsigned)((until - now) / 1000000u) + 1);
 		if (n < 0)
