@@ -141,6 +141,26 @@ const char *sb_cooling_name(const struct sb_cooling *c, unsigned i);
 int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_state *st);
 const char *sb_cooling_driver(const struct sb_cooling *c);
 
+/* ---- discovery -------------------------------------------------------------------------- */
+
+/* An instrument found on this machine, with the connection string to open it with. */
+struct sb_found_instrument {
+	char kind[16];   /* "camera", "meter", "adapter", "supply" */
+	char what[96];   /* "FLIR One (09cb:1996) bus 1 address 5" */
+	char conn[192];  /* "flirone:1:5"; "" when stackbench has no driver for it */
+	char note[128];  /* serial number, permissions, what to do */
+};
+
+/*
+ * Find what is attached: FLIR One (09cb:1996) and PureThermal (1e4e:0100) cameras by USB id,
+ * FTDI adapters with their serial numbers (libftdi), serial nodes (dev_dir/ttyUSB*, ttyACM*),
+ * USBTMC nodes (dev_dir/usbtmc*) and the supplies a libsigrok scan finds. dev_dir is "/dev"
+ * normally. Returns the count (at most max), never an error: a part that cannot be searched
+ * (no USB here) is skipped and logged at debug level.
+ */
+int sb_instruments_discover(struct sb_found_instrument *out, unsigned max, const char *dev_dir,
+                            bool sigrok_scan);
+
 #ifdef __cplusplus
 }
 #endif
