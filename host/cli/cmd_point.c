@@ -69,8 +69,11 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
-	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
+	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
+	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
+	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
+	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
