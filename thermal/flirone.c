@@ -311,6 +311,14 @@ static void flirone_close(void *priv)
 	if (c->thread_running) {
 		atomic_store(&c->stop, true);
 		pthread_join(c->thread, NULL);
+		sb_info("FLIR One '%s': %llu frames, %llu dropped around a flat-field correction, "
+		        "%llu dropped as damaged, %llu partial, %llu transfers, %llu transfer errors",
+		        c->conn, (unsigned long long)c->stream.st.frames,
+		        (unsigned long long)c->stream.st.ffc_dropped,
+		        (unsigned long long)c->dropped_damaged,
+		        (unsigned long long)c->stream.st.partial,
+		        (unsigned long long)c->stream.st.transfers,
+		        (unsigned long long)c->transfer_errors);
 	}
 	if (c->started && !c->err) {
 		/* Stop streaming: interface 2, then 1. */
