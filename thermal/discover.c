@@ -47,7 +47,8 @@ static void usb_cameras(struct found *f)
 	n = libusb_get_device_list(ctx, &list);
 	for (ssize_t k = 0; k < n; k++) {
 		struct libusb_device_descriptor d;
-		unsigned bus = libusb_get_bus_number(list[k]), addr = libusb_get_device_address(list[k]);
+		unsigned bus = libusb_get_bus_number(list[k]),
+		         addr = libusb_get_device_address(list[k]);
 		struct sb_found_instrument *i;
 
 		if (libusb_get_device_descriptor(list[k], &d) < 0)
@@ -57,13 +58,13 @@ static void usb_cameras(struct found *f)
 			libusb_device_handle *h;
 			unsigned char serial[64] = "";
 
-			snprintf(i->what, sizeof(i->what), "FLIR One (09cb:1996) bus %u address %u", bus,
-			         addr);
+			snprintf(i->what, sizeof(i->what), "FLIR One (09cb:1996) bus %u address %u",
+			         bus, addr);
 			snprintf(i->conn, sizeof(i->conn), "flirone:%u:%u", bus, addr);
 			if (libusb_open(list[k], &h) == 0) {
 				if (d.iSerialNumber)
-					libusb_get_string_descriptor_ascii(h, d.iSerialNumber, serial,
-					                                   sizeof(serial));
+					libusb_get_string_descriptor_ascii(h, d.iSerialNumber,
+					                                   serial, sizeof(serial));
 				libusb_close(h);
 				if (serial[0])
 					snprintf(i->note, sizeof(i->note),
@@ -76,10 +77,11 @@ static void usb_cameras(struct found *f)
 		} else if (d.idVendor == PURETHERMAL_VID && d.idProduct == PURETHERMAL_PID &&
 		           (i = add(f, "camera"))) {
 			snprintf(i->what, sizeof(i->what),
-			         "PureThermal / FLIR Lepton (1e4e:0100, UVC) bus %u address %u", bus,
-			         addr);
+			         "PureThermal / FLIR Lepton (1e4e:0100, UVC) bus %u address %u",
+			         bus, addr);
 			snprintf(i->note, sizeof(i->note),
-			         "stackbench has no Lepton driver; use a FLIR One (docs/instruments.md)");
+			         "stackbench has no Lepton driver; use a FLIR One "
+			         "(docs/instruments.md)");
 		}
 	}
 	if (n >= 0)
@@ -103,7 +105,8 @@ static void ftdi_adapters(struct found *f)
 				break;
 			ftdi_usb_get_strings(ctx, p->dev, manu, sizeof(manu), desc, sizeof(desc),
 			                     serial, sizeof(serial));
-			snprintf(i->what, sizeof(i->what), "FTDI FT232R (0403:6001) %s %s", manu, desc);
+			snprintf(i->what, sizeof(i->what), "FTDI FT232R (0403:6001) %s %s", manu,
+			         desc);
 			snprintf(i->conn, sizeof(i->conn), "wattsup:ftdi%s%s", serial[0] ? ":" : "",
 			         serial);
 			snprintf(i->note, sizeof(i->note),
@@ -142,17 +145,20 @@ static void nodes(struct found *f, const char *dev_dir)
 		if (i) {
 			snprintf(i->what, sizeof(i->what), "%s/%s", dev_dir, names[k]);
 			if (tmc) {
-				snprintf(i->conn, sizeof(i->conn), "wt310:%s/%s", dev_dir, names[k]);
-				snprintf(i->note, sizeof(i->note), "USBTMC instrument (Yokogawa WT310)");
+				snprintf(i->conn, sizeof(i->conn), "wt310:%s/%s", dev_dir,
+				         names[k]);
+				snprintf(i->note, sizeof(i->note),
+				         "USBTMC instrument (Yokogawa WT310)");
 			} else if (!strncmp(names[k], "ttyUSB", 6)) {
-				snprintf(i->conn, sizeof(i->conn), "wattsup:%s/%s", dev_dir, names[k]);
+				snprintf(i->conn, sizeof(i->conn), "wattsup:%s/%s", dev_dir,
+				         names[k]);
 				snprintf(i->note, sizeof(i->note),
 				         "USB serial: a Watts up? PRO, or a supply: "
 				         "sigrok:DRIVER:conn=%s/%s",
 				         dev_dir, names[k]);
 			} else {
-				snprintf(i->conn, sizeof(i->conn), "sigrok:korad-kaxxxxp:conn=%s/%s",
-				         dev_dir, names[k]);
+				snprintf(i->conn, sizeof(i->conn),
+				         "sigrok:korad-kaxxxxp:conn=%s/%s", dev_dir, names[k]);
 				snprintf(i->note, sizeof(i->note),
 				         "CDC-ACM serial: a Korad/Tenma supply, or another "
 				         "sigrok:DRIVER:conn=...");

@@ -77,10 +77,11 @@ static int open_error(const struct flirone *c, int r, const char *what)
 {
 	switch (r) {
 	case LIBUSB_ERROR_BUSY:
-		return sb_error_set(SB_ERR_BUSY,
-		                    "FLIR One '%s' is busy: %s failed because another process holds "
-		                    "the camera (close it, or check 'lsof /dev/bus/usb')",
-		                    c->conn, what);
+		return sb_error_set(
+		    SB_ERR_BUSY,
+		    "FLIR One '%s' is busy: %s failed because another process holds "
+		    "the camera (close it, or check 'lsof /dev/bus/usb')",
+		    c->conn, what);
 	case LIBUSB_ERROR_ACCESS:
 		return sb_error_set(SB_ERR_PERM,
 		                    "FLIR One '%s': permission denied (%s); install the udev rules "
@@ -119,8 +120,7 @@ static void reader_frame(struct flirone *c, const struct sb_flir_frame *f)
 {
 	int dr = sb_flir_decode_thermal(f->thermal, f->thermal_len, &c->raw);
 
-	if (dr < 0 || c->raw.bad_crc ||
-	    c->raw.bad_id || c->raw.bad_pixels) {
+	if (dr < 0 || c->raw.bad_crc || c->raw.bad_id || c->raw.bad_pixels) {
 		pthread_mutex_lock(&c->lock);
 		c->dropped_damaged++;
 		pthread_mutex_unlock(&c->lock);
@@ -238,8 +238,8 @@ static int find_camera(struct flirone *c, const char *rest)
 		struct libusb_device_descriptor d;
 		libusb_device_handle *h;
 
-		if (libusb_get_device_descriptor(list[i], &d) < 0 ||
-		    d.idVendor != SB_FLIRONE_VID || d.idProduct != SB_FLIRONE_PID)
+		if (libusb_get_device_descriptor(list[i], &d) < 0 || d.idVendor != SB_FLIRONE_VID ||
+		    d.idProduct != SB_FLIRONE_PID)
 			continue;
 		if (by_addr && (libusb_get_bus_number(list[i]) != bus ||
 		                libusb_get_device_address(list[i]) != addr))
@@ -263,8 +263,9 @@ static int find_camera(struct flirone *c, const char *rest)
 	return sb_error_set(SB_ERR_NOT_FOUND,
 	                    "no FLIR One camera (USB %04x:%04x%s%s) is attached for '%s'%s; "
 	                    "'stackbench instruments' lists what is",
-	                    SB_FLIRONE_VID, SB_FLIRONE_PID, *rest ? by_addr ? " at " : " serial " : "",
-	                    rest, c->conn, seen ? " (other FLIR One cameras are)" : "");
+	                    SB_FLIRONE_VID, SB_FLIRONE_PID,
+	                    *rest ? by_addr ? " at " : " serial " : "", rest, c->conn,
+	                    seen ? " (other FLIR One cameras are)" : "");
 }
 
 /* SET_INTERFACE as a standard control request: alt 1 starts an interface, 0 stops it. */
@@ -311,14 +312,15 @@ static void flirone_close(void *priv)
 	if (c->thread_running) {
 		atomic_store(&c->stop, true);
 		pthread_join(c->thread, NULL);
-		sb_info("FLIR One '%s': %llu frames, %llu dropped around a flat-field correction, "
-		        "%llu dropped as damaged, %llu partial, %llu transfers, %llu transfer errors",
-		        c->conn, (unsigned long long)c->stream.st.frames,
-		        (unsigned long long)c->stream.st.ffc_dropped,
-		        (unsigned long long)c->dropped_damaged,
-		        (unsigned long long)c->stream.st.partial,
-		        (unsigned long long)c->stream.st.transfers,
-		        (unsigned long long)c->transfer_errors);
+		sb_info(
+		    "FLIR One '%s': %llu frames, %llu dropped around a flat-field correction, "
+		    "%llu dropped as damaged, %llu partial, %llu transfers, %llu transfer errors",
+		    c->conn, (unsigned long long)c->stream.st.frames,
+		    (unsigned long long)c->stream.st.ffc_dropped,
+		    (unsigned long long)c->dropped_damaged,
+		    (unsigned long long)c->stream.st.partial,
+		    (unsigned long long)c->stream.st.transfers,
+		    (unsigned long long)c->transfer_errors);
 	}
 	if (c->started && !c->err) {
 		/* Stop streaming: interface 2, then 1. */
@@ -414,9 +416,10 @@ static int flirone_open(const struct sb_conn *cn, struct sb_device *dev, void **
 		goto fail;
 	if ((r = libusb_init(&c->ctx)) < 0) {
 		c->ctx = NULL;
-		err = sb_error_set(SB_ERR_NOT_FOUND,
-		                   "no FLIR One camera for '%s': USB is not usable here (libusb: %s)",
-		                   c->conn, usb_err(r));
+		err =
+		    sb_error_set(SB_ERR_NOT_FOUND,
+		                 "no FLIR One camera for '%s': USB is not usable here (libusb: %s)",
+		                 c->conn, usb_err(r));
 		goto fail;
 	}
 	if ((err = find_camera(c, cn->rest)) < 0 || (err = start_camera(c)) < 0)

@@ -10,9 +10,9 @@
 #define SB_FLIRONE_VID 0x09cb
 #define SB_FLIRONE_PID 0x1996
 #define SB_FLIRONE_CONFIG 3
-#define SB_FLIRONE_EP_STATUS 0x81 /* status (JSON), drained */
-#define SB_FLIRONE_EP_FILEIO 0x83 /* file I/O, drained */
-#define SB_FLIRONE_EP_FRAMES 0x85 /* frames */
+#define SB_FLIRONE_EP_STATUS 0x81     /* status (JSON), drained */
+#define SB_FLIRONE_EP_FILEIO 0x83     /* file I/O, drained */
+#define SB_FLIRONE_EP_FRAMES 0x85     /* frames */
 #define SB_FLIRONE_SETIF_REQTYPE 0x01 /* standard, host to device, interface */
 #define SB_FLIRONE_SETIF_REQ 0x0b     /* SET_INTERFACE */
 #define SB_FLIRONE_XFER_BYTES 65536   /* bulk IN request on 0x85 */

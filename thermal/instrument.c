@@ -213,8 +213,8 @@ static int not_connected(const struct handle *h)
  * opens or timeout_ms have passed.
  */
 static int reconnect(struct handle *h, void (*close_fn)(const void *ops, void *priv),
-                     int (*open_fn)(const void *ops, const struct sb_conn *c,
-                                    struct sb_device *dev, void **priv),
+                     int (*open_fn)(const void *ops, const struct sb_conn *c, struct sb_device *dev,
+                                    void **priv),
                      unsigned timeout_ms)
 {
 	uint64_t until = sb_inst_mono_ns() + (uint64_t)timeout_ms * 1000000u;
@@ -240,8 +240,8 @@ static int reconnect(struct handle *h, void (*close_fn)(const void *ops, void *p
 			break;
 		nanosleep(&(struct timespec){0, 250000000}, NULL);
 	}
-	return sb_error_wrap(err, "%s '%s' did not come back within %.1f s (%u attempts)",
-	                     h->kind, h->conn, timeout_ms / 1000.0, attempts);
+	return sb_error_wrap(err, "%s '%s' did not come back within %.1f s (%u attempts)", h->kind,
+	                     h->conn, timeout_ms / 1000.0, attempts);
 }
 
 static int open_handle(struct handle **out, size_t size, const char *kind, const char *text,

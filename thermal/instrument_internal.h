@@ -56,9 +56,9 @@ extern const struct sb_power_ops sb_power_sim;
 extern const struct sb_cooling_ops sb_cooling_sim;
 
 /* Real instruments. */
-extern const struct sb_temp_ops sb_temp_flirone;   /* flirone.c (libusb) */
-extern const struct sb_power_ops sb_power_wattsup; /* wattsup.c (tty, libftdi) */
-extern const struct sb_power_ops sb_power_wt310;   /* wt310.c (USBTMC) */
+extern const struct sb_temp_ops sb_temp_flirone;      /* flirone.c (libusb) */
+extern const struct sb_power_ops sb_power_wattsup;    /* wattsup.c (tty, libftdi) */
+extern const struct sb_power_ops sb_power_wt310;      /* wt310.c (USBTMC) */
 extern const struct sb_cooling_ops sb_cooling_sigrok; /* sigrok.c (libsigrok) */
 
 /* Monotonic clock in ns (reader threads stamp what they receive with it). */

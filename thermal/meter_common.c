@@ -100,8 +100,8 @@ int sb_meter_acc_take(struct sb_meter_acc *a, const char *conn, unsigned stall_m
 	if (a->err) {
 		err = sb_error_set(a->err, "%s", a->err_msg);
 	} else if (!a->records || age > (uint64_t)stall_ms * 1000000u) {
-		err = sb_error_set(SB_ERR_TIMEOUT, "meter '%s' stalled: no reading for %.1f s", conn,
-		                   (double)age / 1e9);
+		err = sb_error_set(SB_ERR_TIMEOUT, "meter '%s' stalled: no reading for %.1f s",
+		                   conn, (double)age / 1e9);
 	} else {
 		r->t_ns = t_ns;
 		r->power_w = a->n ? a->sum_w / a->n : a->last_w;
@@ -141,14 +141,16 @@ int sb_tty_open(const char *path, unsigned baud, int *out)
 	if (fd < 0) {
 		e = errno;
 		if (e == ENOENT || e == ENODEV || e == ENXIO)
-			return sb_error_set(SB_ERR_NOT_FOUND, "'%s' does not exist: is the instrument "
+			return sb_error_set(SB_ERR_NOT_FOUND,
+			                    "'%s' does not exist: is the instrument "
 			                    "plugged in? ('stackbench instruments' lists what is)",
 			                    path);
 		if (e == EACCES || e == EPERM)
-			return sb_error_set(SB_ERR_PERM,
-			                    "cannot open '%s': permission denied; install the udev "
-			                    "rules and join group 'stackbench' (docs/instruments.md)",
-			                    path);
+			return sb_error_set(
+			    SB_ERR_PERM,
+			    "cannot open '%s': permission denied; install the udev "
+			    "rules and join group 'stackbench' (docs/instruments.md)",
+			    path);
 		if (e == EBUSY)
 			return sb_error_set(SB_ERR_BUSY, "'%s' is busy: another process holds it",
 			                    path);
@@ -156,16 +158,15 @@ int sb_tty_open(const char *path, unsigned baud, int *out)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		close(fd);
-		return sb_error_set(SB_ERR_BUSY,
-		                    "'%s' is busy: another process holds it (lsof '%s')", path,
-		                    path);
+		return sb_error_set(
+		    SB_ERR_BUSY, "'%s' is busy: another process holds it (lsof '%s')", path, path);
 	}
 	if (isatty(fd)) {
 		if (tcgetattr(fd, &t) < 0) {
 			e = errno;
 			close(fd);
-			return sb_error_set(SB_ERR_IO, "'%s': cannot read the line settings: %s", path,
-			                    strerror(e));
+			return sb_error_set(SB_ERR_IO, "'%s': cannot read the line settings: %s",
+			                    path, strerror(e));
 		}
 		cfmakeraw(&t);
 		t.c_cflag |= CLOCAL | CREAD;

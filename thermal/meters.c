@@ -14,8 +14,8 @@ static const double wattsup_div[SB_WATTSUP_FIELDS] = {
 };
 
 static const char *const wattsup_name[SB_WATTSUP_FIELDS] = {
-    "W",    "V",    "A",    "Wh",   "cost", "mo-kWh", "mo-cost", "maxW",        "maxV",
-    "maxA", "minW", "minV", "minA", "PF",   "duty",   "power-cycle", "Hz", "VA",
+    "W",    "V",    "A",    "Wh",   "cost", "mo-kWh", "mo-cost",     "maxW", "maxV",
+    "maxA", "minW", "minV", "minA", "PF",   "duty",   "power-cycle", "Hz",   "VA",
 };
 
 /* One integer field [p, end): digits with an optional '-'; "_" or empty is NAN (-1 allowed). */
@@ -67,10 +67,9 @@ int sb_wattsup_parse(const char *rec, size_t len, struct sb_wattsup_record *r)
 		int k = int_field(p, stop, &f[i]);
 
 		if (k < 0 || (k == 1 && i == 0))
-			return sb_error_set(SB_ERR_PARSE,
-			                    "Watts up? record: field %u (%s) '%.*s' is not a number",
-			                    i + 1, wattsup_name[i],
-			                    (int)(stop - p > 16 ? 16 : stop - p), p);
+			return sb_error_set(
+			    SB_ERR_PARSE, "Watts up? record: field %u (%s) '%.*s' is not a number",
+			    i + 1, wattsup_name[i], (int)(stop - p > 16 ? 16 : stop - p), p);
 		f[i] /= wattsup_div[i];
 		if (!comma) {
 			i++;
@@ -161,7 +160,8 @@ int sb_scpi_parse_numbers(const char *text, size_t len, double *vals, unsigned m
 			k--;
 		}
 		if (n == max)
-			return sb_error_set(SB_ERR_PARSE, "SCPI answer has more than %u items", max);
+			return sb_error_set(SB_ERR_PARSE, "SCPI answer has more than %u items",
+			                    max);
 		if (!k || k >= sizeof(item))
 			return sb_error_set(SB_ERR_PARSE, "SCPI answer: item %u is %s", n + 1,
 			                    k ? "too long" : "empty");
@@ -172,12 +172,12 @@ int sb_scpi_parse_numbers(const char *text, size_t len, double *vals, unsigned m
 		} else {
 			errno = 0;
 			v = strtod(item, &e);
-			if (*e || errno || !isfinite(v) || !((item[0] >= '0' && item[0] <= '9') ||
-			                                     item[0] == '-' || item[0] == '+' ||
-			                                     item[0] == '.'))
+			if (*e || errno || !isfinite(v) ||
+			    !((item[0] >= '0' && item[0] <= '9') || item[0] == '-' ||
+			      item[0] == '+' || item[0] == '.'))
 				return sb_error_set(SB_ERR_PARSE,
-				                    "SCPI answer: item %u '%s' is not a number", n + 1,
-				                    item);
+				                    "SCPI answer: item %u '%s' is not a number",
+				                    n + 1, item);
 			if (fabs(v) >= 9.9e37)
 				v = NAN; /* the instrument's "no data" */
 		}

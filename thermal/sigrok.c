@@ -76,8 +76,9 @@ static int load_configs(struct sigrok_cooling *s, const char *path)
 		struct fan_cfg *c = &s->cfg[s->ncfg];
 
 		if (s->ncfg == MAX_CFG || strlen(key) >= sizeof(c->name)) {
-			err = sb_yaml_error(&y, v, SB_ERR_PARSE,
-			                    "too many configurations or name '%.40s' too long", key);
+			err =
+			    sb_yaml_error(&y, v, SB_ERR_PARSE,
+			                  "too many configurations or name '%.40s' too long", key);
 			goto out;
 		}
 		sb_strlcpy(c->name, key, sizeof(c->name));
@@ -88,8 +89,8 @@ static int load_configs(struct sigrok_cooling *s, const char *path)
 			goto out;
 		s->ncfg++;
 	}
-	err = s->ncfg ? 0
-	              : sb_yaml_error(&y, root, SB_ERR_PARSE, "no cooling configuration listed");
+	err =
+	    s->ncfg ? 0 : sb_yaml_error(&y, root, SB_ERR_PARSE, "no cooling configuration listed");
 out:
 	sb_yaml_release(&y);
 	return err;
@@ -193,7 +194,8 @@ static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **pr
 	s->applied = -1;
 	memcpy(s->cfg, published, sizeof(published));
 	s->ncfg = SB_ARRAY_SIZE(published);
-	if ((err = sb_conn_check_opts(c, known)) < 0 || (err = scan_options(c, driver, sizeof(driver), &opts)) < 0)
+	if ((err = sb_conn_check_opts(c, known)) < 0 ||
+	    (err = scan_options(c, driver, sizeof(driver), &opts)) < 0)
 		goto fail;
 	if (cfgs && (err = load_configs(s, cfgs)) < 0) {
 		err = err == SB_ERR_IO ? SB_ERR_INVAL : err;
@@ -210,8 +212,10 @@ static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **pr
 		if (!strcmp(list[i]->name, driver))
 			s->drv = list[i];
 	if (!s->drv) {
-		err = sb_error_set(SB_ERR_URI, "'%s': libsigrok has no driver '%s' ('sigrok-cli -L' "
-		                   "lists them)", c->text, driver);
+		err = sb_error_set(SB_ERR_URI,
+		                   "'%s': libsigrok has no driver '%s' ('sigrok-cli -L' "
+		                   "lists them)",
+		                   c->text, driver);
 		goto fail;
 	}
 	if (sr_driver_init(s->ctx, s->drv) != SR_OK) {
@@ -230,8 +234,10 @@ static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **pr
 	s->sdi = found->data;
 	g_slist_free(found);
 	if (sr_dev_open(s->sdi) != SR_OK) {
-		err = sb_error_set(SB_ERR_BUSY, "'%s': cannot open the supply (held by another "
-		                   "process?)", c->text);
+		err = sb_error_set(SB_ERR_BUSY,
+		                   "'%s': cannot open the supply (held by another "
+		                   "process?)",
+		                   c->text);
 		goto fail;
 	}
 	s->open = true;
@@ -285,8 +291,9 @@ static int sigrok_apply(void *priv, const char *name)
 			return err;
 		r = sr_config_set(s->sdi, NULL, SR_CONF_ENABLED, g_variant_new_boolean(TRUE));
 		if (r != SR_OK)
-			return sb_error_set(SB_ERR_DEVICE, "'%s': turning the output on failed (%s)",
-			                    s->conn, sr_strerror(r));
+			return sb_error_set(SB_ERR_DEVICE,
+			                    "'%s': turning the output on failed (%s)", s->conn,
+			                    sr_strerror(r));
 		s->applied = (int)i;
 		return 0;
 	}

@@ -73,8 +73,8 @@ static void *reader_main(void *arg)
 			n = ftdi_read_data(w->f, buf, sizeof(buf));
 			if (n < 0) {
 				sb_meter_acc_fail(&w->acc, SB_ERR_IO,
-				                  "Watts up? '%s' disconnected (libftdi: %s)", w->conn,
-				                  ftdi_get_error_string(w->f));
+				                  "Watts up? '%s' disconnected (libftdi: %s)",
+				                  w->conn, ftdi_get_error_string(w->f));
 				break;
 			}
 			if (n == 0)
@@ -82,8 +82,9 @@ static void *reader_main(void *arg)
 		} else {
 			n = sb_fd_read_some(w->fd, buf, sizeof(buf), 100);
 			if (n < 0) {
-				sb_meter_acc_fail(&w->acc, SB_ERR_IO, "Watts up? '%s' disconnected: %s",
-				                  w->conn, sb_error_detail());
+				sb_meter_acc_fail(&w->acc, SB_ERR_IO,
+				                  "Watts up? '%s' disconnected: %s", w->conn,
+				                  sb_error_detail());
 				break;
 			}
 		}
@@ -134,20 +135,23 @@ static int open_ftdi(struct wattsup *w, const char *serial)
 		const char *why = ftdi_get_error_string(w->f);
 
 		if (r == -3)
-			return sb_error_set(SB_ERR_NOT_FOUND,
-			                    "no FTDI FT232R (USB 0403:6001%s%s) is attached for '%s'; "
-			                    "'stackbench instruments' lists what is",
-			                    *serial ? " serial " : "", serial, w->conn);
+			return sb_error_set(
+			    SB_ERR_NOT_FOUND,
+			    "no FTDI FT232R (USB 0403:6001%s%s) is attached for '%s'; "
+			    "'stackbench instruments' lists what is",
+			    *serial ? " serial " : "", serial, w->conn);
 		if (r == -8 || strstr(why, "insufficient permissions"))
-			return sb_error_set(SB_ERR_PERM,
-			                    "'%s': permission denied on the FTDI adapter; install the "
-			                    "udev rules and join group 'stackbench' (docs/instruments.md)",
-			                    w->conn);
+			return sb_error_set(
+			    SB_ERR_PERM,
+			    "'%s': permission denied on the FTDI adapter; install the "
+			    "udev rules and join group 'stackbench' (docs/instruments.md)",
+			    w->conn);
 		if (r == -5 || strstr(why, "claim"))
-			return sb_error_set(SB_ERR_BUSY,
-			                    "'%s' is busy: another process (or the ftdi_sio driver's "
-			                    "user) holds the adapter (%s)",
-			                    w->conn, why);
+			return sb_error_set(
+			    SB_ERR_BUSY,
+			    "'%s' is busy: another process (or the ftdi_sio driver's "
+			    "user) holds the adapter (%s)",
+			    w->conn, why);
 		return sb_error_set(SB_ERR_IO, "'%s': cannot open the FTDI adapter: %s", w->conn,
 		                    why);
 	}

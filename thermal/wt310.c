@@ -70,8 +70,9 @@ static int query(struct wt310 *w, const char *cmd, char *ans, size_t cap)
 		int n;
 
 		if (now >= until)
-			return sb_error_set(SB_ERR_TIMEOUT, "WT310 '%s' did not answer '%s' within %.1f s",
-			                    w->conn, cmd, ms / 1000.0);
+			return sb_error_set(SB_ERR_TIMEOUT,
+			                    "WT310 '%s' did not answer '%s' within %.1f s", w->conn,
+			                    cmd, ms / 1000.0);
 		n = sb_fd_read_some(w->fd, ans + len, cap - 1 - len,
 		                    (unsigned)((until - now) / 1000000u) + 1);
 		if (n < 0)
@@ -85,7 +86,8 @@ static int query(struct wt310 *w, const char *cmd, char *ans, size_t cap)
 			return (int)(nl - ans);
 		}
 		if (len == cap - 1)
-			return sb_error_set(SB_ERR_PARSE, "WT310 '%s': answer to '%s' longer than %zu bytes",
+			return sb_error_set(SB_ERR_PARSE,
+			                    "WT310 '%s': answer to '%s' longer than %zu bytes",
 			                    w->conn, cmd, cap - 1);
 	}
 }
@@ -107,7 +109,8 @@ static void *reader_main(void *arg)
 			sb_meter_acc_fail(&w->acc, SB_ERR_IO, "%s", sb_error_detail());
 			break;
 		}
-		if (n < 0 || (k = sb_scpi_parse_numbers(ans, (size_t)n, v, 3)) != 3 || isnan(v[0])) {
+		if (n < 0 || (k = sb_scpi_parse_numbers(ans, (size_t)n, v, 3)) != 3 ||
+		    isnan(v[0])) {
 			/* Garbage or silence: count it; a sample reports the stall. */
 			w->bad_answers++;
 			if (++bad == BAD_ANSWERS_MAX)
@@ -140,8 +143,8 @@ static void wt310_close(void *priv)
 static int setup(struct wt310 *w)
 {
 	static const char *const cmds[] = {
-	    ":NUM:FORM ASCII",      ":NUM:NORM:NUMB 3",     ":NUM:NORM:ITEM1 P,1",
-	    ":NUM:NORM:ITEM2 U,1",  ":NUM:NORM:ITEM3 I,1",  ":STAT:FILT1 FALL",
+	    ":NUM:FORM ASCII",     ":NUM:NORM:NUMB 3",    ":NUM:NORM:ITEM1 P,1",
+	    ":NUM:NORM:ITEM2 U,1", ":NUM:NORM:ITEM3 I,1", ":STAT:FILT1 FALL",
 	};
 	char ans[ANSWER_MAX];
 	double rate;
@@ -183,8 +186,8 @@ static int wt310_open(const struct sb_conn *c, struct sb_device *dev, void **pri
 	    (err = sb_conn_opt_uint(c, "stall_ms", 1500, 600000, &w->stall_ms)) < 0)
 		goto fail;
 	if (c->rest[0] != '/') {
-		err = sb_error_set(SB_ERR_URI, "connection string '%s': expected wt310:/dev/usbtmcN",
-		                   c->text);
+		err = sb_error_set(SB_ERR_URI,
+		                   "connection string '%s': expected wt310:/dev/usbtmcN", c->text);
 		goto fail;
 	}
 	/* USBTMC nodes are message devices, not ttys: sb_tty_open leaves them as they are. */

@@ -112,7 +112,8 @@ static int instruments_run(int argc, char **argv)
 			       dev_dir, sigrok ? ", libsigrok supplies" : "");
 		for (int i = 0; i < n; i++)
 			printf("%-8s %-48s %s%s%s\n", f[i].kind, f[i].what,
-			       f[i].conn[0] ? f[i].conn : "-", f[i].note[0] ? "  # " : "", f[i].note);
+			       f[i].conn[0] ? f[i].conn : "-", f[i].note[0] ? "  # " : "",
+			       f[i].note);
 	}
 	free(f);
 	return rc;

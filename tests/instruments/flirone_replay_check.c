@@ -29,11 +29,11 @@
 static double frame_max[MAX_FRAMES];
 static unsigned nframes;
 
-#define FAIL(...)                                                                          \
-	do {                                                                               \
-		fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
-		fputc('\n', stderr);                                                       \
-		return 1;                                                                  \
+#define FAIL(...)                                                                                  \
+	do {                                                                                       \
+		fprintf(stderr, "FAIL: " __VA_ARGS__);                                             \
+		fputc('\n', stderr);                                                               \
+		return 1;                                                                          \
 	} while (0)
 
 /* The frame maxima the parser finds in the capture (default constants, whole frame). */
@@ -60,7 +60,9 @@ static int parse_capture(const char *dir)
 		if (!fp)
 			return -1;
 		while ((c = fgetc(fp)) != EOF && n < sizeof(buf)) {
-			int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+			int v = c >= '0' && c <= '9'   ? c - '0'
+			        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+			                               : -1;
 
 			if (v < 0)
 				continue;
@@ -130,10 +132,11 @@ int main(int argc, char **argv)
 			break;
 		samples++;
 		if (track) {
-			if (r.hot_x < r.roi.x || r.hot_x >= r.roi.x + r.roi.w || r.hot_y < r.roi.y ||
-			    r.hot_y >= r.roi.y + r.roi.h || !r.frame)
+			if (r.hot_x < r.roi.x || r.hot_x >= r.roi.x + r.roi.w ||
+			    r.hot_y < r.roi.y || r.hot_y >= r.roi.y + r.roi.h || !r.frame)
 				FAIL("auto: hot spot outside its window (%g)", r.hotspot_c);
-			if (r.roi.x + r.roi.w > r.frame->width || r.roi.y + r.roi.h > r.frame->height)
+			if (r.roi.x + r.roi.w > r.frame->width ||
+			    r.roi.y + r.roi.h > r.frame->height)
 				FAIL("auto: the window leaves the frame (%u)", r.roi.w);
 			if (r.hotspot_c < r.roi_mean_c)
 				FAIL("auto: hot spot below the window's mean (%g)", r.hotspot_c);
@@ -145,7 +148,7 @@ int main(int argc, char **argv)
 			f = frame_of(r.hotspot_c, crc);
 			if (f < 0)
 				FAIL("%s: hot spot %.4f C is not an allowed frame's maximum", v,
-				            r.hotspot_c);
+				     r.hotspot_c);
 			if (!seen[f]++)
 				distinct++;
 			if (r.frame->width != 80 || r.frame->height != 60)

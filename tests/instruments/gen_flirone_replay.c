@@ -81,10 +81,24 @@ static void hex(FILE *f, const unsigned char *p, size_t n)
 /* Device, configuration, interface and endpoint descriptors. */
 static size_t descriptors(unsigned char *d)
 {
-	static const unsigned char dev[18] = {18, 1, 0x00, 0x02, 0xEF, 0x02, 0x01, 64,
-	                                      SB_FLIRONE_VID & 0xFF, SB_FLIRONE_VID >> 8,
-	                                      SB_FLIRONE_PID & 0xFF, SB_FLIRONE_PID >> 8,
-	                                      0x00, 0x01, 1, 2, 3, 1};
+	static const unsigned char dev[18] = {18,
+	                                      1,
+	                                      0x00,
+	                                      0x02,
+	                                      0xEF,
+	                                      0x02,
+	                                      0x01,
+	                                      64,
+	                                      SB_FLIRONE_VID & 0xFF,
+	                                      SB_FLIRONE_VID >> 8,
+	                                      SB_FLIRONE_PID & 0xFF,
+	                                      SB_FLIRONE_PID >> 8,
+	                                      0x00,
+	                                      0x01,
+	                                      1,
+	                                      2,
+	                                      3,
+	                                      1};
 	static const unsigned char cfg[] = {
 	    9, 2, 89, 0, 3, SB_FLIRONE_CONFIG, 0, 0x80, 250,
 	    /* interface 0: status (0x81 in, 0x02 out) */
@@ -115,13 +129,14 @@ static int write_device(const char *prefix)
 		return -1;
 	fprintf(f, "P: /devices/pci0000:00/0000:00:14.0/usb1/1-1\nN: bus/usb/001/005=");
 	hex(f, d, n);
-	fprintf(f, "\nE: DEVNAME=/dev/bus/usb/001/005\nE: DEVTYPE=usb_device\nE: DRIVER=usb\n"
-	           "E: PRODUCT=9cb/1996/100\nE: BUSNUM=001\nE: DEVNUM=005\nE: MAJOR=189\n"
-	           "E: MINOR=4\nE: SUBSYSTEM=usb\nA: bConfigurationValue=%d\n"
-	           "A: bNumConfigurations=1\nA: bNumInterfaces= 3\nA: busnum=1\nA: devnum=5\n"
-	           "A: dev=189:4\nA: devpath=1\nA: idVendor=09cb\nA: idProduct=1996\n"
-	           "A: manufacturer=FLIR Systems\nA: product=FLIR One Camera\n"
-	           "A: serial=REPLAY0001\nA: speed=480\nH: descriptors=",
+	fprintf(f,
+	        "\nE: DEVNAME=/dev/bus/usb/001/005\nE: DEVTYPE=usb_device\nE: DRIVER=usb\n"
+	        "E: PRODUCT=9cb/1996/100\nE: BUSNUM=001\nE: DEVNUM=005\nE: MAJOR=189\n"
+	        "E: MINOR=4\nE: SUBSYSTEM=usb\nA: bConfigurationValue=%d\n"
+	        "A: bNumConfigurations=1\nA: bNumInterfaces= 3\nA: busnum=1\nA: devnum=5\n"
+	        "A: dev=189:4\nA: devpath=1\nA: idVendor=09cb\nA: idProduct=1996\n"
+	        "A: manufacturer=FLIR Systems\nA: product=FLIR One Camera\n"
+	        "A: serial=REPLAY0001\nA: speed=480\nH: descriptors=",
 	        SB_FLIRONE_CONFIG);
 	hex(f, d, n);
 	fprintf(f, "\n");
@@ -139,8 +154,8 @@ static void urb(FILE *f, int type, int ep, int status, int buflen, const unsigne
 
 static void set_interface(FILE *f, unsigned iface, unsigned alt)
 {
-	const unsigned char setup[8] = {SB_FLIRONE_SETIF_REQTYPE, SB_FLIRONE_SETIF_REQ, alt, 0,
-	                                iface, 0, 0, 0};
+	const unsigned char setup[8] = {
+	    SB_FLIRONE_SETIF_REQTYPE, SB_FLIRONE_SETIF_REQ, alt, 0, iface, 0, 0, 0};
 
 	/* OUT control URB: umockdev matches the setup packet; nothing comes back. */
 	fprintf(f, "USBDEVFS_REAPURBNDELAY 0 2 0 0 0 8 0 0 ");
@@ -207,7 +222,8 @@ int main(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s.ioctl", argv[2]);
 	f = fopen(path, "w");
 	if (!f) {
-		fprintf(stderr, "gen_flirone_replay: cannot write '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "gen_flirone_replay: cannot write '%s': %s\n", path,
+		        strerror(errno));
 		return 1;
 	}
 	fprintf(f, "@DEV /dev/bus/usb/001/005 (usbdevfs)\n");

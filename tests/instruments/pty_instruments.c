@@ -26,13 +26,13 @@
 #include "stackbench/error.h"
 #include "stackbench/instrument.h"
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL: " __VA_ARGS__);                             \
-			fputc('\n', stderr);                                               \
-			return 1;                                                          \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                                       \
+			return 1;                                                                  \
+		}                                                                                  \
 	} while (0)
 
 #define RECORDS_BEFORE_FAULT 8
@@ -188,8 +188,12 @@ static void sim_korad(int fd, const char *fault)
 			used = 5;
 		} else if (!strncmp(in, "VSET1?", 6) || !strncmp(in, "ISET1?", 6) ||
 		           !strncmp(in, "VOUT1?", 6) || !strncmp(in, "IOUT1?", 6)) {
-			double v = in[0] == 'V' ? (in[1] == 'S' ? vset : out ? vset : 0)
-			                        : (in[1] == 'S' ? iset : out ? iset * 0.9 : 0);
+			double v = in[0] == 'V' ? (in[1] == 'S' ? vset
+			                           : out        ? vset
+			                                        : 0)
+			                        : (in[1] == 'S' ? iset
+			                           : out        ? iset * 0.9
+			                                        : 0);
 
 			snprintf(ans, sizeof(ans), in[0] == 'V' ? "%05.2f" : "%05.3f", v);
 			used = 6;
@@ -225,8 +229,8 @@ static void sim_korad(int fd, const char *fault)
 
 /* ---- checks (parent side) ---------------------------------------------------------------- */
 
-static int check_meter(const char *scheme, const char *path, const char *fault,
-                       double want_w, double want_v, double want_a)
+static int check_meter(const char *scheme, const char *path, const char *fault, double want_w,
+                       double want_v, double want_a)
 {
 	char conn[300];
 	struct sb_power_source *m;

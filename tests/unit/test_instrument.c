@@ -5,9 +5,9 @@
  */
 #include <criterion/criterion.h>
 #include <fcntl.h>
-#include <unistd.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_transport.h"
 #include "sb_regmap.h"
@@ -38,9 +38,8 @@ Test(instrument, unknown_and_malformed_connection_strings)
 
 	cr_assert_eq(sb_temp_source_open(&t, "thermo:", dev), SB_ERR_URI);
 	cr_assert_null(t);
-	cr_assert(
-	    strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:)"),
-	    "%s", sb_error_detail());
+	cr_assert(strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:)"),
+	          "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "sim", dev), SB_ERR_URI);
 	cr_assert(strstr(sb_error_detail(), "expected SCHEME:"), "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "", dev), SB_ERR_URI);
@@ -57,7 +56,8 @@ Test(instrument, unknown_and_malformed_connection_strings)
 
 Test(instrument, missing_real_instruments_name_their_connection_string)
 {
-	const char *powers[] = {"wattsup:/dev/nonexistent-ttyUSB9", "wt310:/dev/nonexistent-usbtmc9"};
+	const char *powers[] = {"wattsup:/dev/nonexistent-ttyUSB9",
+	                        "wt310:/dev/nonexistent-usbtmc9"};
 	struct sb_temp_source *t;
 	struct sb_power_source *p;
 	struct sb_cooling *c;
@@ -111,7 +111,8 @@ Test(instrument, hotspot_tracker_follows_the_blob_not_a_hotter_distractor)
 		cr_assert_eq(hs.y, 22u);
 		cr_assert_eq(tr.blob_pixels, 25u);
 		cr_assert(roi.x <= 30u + (unsigned)step && roi.x + roi.w >= 35u + (unsigned)step &&
-		          roi.w <= 5 + 2 * tr.margin, "window %u,%u,%u,%u", roi.x, roi.y, roi.w, roi.h);
+		              roi.w <= 5 + 2 * tr.margin,
+		          "window %u,%u,%u,%u", roi.x, roi.y, roi.w, roi.h);
 	}
 	/* The window goes dark (camera moved away): the whole frame is searched again. */
 	for (unsigned i = 0; i < 80 * 60; i++)

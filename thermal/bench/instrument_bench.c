@@ -136,8 +136,9 @@ int main(int argc, char **argv)
 	       "reader CPU %.3f s = %.1f %% of one core\n",
 	       frames, wall, frames / wall, cpu, 100 * cpu / wall);
 	if (frames)
-		printf("camera: %.1f us of reader CPU per frame; at 9 frames/s: %.3f %% of one core\n",
-		       1e6 * cpu / (double)frames, 100 * 9 * cpu / (double)frames);
+		printf(
+		    "camera: %.1f us of reader CPU per frame; at 9 frames/s: %.3f %% of one core\n",
+		    1e6 * cpu / (double)frames, 100 * 9 * cpu / (double)frames);
 
 	master = posix_openpt(O_RDWR | O_NOCTTY);
 	if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||

@@ -669,7 +669,7 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 }
 
 #define RECONNECT_MS 10000 /* how long a lost instrument is retried */
-#define RECONNECTS_MAX 3    /* per point */
+#define RECONNECTS_MAX 3   /* per point */
 
 /*
  * An instrument failed mid-point (disconnect, stall, garbage): the point stopped its ports
@@ -684,8 +684,8 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	const struct sample_source *src = &w->src[w->sample_err_src];
 	const struct sb_sample *last = w->nsamples ? &w->samples[w->nsamples - 1] : NULL;
 	bool temp = src->ctx == (void *)w->inst.temp;
-	const char *conn = temp ? sb_temp_source_conn(w->inst.temp)
-	                        : sb_power_source_conn(w->inst.power);
+	const char *conn =
+	    temp ? sb_temp_source_conn(w->inst.temp) : sb_power_source_conn(w->inst.power);
 	char why[512], *data;
 	cJSON *d = cJSON_CreateObject();
 	int e;
@@ -706,7 +706,8 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	cJSON_Delete(d);
 	pthread_mutex_lock(&en->lock);
 	event(en, (int)p->index, "instrument_lost", data,
-	      "'%s': the %s source '%s' failed at %.1f s of point %u '%s' (%s); the ports were stopped; "
+	      "'%s': the %s source '%s' failed at %.1f s of point %u '%s' (%s); the ports were "
+	      "stopped; "
 	      "%u samples until then are in this event",
 	      w->uri, src->name, conn, last ? last->t_ns / 1e9 : 0.0, p->index, p->key, why,
 	      w->nsamples);
@@ -715,9 +716,9 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	e = temp ? sb_temp_source_reconnect(w->inst.temp, RECONNECT_MS)
 	         : sb_power_source_reconnect(w->inst.power, RECONNECT_MS);
 	if (e < 0)
-		return sb_error_set(e, "point %u '%s' on '%s': the %s source '%s' was lost (%s) and %s",
-		                    p->index, p->key, w->uri, src->name, conn, why,
-		                    sb_error_detail());
+		return sb_error_set(
+		    e, "point %u '%s' on '%s': the %s source '%s' was lost (%s) and %s", p->index,
+		    p->key, w->uri, src->name, conn, why, sb_error_detail());
 	pthread_mutex_lock(&en->lock);
 	event(en, (int)p->index, "instrument_reconnected", NULL,
 	      "'%s': the %s source '%s' is back; point %u '%s' runs again", w->uri, src->name, conn,

@@ -391,7 +391,8 @@ static int inst_lost(struct sb_device *dev, const struct sb_point_spec *s, struc
 	snprintf(why, sizeof(why), "%s", sb_error_detail());
 	for (unsigned i = 0; i < s->ports; i++)
 		if ((e = sb_gups_port_stop(dev, i)) < 0)
-			sb_warn("'%s': stopping port %u: %s", sb_device_uri(dev), i, sb_error_detail());
+			sb_warn("'%s': stopping port %u: %s", sb_device_uri(dev), i,
+			        sb_error_detail());
 	r->inst_lost_ns = sb_device_now_ns(dev) - t0;
 	r->t_start_ns = t0;
 	r->duration_ns = r->inst_lost_ns;
@@ -404,11 +405,11 @@ static int inst_lost(struct sb_device *dev, const struct sb_point_spec *s, struc
 	e = ir->power_failed ? sb_power_source_reconnect(s->inst.power, ms)
 	                     : sb_temp_source_reconnect(s->inst.temp, ms);
 	if (e < 0)
-		return sb_error_set(err,
-		                    "'%s': %s '%s' lost at %.1f s of the point (%s); the ports were "
-		                    "stopped; %s",
-		                    sb_device_uri(dev), kind, conn, r->inst_lost_ns / 1e9, why,
-		                    sb_error_detail());
+		return sb_error_set(
+		    err,
+		    "'%s': %s '%s' lost at %.1f s of the point (%s); the ports were "
+		    "stopped; %s",
+		    sb_device_uri(dev), kind, conn, r->inst_lost_ns / 1e9, why, sb_error_detail());
 	r->inst_lost = true;
 	return 0;
 }

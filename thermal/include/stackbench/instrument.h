@@ -145,10 +145,10 @@ const char *sb_cooling_driver(const struct sb_cooling *c);
 
 /* An instrument found on this machine, with the connection string to open it with. */
 struct sb_found_instrument {
-	char kind[16];   /* "camera", "meter", "adapter", "supply" */
-	char what[96];   /* "FLIR One (09cb:1996) bus 1 address 5" */
-	char conn[192];  /* "flirone:1:5"; "" when stackbench has no driver for it */
-	char note[128];  /* serial number, permissions, what to do */
+	char kind[16];  /* "camera", "meter", "adapter", "supply" */
+	char what[96];  /* "FLIR One (09cb:1996) bus 1 address 5" */
+	char conn[192]; /* "flirone:1:5"; "" when stackbench has no driver for it */
+	char note[128]; /* serial number, permissions, what to do */
 };
 
 /*
