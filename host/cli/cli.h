@@ -28,6 +28,7 @@ struct sb_cli_command {
 /* The commands, in the order `stackbench --help` lists them. */
 extern const struct sb_cli_command sb_cmd_info;
 extern const struct sb_cli_command sb_cmd_devices;
+extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_trace;

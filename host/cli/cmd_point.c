@@ -70,8 +70,11 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
-	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
+	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
+	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
+	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
+	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
@@ -470,7 +473,7 @@ static int point_run(int argc, char **argv)
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
 		return rc;
 	}
@@ -508,6 +511,13 @@ static int point_run(int argc, char **argv)
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
+	if (res.inst_lost) {
+		fprintf(stderr,
+		        "stackbench: an instrument was lost at %.3f s of the point (%s); the ports "
+		        "were stopped and it reconnected: the point is incomplete\n",
+		        res.inst_lost_ns / 1e9, res.inst_lost_msg);
+		rc = SB_EXIT_FAILURE;
+	}
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);

@@ -11,8 +11,8 @@
 #include "stackbench/version.h"
 
 static const struct sb_cli_command *const commands[] = {
-    &sb_cmd_info,   &sb_cmd_devices, &sb_cmd_point,     &sb_cmd_run,   &sb_cmd_list,
-    &sb_cmd_export, &sb_cmd_report,  &sb_cmd_lifetimes, &sb_cmd_trace,
+    &sb_cmd_info, &sb_cmd_devices, &sb_cmd_instruments, &sb_cmd_point,     &sb_cmd_run,
+    &sb_cmd_list, &sb_cmd_export,  &sb_cmd_report,      &sb_cmd_lifetimes, &sb_cmd_trace,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -60,6 +60,7 @@ struct worker {
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
 	int sample_err;
+	unsigned sample_err_src; /* the source whose read failed */
 	pthread_t thread;
 };
 
@@ -287,8 +288,10 @@ static int take_sample(struct worker *w, uint64_t t_ns, const struct sb_port_cou
 	for (unsigned i = 0; i < w->nsources; i++) {
 		int e = w->src[i].read(w->src[i].ctx, t_ns, s);
 
-		if (e < 0)
+		if (e < 0) {
+			w->sample_err_src = i;
 			return e;
+		}
 	}
 	return 0;
 }
@@ -667,6 +670,65 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 	return sb_point_run(w->dev, spec, r);
 }
 
+#define RECONNECT_MS 10000 /* how long a lost instrument is retried */
+#define RECONNECTS_MAX 3   /* per point */
+
+/*
+ * An instrument failed mid-point (disconnect, stall, garbage): the point stopped its ports
+ * when the sampling callback said so. Record what was measured until then as an event, then
+ * reopen the instrument for a bounded time. Returns 0 (it is back: run the point again) or the
+ * error that stops the run; nothing stored before is touched.
+ */
+static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
+                           const struct sb_point_result *r)
+{
+	struct engine *en = w->en;
+	const struct sample_source *src = &w->src[w->sample_err_src];
+	const struct sb_sample *last = w->nsamples ? &w->samples[w->nsamples - 1] : NULL;
+	bool temp = src->ctx == (void *)w->inst.temp;
+	const char *conn =
+	    temp ? sb_temp_source_conn(w->inst.temp) : sb_power_source_conn(w->inst.power);
+	char why[512], *data;
+	cJSON *d = cJSON_CreateObject();
+	int e;
+
+	snprintf(why, sizeof(why), "%s", sb_error_detail());
+	cJSON_AddStringToObject(d, "source", src->name);
+	cJSON_AddStringToObject(d, "conn", conn);
+	cJSON_AddStringToObject(d, "reason", why);
+	cJSON_AddNumberToObject(d, "t_s", last ? last->t_ns / 1e9 : 0);
+	cJSON_AddNumberToObject(d, "samples", w->nsamples);
+	cJSON_AddNumberToObject(d, "reads", (double)r->total.reads);
+	cJSON_AddNumberToObject(d, "writes", (double)r->total.writes);
+	if (last && !isnan(last->temp_c))
+		cJSON_AddNumberToObject(d, "last_temp_c", last->temp_c);
+	if (last && !isnan(last->power_w))
+		cJSON_AddNumberToObject(d, "last_power_w", last->power_w);
+	data = cJSON_PrintUnformatted(d);
+	cJSON_Delete(d);
+	pthread_mutex_lock(&en->lock);
+	event(en, (int)p->index, "instrument_lost", data,
+	      "'%s': the %s source '%s' failed at %.1f s of point %u '%s' (%s); the ports were "
+	      "stopped; "
+	      "%u samples until then are in this event",
+	      w->uri, src->name, conn, last ? last->t_ns / 1e9 : 0.0, p->index, p->key, why,
+	      w->nsamples);
+	pthread_mutex_unlock(&en->lock);
+	cJSON_free(data);
+	e = temp ? sb_temp_source_reconnect(w->inst.temp, RECONNECT_MS)
+	         : sb_power_source_reconnect(w->inst.power, RECONNECT_MS);
+	if (e < 0)
+		return sb_error_set(
+		    e, "point %u '%s' on '%s': the %s source '%s' was lost (%s) and %s", p->index,
+		    p->key, w->uri, src->name, conn, why, sb_error_detail());
+	pthread_mutex_lock(&en->lock);
+	event(en, (int)p->index, "instrument_reconnected", NULL,
+	      "'%s': the %s source '%s' is back; point %u '%s' runs again", w->uri, src->name, conn,
+	      p->index, p->key);
+	pthread_mutex_unlock(&en->lock);
+	return 0;
+}
+
 /*
  * One run of a point: reopen a fresh simulated board (bandwidth campaigns), apply its cooling,
  * run, store. *stored says whether a run was committed (not when stopped part-way).
@@ -680,9 +742,11 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct sb_provenance prov;
 	double t0 = wall_now();
 	char msg[1024], *data = NULL, *prov_json;
+	unsigned reconnects = 0;
 	int e;
 
 	*stored = false;
+again:
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if (w->fresh) {
@@ -710,8 +774,15 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	}
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
-	if (w->sample_err < 0)
-		return w->sample_err;
+	if (w->sample_err < 0) {
+		if (++reconnects > RECONNECTS_MAX)
+			return sb_error_wrap(w->sample_err,
+			                     "point %u '%s' on '%s': instruments lost %u times",
+			                     p->index, p->key, w->uri, RECONNECTS_MAX);
+		if ((e = instrument_lost(w, p, r)) < 0)
+			return e;
+		goto again;
+	}
 	if (stop_requested(en) || en->abort)
 		return 0; /* stopped part-way: not stored, runs again on resume */
 	if (r->failed) {
