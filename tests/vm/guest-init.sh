@@ -143,7 +143,8 @@ deadlock_checks() {
 
 phase_module() {
 	# poll_ms=0 would make the poll work spin: refused at load.
-	check_out insmod.poll_ms_zero_refused 1 "" insmod /lib/stackbench.ko test_mode=1 poll_ms=0
+	check_out insmod.poll_ms_zero_refused 22 "Invalid argument" \
+		insmod /lib/stackbench.ko test_mode=1 poll_ms=0
 	grep -q '^stackbench ' /proc/modules && rmmod stackbench
 	# Without test_mode the module leaves ivshmem alone.
 	check insmod.plain insmod /lib/stackbench.ko
