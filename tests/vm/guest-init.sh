@@ -127,9 +127,9 @@ deadlock_checks() {
 		say "CHECK deadlock.skipped FAIL: sbvm_skip=deadlock"
 		return
 	fi
-	$VMCHECK deadlock /dev/stackbench0 "$BDF" "${sbvm_deadlock:-ab}" >/tmp/deadlock.out 2>&1 &
+	$VMCHECK deadlock /dev/stackbench0 "$BDF" >/tmp/deadlock.out 2>&1 &
 	i=0
-	while [ $i -lt 150 ] && ! grep -qE '^DEADLOCK-(DONE|STUCK)' /tmp/deadlock.out; do
+	while [ $i -lt 300 ] && ! grep -qE '^DEADLOCK-(DONE|STUCK)' /tmp/deadlock.out; do
 		sleep 0.2
 		i=$((i + 1))
 	done
