@@ -23,7 +23,7 @@ MODULE_PARM_DESC(ac510_device_id, "PCI device id of the AC-510 (vendor 0x19de); 
 static bool test_mode;
 module_param(test_mode, bool, 0444);
 MODULE_PARM_DESC(test_mode,
-                 "Also bind QEMU ivshmem-plain (1af4:1110) served by stackbench-bridge (VM tests)");
+                 "Also bind QEMU ivshmem (1af4:1110) served by stackbench-bridge (VM tests)");
 
 /* poll_ms is 1 to 60000: 0 would requeue the poll work at once, for ever (a spinning CPU). */
 #define SB_POLL_MS_MAX 60000
