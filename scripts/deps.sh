@@ -14,6 +14,7 @@ gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
+help2man bash-completion python3-pandas
 "
 
 missing=""
