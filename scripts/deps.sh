@@ -8,13 +8,18 @@ build-essential cmake pkg-config git ca-certificates
 libfyaml-dev libcjson-dev libsqlite3-dev sqlite3 libzstd-dev
 libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev
 libcriterion-dev
+# bench instruments: supplies through libsigrok; replayed USB and tty devices in the tests
+libsigrok-dev umockdev libumockdev-dev
 gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+clang-14 libclang-rt-14-dev
+help2man bash-completion python3-pandas
+# the cooling rig: its firmware (an ATmega328P, firmware/) and the simavr board of its tests
 gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "
-# gcc-avr binutils-avr avr-libc: the cooling-rig firmware (firmware/, an ATmega328P);
-# libsimavr-dev libelf-dev: the simavr board its tests run it on (tests/firmware/).
+# '#' starts a comment in the list above.
+PKGS=$(printf '%s\n' "$PKGS" | sed 's/#.*//')
 
 missing=""
 for p in $PKGS; do

@@ -287,7 +287,8 @@ static void measure_rpm(uint32_t now)
 			rpm[i] = 0;
 			tach_valid[i] = 0;
 		} else if (tach_valid[i] && span) {
-			rpm[i] = now - last > 2 * (span / n) + 2
+			/* Signed: the interrupt may stamp an edge after `now` was read. */
+			rpm[i] = (int32_t)(now - last) > (int32_t)(2 * (span / n) + 2)
 			             ? 0
 			             : (uint16_t)((uint32_t)n * 30000u / span);
 		} else {
@@ -299,21 +300,23 @@ static void measure_rpm(uint32_t now)
 	}
 }
 
+/* A fitted fan driven at SB_RIG_STALL_MIN_PM or more (for stall_ms: spin-up) without a
+ * tachometer edge for stall_ms. Differences are signed: the interrupt may stamp an edge after
+ * `now` was read (the edge counter is not used: it wraps). */
 static void check_stall(uint32_t now)
 {
 	for (uint8_t i = 0; i < SB_RIG_FANS; i++) {
 		uint16_t bit = i ? SB_RIG_FAULT_FAN1_STALL : SB_RIG_FAULT_FAN0_STALL;
 		uint16_t edges;
-		uint32_t last;
+		uint32_t last; /* 0 until the first edge: then the spin-up time decides */
 
 		hw_tach(i, &edges, &last);
-		if (!(limits.fan_mask & (1u << i)) || !driving[i] ||
-		    now - drive_since[i] < limits.stall_ms ||
-		    (edges && now - last < limits.stall_ms)) {
+		if ((limits.fan_mask & (1u << i)) && driving[i] &&
+		    (int32_t)(now - drive_since[i]) >= (int32_t)limits.stall_ms &&
+		    (int32_t)(now - last) >= (int32_t)limits.stall_ms)
+			active |= bit;
+		else
 			active &= (uint16_t)~bit;
-			continue;
-		}
-		active |= bit;
 	}
 }
 

@@ -716,3 +716,18 @@ Test(rig_firmware, ram_use)
 	cr_assert_gt(peak, 20);
 	cr_assert_lt(peak, 512, "stack %u B", peak);
 }
+
+/* A fast fan for long: its edge counter wraps (16 bits: 65536 edges, 98 s at 20000 rpm) and
+ * edges land while the main loop is busy with frames; neither is a stall. */
+Test(rig_firmware, no_false_stall_over_time)
+{
+	struct sb_rig_status s;
+
+	cr_assert_eq(set_limits(70, 60000, 500, 3), SB_RIG_OK);
+	rig_board_fan(b, 0, 3000, 20000);
+	running(800, 800);
+	run_talking(110000000, 25000);
+	get_status(&s);
+	cr_assert_eq(s.faults, 0, "faults 0x%x", s.faults);
+	cr_assert_float_eq(s.rpm[0], 20000, 200, "%u rpm", s.rpm[0]);
+}
