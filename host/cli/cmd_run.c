@@ -296,8 +296,9 @@ static int run_run(int argc, char **argv)
 	ro.progress_ctx = &pg;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n", c.name,
-	        file, c.npoints, db);
+	if (!pg.quiet)
+		fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n",
+		        c.name, file, c.npoints, db);
 	e = sb_campaign_run(&c, st, &ro, &sum);
 	if (pg.drawn)
 		fputc('\n', stderr);
