@@ -58,6 +58,12 @@ int sb_cli_campaign_error(int err, const struct sb_run_summary *sum);
 /* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
 const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
 
+/*
+ * Errors opening a results database: one that does not exist, is not a stackbench database,
+ * or has a newer schema is a bad input file (4); anything else 1. Prints the message.
+ */
+int sb_cli_store_error(int err);
+
 /* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
 const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
 

@@ -128,3 +128,11 @@ const char *sb_cli_fmt_ns(char *buf, size_t size, double ns)
 	snprintf(buf, size, "%.4g ns", ns);
 	return buf;
 }
+
+int sb_cli_store_error(int err)
+{
+	sb_cli_error(err);
+	return err == SB_ERR_NOT_FOUND || err == SB_ERR_DB || err == SB_ERR_VERSION
+	           ? SB_EXIT_INPUT
+	           : SB_EXIT_FAILURE;
+}

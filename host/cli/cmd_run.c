@@ -289,7 +289,7 @@ static int run_run(int argc, char **argv)
 		goto out_campaign;
 	}
 	if ((e = sb_store_open(&st, db)) < 0) {
-		rc = sb_cli_error(e);
+		rc = sb_cli_store_error(e);
 		goto out_campaign;
 	}
 	ro.progress = progress_cb;
