@@ -635,6 +635,9 @@ void rig_board_realtime(struct rig_board *b, bool on)
 	b->rt_cycle0 = now_cycle(b);
 }
 
+/* Keep simulated time at most level with the monotonic clock. A simulation that fell behind
+ * (a loaded machine) does not race to catch up — a burst of simulated time with no host frames
+ * in it would be a host silence the host never made: the lag beyond 20 ms is forgiven. */
 static void pace(struct rig_board *b)
 {
 	struct timespec now;
@@ -644,6 +647,15 @@ static void pace(struct rig_board *b)
 	ahead_s =
 	    (double)(now_cycle(b) - b->rt_cycle0) / F_CPU -
 	    ((double)(now.tv_sec - b->rt0.tv_sec) + (double)(now.tv_nsec - b->rt0.tv_nsec) * 1e-9);
+	if (ahead_s < -0.02) {
+		b->rt_cycle0 = now_cycle(b);
+		b->rt0 = now;
+		b->rt0.tv_nsec -= 20000000;
+		if (b->rt0.tv_nsec < 0) {
+			b->rt0.tv_nsec += 1000000000;
+			b->rt0.tv_sec--;
+		}
+	}
 	if (ahead_s > 0) {
 		struct timespec d = {(time_t)ahead_s, (long)((ahead_s - floor(ahead_s)) * 1e9)};
 

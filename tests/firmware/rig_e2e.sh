@@ -18,7 +18,7 @@ fail() { echo "rig_e2e: FAIL: $*" >&2; [ -f "$work/sim.log" ] && tail -5 "$work/
 db=$work/r.db
 q() { sqlite3 "$db" "$1" 2>/dev/null || echo 0; }
 link=$work/rig-tty
-silence=1
+silence=2
 
 "$sim" --elf "$elf" --link "$link" --log "$work/sim.log" --tau-s 0.5 >"$work/sim.out" 2>&1 &
 simpid=$!
@@ -93,7 +93,7 @@ grep -q "clearing host silence" "$work/point" || fail "no host-silence fault lat
 "$exe" run "$work/c.yaml" --db "$db" --resume >"$work/run2" 2>&1 || fail "resume: $(cat "$work/run2")"
 grep -q "complete: 4 points" "$work/run2" || fail "resume: $(cat "$work/run2")"
 [ "$(q "SELECT count(*) || ' ' || count(DISTINCT idx) || ' ' || sum(failed) FROM points")" = "4 4 0" ] ||
-	fail "points: $(q "SELECT idx, attempt, failed FROM points")"
+	fail "points: $(q "SELECT idx, attempt, failed FROM points"); events: $(q "SELECT kind, message FROM events WHERE kind NOT IN ('start', 'resume', 'settled')")"
 [ "$(q "SELECT group_concat(cooling_config, ',') FROM (SELECT cooling_config FROM points ORDER BY idx)")" = "Cfg3,Cfg3,Cfg1,Cfg1" ] ||
 	fail "cooling: $(q "SELECT idx, cooling_config FROM points")"
 # The heatsink thermocouple with every sample; hotter in Cfg3 than in Cfg1 (model: 59 C, 45 C).

@@ -91,7 +91,8 @@ static double wall_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* Steps in real time; the board is unlocked while the thread waits for the clock. */
+/* Steps in real time; the board is unlocked while the thread waits for the clock. Like
+ * rig_board_realtime, a simulation that fell behind does not race to catch up. */
 static void *bridge_main(void *arg)
 {
 	struct rig_pty *p = arg;
@@ -112,6 +113,10 @@ static void *bridge_main(void *arg)
 		}
 		ok = rig_pty_step(p, 200);
 		ahead_s = (double)(rig_board_now_us(p->b) - s0) * 1e-6 - (wall_s() - w0);
+		if (ahead_s < -0.02) { /* behind (a loaded machine): no catch-up burst */
+			s0 = rig_board_now_us(p->b);
+			w0 = wall_s() - 0.02;
+		}
 		pthread_mutex_unlock(&p->lock);
 		if (!ok)
 			break;
