@@ -114,14 +114,16 @@ static int await(struct sb_rig *r, uint8_t seq, uint8_t cmd, struct sb_rig_frame
 	}
 }
 
+/* One request: tries of timeout_ms each, doubled after each miss when backoff is set (a host
+ * that is itself slow to be scheduled still gets its answer). */
 static int request_locked(struct sb_rig *r, uint8_t cmd, const uint8_t *payload, uint8_t len,
-                          uint8_t *resp, uint8_t *resp_len, int tries, int timeout_ms)
+                          uint8_t *resp, uint8_t *resp_len, int tries, int timeout_ms, bool backoff)
 {
 	uint8_t buf[SB_RIG_MAX_FRAME];
 	struct sb_rig_frame f;
-	int e;
+	int e, waited = 0;
 
-	for (int t = 0; t < tries; t++) {
+	for (int t = 0; t < tries; t++, waited += timeout_ms, timeout_ms <<= backoff) {
 		uint8_t seq = ++r->seq;
 		size_t n = sb_rig_encode(buf, sizeof(buf), seq, cmd, payload, len);
 
@@ -145,9 +147,8 @@ static int request_locked(struct sb_rig *r, uint8_t cmd, const uint8_t *payload,
 		return f.payload[0];
 	}
 	return sb_error_set(SB_ERR_TIMEOUT,
-	                    "cooling rig '%s': no answer to command 0x%02x after %d tries of "
-	                    "%d ms",
-	                    r->link.name, cmd, tries, timeout_ms);
+	                    "cooling rig '%s': no answer to command 0x%02x after %d tries (%d ms)",
+	                    r->link.name, cmd, tries, waited);
 }
 
 int sb_rig_request(struct sb_rig *r, uint8_t cmd, const uint8_t *payload, uint8_t len,
@@ -156,7 +157,8 @@ int sb_rig_request(struct sb_rig *r, uint8_t cmd, const uint8_t *payload, uint8_
 	int e;
 
 	pthread_mutex_lock(&r->lock);
-	e = request_locked(r, cmd, payload, len, resp, resp_len, SB_RIG_TRIES, SB_RIG_TIMEOUT_MS);
+	e = request_locked(r, cmd, payload, len, resp, resp_len, SB_RIG_TRIES, SB_RIG_TIMEOUT_MS,
+	                   true);
 	pthread_mutex_unlock(&r->lock);
 	return e;
 }
@@ -272,7 +274,7 @@ static void *keepalive_main(void *arg)
 		if (pthread_cond_timedwait(&r->cond, &r->lock, &at) == 0 || r->stop)
 			continue;
 		st = request_locked(r, SB_RIG_CMD_GET_STATUS, NULL, 0, NULL, &n, 1,
-		                    SB_RIG_TIMEOUT_MS);
+		                    SB_RIG_TIMEOUT_MS, false);
 		if (st < 0 && !r->missed++)
 			sb_warn("cooling rig '%s': keep-alive: %s", r->link.name,
 			        sb_error_detail());
@@ -334,7 +336,7 @@ int sb_rig_open(struct sb_rig **out, const char *where)
 	/* Boards that reset when the port opens need a moment: ask again until it answers. */
 	pthread_mutex_lock(&r->lock);
 	e = request_locked(r, SB_RIG_CMD_IDENTIFY, NULL, 0, p, &n,
-	                   SB_RIG_OPEN_WAIT_MS / SB_RIG_TIMEOUT_MS, SB_RIG_TIMEOUT_MS);
+	                   SB_RIG_OPEN_WAIT_MS / SB_RIG_TIMEOUT_MS, SB_RIG_TIMEOUT_MS, false);
 	pthread_mutex_unlock(&r->lock);
 	if (e >= 0 && (e != SB_RIG_OK || n != SB_RIG_IDENT_BYTES))
 		e = sb_error_set(SB_ERR_DEVICE,
