@@ -6,7 +6,10 @@
  * the client does (status byte, then the command's payload when its length is right).
  *
  * Input: byte 0 is a timeout mask (bit i: the line goes quiet after the byte at i mod 8 of each
- * block of 8), the rest is the line. Build (tests/fuzz/README.md):
+ * block of 8), the rest is the line. The seeds (corpus/rig_frame/) were made with the
+ * protocol's own encoder: answers to IDENTIFY, GET_STATUS (fail-safe, host silence),
+ * GET_LIMITS, CLEAR_FAULTS, a refused SET_FANS, a bad CRC, a LEN above the maximum, an answer
+ * cut by a timeout, noise, two answers back to back, an EEPROM image. Build (tests/fuzz/README.md):
  *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Ifirmware/include \
  *         tests/fuzz/fuzz_rig_frame.c firmware/proto/sb_rig_proto.c -o fuzz_rig_frame
  */
