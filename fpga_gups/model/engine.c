@@ -528,7 +528,7 @@ void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, uns
 
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode)
 {
-	/* Max block 32/64/128 B: vault bits start at 5/6/7 (hmc-facts §3). */
+	/* Max block 32/64/128 B: vault bits start at 5/6/7 (HMC specification, default mapping). */
 	static const unsigned offset_bits[3] = {5, 6, 7};
 
 	if (mode > 2)

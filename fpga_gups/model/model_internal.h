@@ -134,7 +134,7 @@ void sb_engine_port_write(struct sb_model *m, unsigned port, uint32_t reg, uint3
 void sb_engine_ports_reset(struct sb_model *m);
 void sb_engine_cube_reset(struct sb_model *m);
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode);
-/* Address decoding of the current address-mapping mode (hmc-facts §3). */
+/* Address decoding of the current address-mapping mode (HMC specification, address mapping). */
 void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
                    unsigned *quadrant);
 void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
