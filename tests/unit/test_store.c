@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -578,4 +579,70 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	cr_assert_eq(num(st, "SELECT count(*) FROM campaigns WHERE status = 'complete'"), 1);
 	sb_campaign_release(&c);
 	sb_store_close(st);
+}
+
+/*
+ * Processes opening one database at once, all started together: with the schema checked outside
+ * the write transaction, all but one failed with "table schema_version already exists" on a
+ * fresh file (issue 17, item 9), or with a duplicate column when upgrading a version-1 file.
+ */
+static void open_concurrently(unsigned nproc)
+{
+	int go[2];
+	pid_t pids[16];
+
+	cr_assert_leq(nproc, 16);
+	cr_assert_eq(pipe(go), 0);
+	for (unsigned i = 0; i < nproc; i++) {
+		pids[i] = fork();
+		cr_assert_geq(pids[i], 0);
+		if (pids[i] == 0) {
+			struct sb_store *st;
+			char c;
+			int e;
+
+			close(go[1]);
+			/* all start at the same instant: when the pipe is closed */
+			if (read(go[0], &c, 1) < 0)
+				_exit(3);
+			e = sb_store_open(&st, db);
+			if (e < 0) {
+				fprintf(stderr, "child %u: %s\n", i, sb_error_detail());
+				_exit(1);
+			}
+			e = sb_store_schema_version(st);
+			sb_store_close(st);
+			_exit(e == SB_STORE_SCHEMA_VERSION ? 0 : 2);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (unsigned i = 0; i < nproc; i++) {
+		int status;
+
+		cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %u: status %d", i,
+		          status);
+	}
+}
+
+Test(store, concurrent_opens_of_a_fresh_database)
+{
+	for (int round = 0; round < 5; round++) {
+		unlink(db);
+		open_concurrently(8);
+	}
+}
+
+Test(store, concurrent_upgrades_of_a_version_1_database)
+{
+	for (int round = 0; round < 3; round++) {
+		char wal[160];
+
+		unlink(db);
+		snprintf(wal, sizeof(wal), "%s-wal", db);
+		unlink(wal);
+		make_v1();
+		open_concurrently(6);
+	}
 }

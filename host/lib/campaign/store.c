@@ -180,6 +180,25 @@ static int exec(struct sb_store *st, const char *sql)
 	return 0;
 }
 
+/*
+ * Statements SQLite may answer with SQLITE_BUSY without waiting in the busy handler (changing
+ * the journal mode of a database another process is opening, to avoid a deadlock): retried for
+ * up to the busy timeout.
+ */
+static int exec_retry(struct sb_store *st, const char *sql)
+{
+	for (int i = 0;; i++) {
+		int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || i == 1000)
+			return sb_error_set(SB_ERR_DB, "results database '%s': %s", st->path,
+			                    sqlite3_errmsg(st->db));
+		usleep(10000);
+	}
+}
+
 static int prepare(struct sb_store *st, const char *sql, sqlite3_stmt **stmt)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
@@ -242,7 +261,10 @@ static bool sql_add(char **buf, size_t *len, const char *text)
 	return true;
 }
 
-/* Version 1 to 2, in one transaction (foreign keys off while the points table is rebuilt). */
+/*
+ * Version 1 to 2: run inside the caller's transaction, with foreign keys off (the points table
+ * is rebuilt).
+ */
 static int migrate_v2(struct sb_store *st)
 {
 	char *sql = NULL;
@@ -264,54 +286,86 @@ static int migrate_v2(struct sb_store *st)
 		free(sql);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
-	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 || (e = exec(st, "BEGIN IMMEDIATE")) < 0)
-		goto out;
-	if ((e = exec(st, sql)) < 0) {
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	e = exec(st, "COMMIT");
-out:
+	e = exec(st, sql);
 	free(sql);
-	if (e == 0)
-		e = exec(st, "PRAGMA foreign_keys=ON");
-	else
-		sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 2") : 0;
+}
+
+/*
+ * Create the schema in an empty database, or upgrade an older one, inside one write
+ * transaction: every check happens under the write lock, so two processes opening a fresh (or
+ * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
+ * the work done.
+ */
+static int schema_write(struct sb_store *st)
+{
+	bool fresh;
+	int e, v;
+
+	/* foreign keys cannot change inside a transaction: off now, on again after it */
+	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 ||
+	    (e = exec_retry(st, "BEGIN IMMEDIATE")) < 0)
+		goto out;
+	if ((e = table_exists(st, "schema_version")) < 0)
+		goto rollback;
+	fresh = !e;
+	if (fresh) {
+		if ((e = count_tables(st)) < 0)
+			goto rollback;
+		if (e) {
+			e = sb_error_set(SB_ERR_DB,
+			                 "'%s' has tables but no schema_version: not a stackbench "
+			                 "results database",
+			                 st->path);
+			goto rollback;
+		}
+		/* A new database is made the way an old one is upgraded: one path, always run. */
+		if ((e = exec(st, schema_v1)) < 0 ||
+		    (e = exec(st, "INSERT INTO schema_version VALUES (1, " NOW_SQL ")")) < 0)
+			goto rollback;
+	}
+	if ((v = sb_store_schema_version(st)) < 0) {
+		e = v;
+		goto rollback;
+	}
+	if (v > SB_STORE_SCHEMA_VERSION) {
+		e = sb_error_set(SB_ERR_VERSION,
+		                 "results database '%s' has schema version %d; this stackbench "
+		                 "reads up to version %d (upgrade stackbench)",
+		                 st->path, v, SB_STORE_SCHEMA_VERSION);
+		goto rollback;
+	}
+	if (v < 2) {
+		if (!fresh)
+			sb_info("results database '%s': upgrading schema version %d to %d",
+			        st->path, v, SB_STORE_SCHEMA_VERSION);
+		if ((e = migrate_v2(st)) < 0)
+			goto rollback;
+		v = 2;
+	}
+	if ((e = exec(st, "COMMIT")) < 0)
+		goto rollback;
+	st->version = v;
+	e = exec(st, "PRAGMA foreign_keys=ON");
+	return e;
+rollback:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+out:
+	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return e;
 }
 
-/* Create the schema in an empty database, or check the version of an existing one. */
-static int schema(struct sb_store *st, bool writable)
+/* Check the version of an existing database opened for reading (an older one is read as it
+ * is). */
+static int schema_read(struct sb_store *st)
 {
 	int e, v;
 
 	if ((e = table_exists(st, "schema_version")) < 0)
 		return e;
-	if (!e) {
-		if ((e = count_tables(st)) < 0)
-			return e;
-		if (e)
-			return sb_error_set(
-			    SB_ERR_DB,
-			    "'%s' has tables but no schema_version: not a stackbench "
-			    "results database",
-			    st->path);
-		if (!writable)
-			return sb_error_set(SB_ERR_DB, "'%s' is not a stackbench results database",
-			                    st->path);
-		if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
-			return e;
-		if ((e = exec(st, schema_v1)) < 0 ||
-		    (e = exec(st, "INSERT INTO schema_version VALUES (1, " NOW_SQL ")")) < 0) {
-			exec(st, "ROLLBACK");
-			return e;
-		}
-		/* A new database is made the way an old one is upgraded: one path, always run. */
-		if ((e = exec(st, "COMMIT")) < 0 || (e = migrate_v2(st)) < 0)
-			return e;
-		st->version = SB_STORE_SCHEMA_VERSION;
-		return 0;
-	}
+	if (!e)
+		return sb_error_set(SB_ERR_DB, "'%s' is not a stackbench results database",
+		                    st->path);
 	v = sb_store_schema_version(st);
 	if (v < 0)
 		return v;
@@ -320,14 +374,7 @@ static int schema(struct sb_store *st, bool writable)
 		                    "results database '%s' has schema version %d; this stackbench "
 		                    "reads up to version %d (upgrade stackbench)",
 		                    st->path, v, SB_STORE_SCHEMA_VERSION);
-	if (v < 2 && writable) {
-		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
-		        SB_STORE_SCHEMA_VERSION);
-		if ((e = migrate_v2(st)) < 0)
-			return sb_error_wrap(e, "upgrading to schema version 2");
-		v = 2;
-	}
-	st->version = v; /* read-only: an older database is read as it is */
+	st->version = v;
 	return 0;
 }
 
@@ -370,11 +417,12 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 	if (writable) {
 		/* WAL: readers (export, report) run beside a campaign; synchronous FULL: a
 		 * committed point survives a power cut, not only a kill. */
-		if ((e = exec(st, "PRAGMA journal_mode=WAL")) < 0 ||
+		if ((e = exec_retry(st, "PRAGMA journal_mode=WAL")) < 0 ||
 		    (e = exec(st, "PRAGMA synchronous=FULL")) < 0)
 			goto fail;
 	}
-	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 || (e = schema(st, writable)) < 0)
+	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 ||
+	    (e = writable ? schema_write(st) : schema_read(st)) < 0)
 		goto fail;
 	*out = st;
 	return 0;
