@@ -28,14 +28,12 @@ static const struct experiment experiments[] = {
     {SB_REQ_RO, 128, "1bank", false},  {SB_REQ_WO, 128, "1bank", false},
     {SB_REQ_RW, 128, "1bank", false},  {SB_REQ_RO, 128, "4bank", false},
     {SB_REQ_RW, 128, "8bank", false},  {SB_REQ_RO, 128, "1vault", false},
-    {SB_REQ_WO, 128, "1vault", false}, {SB_REQ_RW, 128, "1vault", false},
-    {SB_REQ_RO, 128, "2vault", false}, {SB_REQ_RW, 128, "2vault", false},
-    {SB_REQ_RO, 128, "4vault", false}, {SB_REQ_WO, 128, "4vault", false},
+    {SB_REQ_RW, 128, "1vault", false}, {SB_REQ_RO, 128, "2vault", false},
+    {SB_REQ_RW, 128, "2vault", false}, {SB_REQ_WO, 128, "4vault", false},
     {SB_REQ_RW, 128, "4vault", false}, {SB_REQ_RO, 128, "all", false},
     {SB_REQ_WO, 128, "all", false},    {SB_REQ_RW, 128, "all", false},
-    {SB_REQ_RO, 16, "all", false},     {SB_REQ_RO, 32, "all", false},
-    {SB_REQ_RO, 64, "all", false},     {SB_REQ_RW, 32, "all", false},
-    {SB_REQ_RO, 64, "all", true},      {SB_REQ_RW, 128, "7-14", false},
+    {SB_REQ_RO, 16, "all", false},     {SB_REQ_RO, 64, "all", true},
+    {SB_REQ_RW, 32, "all", false},     {SB_REQ_RW, 128, "7-14", false},
     {SB_REQ_WO, 128, "10-17", false},  {SB_REQ_RW, 128, "12-19", false},
 };
 
@@ -71,14 +69,14 @@ ParameterizedTest(const struct experiment *e, fast_forward,
 {
 	struct bench b;
 	struct sb_point_result full, ff;
-	const uint64_t us = 12000; /* warm-up 1 ms + two 2.5 ms windows, then a jump */
+	const uint64_t us = 9000; /* warm-up 1 ms + two 2.5 ms windows, then a jump */
 
 	bench_open(&b, NULL, NULL, 0);
 	full = point(b.dev, e, us, false);
 	ff = point(b.dev, e, us, true);
 	cr_assert(!full.fast_forward);
 	cr_assert(ff.fast_forward, "%s %u B %d: not fast-forwarded", e->pattern, e->size, e->type);
-	cr_assert_gt(ff.ff_skipped_ns, 3000000ull);
+	cr_assert_gt(ff.ff_skipped_ns, 1000000ull);
 	cr_assert_float_eq(ff.metrics.bandwidth_gbps, full.metrics.bandwidth_gbps,
 	                   0.005 * full.metrics.bandwidth_gbps,
 	                   "%s %u B type %d: %.4f vs %.4f GB/s", e->pattern, e->size, e->type,
