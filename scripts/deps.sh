@@ -9,13 +9,16 @@ libfyaml-dev libcjson-dev libsqlite3-dev sqlite3 libzstd-dev
 libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev
 libcriterion-dev
 gnuplot-nox
+# report: confidence intervals and least-squares fits (GSL)
+libgsl-dev
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
 "
 
 missing=""
-for p in $PKGS; do
+# (the list's comment lines are not packages)
+for p in $(printf '%s\n' "$PKGS" | sed 's/#.*//'); do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $p"
 	fi
