@@ -31,6 +31,9 @@ int sb_read_file_max(const char *path, size_t max, char **data, size_t *len);
  */
 int sb_write_file_atomic(const char *path, const void *data, size_t len);
 
+/* 64-bit FNV-1a of len bytes (content hashes of campaign and profile files). */
+uint64_t sb_fnv1a64(const void *data, size_t len);
+
 /* Copy src into dst of size bytes, always terminated; returns strlen(src) (truncated if >= size). */
 size_t sb_strlcpy(char *dst, const char *src, size_t size);
 

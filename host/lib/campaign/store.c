@@ -291,6 +291,17 @@ static int migrate_v2(struct sb_store *st)
 	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 2") : 0;
 }
 
+/* Version 2 to 3: the provenance of every campaign and of every run of a point (JSON objects,
+ * stackbench/provenance.h). Inside the caller's transaction. */
+static int migrate_v3(struct sb_store *st)
+{
+	int e = exec(st, "ALTER TABLE campaigns ADD COLUMN provenance TEXT;"
+	                 "ALTER TABLE points ADD COLUMN provenance TEXT;"
+	                 "INSERT INTO schema_version VALUES (3, " NOW_SQL ");");
+
+	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 3") : 0;
+}
+
 /*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
@@ -335,13 +346,18 @@ static int schema_write(struct sb_store *st)
 		                 st->path, v, SB_STORE_SCHEMA_VERSION);
 		goto rollback;
 	}
+	if (v < SB_STORE_SCHEMA_VERSION && !fresh)
+		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
+		        SB_STORE_SCHEMA_VERSION);
 	if (v < 2) {
-		if (!fresh)
-			sb_info("results database '%s': upgrading schema version %d to %d",
-			        st->path, v, SB_STORE_SCHEMA_VERSION);
 		if ((e = migrate_v2(st)) < 0)
 			goto rollback;
 		v = 2;
+	}
+	if (v < 3) {
+		if ((e = migrate_v3(st)) < 0)
+			goto rollback;
+		v = 3;
 	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
@@ -478,6 +494,21 @@ int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, i
 		e = db_error(st, "creating the campaign");
 	else
 		*id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_campaign_provenance(struct sb_store *st, int64_t campaign_id, const char *json)
+{
+	sqlite3_stmt *s;
+	int e;
+
+	if ((e = prepare(st, "UPDATE campaigns SET provenance = ?2 WHERE id = ?1", &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	sqlite3_bind_text(s, 2, json, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "storing the campaign's provenance");
 	sqlite3_finalize(s);
 	return e;
 }
@@ -740,11 +771,13 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	    "lost_tags, stream_groups, mismatches, failed, fail_t_ns, fast_forward, ff_skipped_ns, "
 	    "temp_c_avg, temp_c_max, power_w_avg, wall_s, attempt, temp_c_start, temp_c_steady, "
 	    "power_w_max, fail_temp_c, fail_power_w, cooling_config, fan_supply_v, fan_supply_a, "
-	    "fan_rpm, desk_fan_distance_cm, cooling_power_w, finished_at) VALUES (?1, ?2, ?3, ?4, "
+	    "fan_rpm, desk_fan_distance_cm, cooling_power_w, provenance, finished_at) VALUES (?1, "
+	    "?2, "
+	    "?3, ?4, "
 	    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
 	    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, "
-	    "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54, " NOW_SQL
-	    ")";
+	    "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54, "
+	    "?55, " NOW_SQL ")";
 	const struct sb_campaign_point *p = rec->point;
 	const struct sb_point_result *r = rec->result;
 	const struct sb_bench_metrics *m = &r->metrics;
@@ -822,6 +855,7 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	bind_opt(s, 52, r->has_cooling, cs->fan_rpm);
 	bind_opt(s, 53, r->has_cooling, cs->desk_fan_distance_cm);
 	bind_opt(s, 54, r->has_cooling, cs->cooling_power_w);
+	bind_text_opt(s, 55, rec->provenance != NULL, rec->provenance);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_CONSTRAINT)
 		e = sb_error_set(SB_ERR_EXISTS,
@@ -1099,6 +1133,11 @@ static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 	                      : 0;
 }
 
+static bool is_json_column(const char *name)
+{
+	return !strcmp(name, "config") || !strcmp(name, "provenance") || !strcmp(name, "data");
+}
+
 static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 {
 	cJSON *arr = ctx, *o = cJSON_CreateObject();
@@ -1118,9 +1157,20 @@ static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 		case SB_CELL_REAL:
 			cJSON_AddNumberToObject(o, c->name, c->d);
 			break;
-		case SB_CELL_TEXT:
-			cJSON_AddStringToObject(o, c->name, c->s);
+		case SB_CELL_TEXT: {
+			/* columns that hold JSON (the campaign's config, provenance, event data)
+			   are objects in the export, not strings of JSON */
+			cJSON *j = NULL;
+
+			if (is_json_column(c->name) && (j = cJSON_Parse(c->s)) &&
+			    (cJSON_IsObject(j) || cJSON_IsArray(j)))
+				cJSON_AddItemToObject(o, c->name, j);
+			else {
+				cJSON_Delete(j);
+				cJSON_AddStringToObject(o, c->name, c->s);
+			}
 			break;
+		}
 		}
 	}
 	cJSON_AddItemToArray(arr, o);

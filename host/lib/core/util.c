@@ -85,6 +85,18 @@ fail:
 	return err;
 }
 
+uint64_t sb_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
 size_t sb_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = strlen(src);
