@@ -67,8 +67,9 @@ static void base64(FILE *f, const unsigned char *p, size_t n)
 	}
 }
 
-/* A cell as text: numbers shortest-exact-ish (%.10g), text escaped, JSON pretty-printed. */
-static void cell(FILE *f, const struct sb_cell *c, bool json)
+/* A cell as text: numbers to 10 digits, text escaped, JSON pretty-printed (folded away in
+ * the tables of points, where every row has its own). */
+static void cell(FILE *f, const struct sb_cell *c, bool json, bool fold)
 {
 	cJSON *j;
 	char *text;
@@ -90,9 +91,9 @@ static void cell(FILE *f, const struct sb_cell *c, bool json)
 		text = cJSON_Print(j);
 		cJSON_Delete(j);
 		if (text) {
-			fputs("<pre>", f);
+			fputs(fold ? "<details><summary>JSON</summary><pre>" : "<pre>", f);
 			sb_rpt_html_text(f, text);
-			fputs("</pre>", f);
+			fputs(fold ? "</pre></details>" : "</pre>", f);
 			cJSON_free(text);
 			return;
 		}
@@ -115,7 +116,7 @@ static int campaign_row(void *ctx, unsigned ncol, const struct sb_cell *c)
 		fputs("<tr><th>", f);
 		sb_rpt_html_text(f, c[i].name);
 		fputs("</th><td>", f);
-		cell(f, &c[i], is_json_column(c[i].name));
+		cell(f, &c[i], is_json_column(c[i].name), false);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -144,7 +145,7 @@ static int table_row(void *ctx, unsigned ncol, const struct sb_cell *c)
 	fputs("<tr>", t->f);
 	for (unsigned i = 0; i < ncol; i++) {
 		fputs("<td>", t->f);
-		cell(t->f, &c[i], is_json_column(c[i].name));
+		cell(t->f, &c[i], is_json_column(c[i].name), true);
 		fputs("</td>", t->f);
 	}
 	fputs("</tr>\n", t->f);
