@@ -39,8 +39,7 @@ const char *sb_rpt_text(const struct sb_cell *c)
 	return c->type == SB_CELL_NULL || !c->s ? "" : c->s;
 }
 
-/* Room for one more element of size bytes in *a (n used, *cap allocated): 0 or SB_ERR_NOMEM. */
-static int reserve(void **a, unsigned n, unsigned *cap, size_t size)
+int sb_rpt_reserve(void **a, unsigned n, unsigned *cap, size_t size)
 {
 	unsigned c = *cap ? *cap * 2 : 64;
 	void *na;
@@ -58,7 +57,7 @@ struct sb_rpt_row *sb_rpt_add_row(struct sb_rpt_rows *rs)
 {
 	struct sb_rpt_row *r;
 
-	if (reserve((void **)&rs->r, rs->n, &rs->cap, sizeof(rs->r[0])) < 0)
+	if (sb_rpt_reserve((void **)&rs->r, rs->n, &rs->cap, sizeof(rs->r[0])) < 0)
 		return NULL;
 	r = &rs->r[rs->n++];
 	memset(r, 0, sizeof(*r));
@@ -77,7 +76,7 @@ int sb_rpt_group_of(struct sb_rpt_fig *fig, int64_t campaign_id, const char *cna
 		    !strcmp(g->device, device))
 			return (int)i;
 	}
-	if (reserve((void **)&fig->groups, fig->ngroups, &fig->groups_cap, sizeof(*g)) < 0)
+	if (sb_rpt_reserve((void **)&fig->groups, fig->ngroups, &fig->groups_cap, sizeof(*g)) < 0)
 		return SB_ERR_NOMEM;
 	g = &fig->groups[fig->ngroups];
 	memset(g, 0, sizeof(*g));
@@ -227,7 +226,8 @@ static int order_rows(struct sb_rpt_rows *rs, bool rank_k)
 	}
 	for (unsigned i = 0; i < rs->n; i++)
 		sorted[i] = rs->r[o[i].index];
-	memcpy(rs->r, sorted, rs->n * sizeof(*sorted));
+	if (rs->n)
+		memcpy(rs->r, sorted, rs->n * sizeof(*sorted));
 	e = 0;
 out:
 	free(panels);
@@ -354,8 +354,8 @@ static int fit_series(struct sb_rpt_fig *fig, const struct sb_rpt_rows *runs)
 			x0 = fmin(x0, x[j - i]);
 			x1 = fmax(x1, x[j - i]);
 		}
-		if ((e = reserve((void **)&fig->fits, fig->nfits, &fig->fits_cap,
-		                 sizeof(fig->fits[0]))) < 0)
+		if ((e = sb_rpt_reserve((void **)&fig->fits, fig->nfits, &fig->fits_cap,
+		                        sizeof(fig->fits[0]))) < 0)
 			goto out;
 		ft = &fig->fits[fig->nfits++];
 		snprintf(ft->panel, sizeof(ft->panel), "%s", runs->r[i].panel);
@@ -535,8 +535,8 @@ static int assign_styles(struct sb_rpt_fig *fig)
 			char key[SB_RPT_SERIES_MAX];
 			unsigned ci;
 
-			if ((e = reserve((void **)&fig->styles, fig->nstyles, &fig->styles_cap,
-			                 sizeof(*s))) < 0)
+			if ((e = sb_rpt_reserve((void **)&fig->styles, fig->nstyles,
+			                        &fig->styles_cap, sizeof(*s))) < 0)
 				goto out;
 			colour_key(bar ? bar + 3 : r->series, key, sizeof(key));
 			ci = rank_key(keys, &nkeys, key);
@@ -564,7 +564,7 @@ out:
 
 /* --- categories, fitted lines, the tag-pool bound ----------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
+int sb_rpt_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 
@@ -582,12 +582,12 @@ static int rank_x(struct sb_rpt_fig *fig)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	for (unsigned i = 0; i < rs->n; i++)
 		v[i] = rs->r[i].x;
-	qsort(v, rs->n, sizeof(*v), cmp_double);
+	qsort(v, rs->n, sizeof(*v), sb_rpt_cmp_double);
 	for (unsigned i = 0; i < rs->n; i++)
 		if (!n || v[i] != v[n - 1])
 			v[n++] = v[i];
 	for (unsigned i = 0; i < rs->n; i++) {
-		double *at = bsearch(&rs->r[i].x, v, n, sizeof(*v), cmp_double);
+		double *at = bsearch(&rs->r[i].x, v, n, sizeof(*v), sb_rpt_cmp_double);
 
 		rs->r[i].x = rs->r[i].xlo = rs->r[i].xhi = (double)(at - v);
 	}

@@ -371,14 +371,8 @@ static int collect_held(void *ctx, unsigned ncol, const struct sb_cell *c)
 	if (ncol < 10 || c[2].type == SB_CELL_NULL || c[3].type == SB_CELL_NULL ||
 	    c[4].type == SB_CELL_NULL)
 		return 0;
-	if (hs->n == hs->cap) {
-		unsigned cap = hs->cap ? hs->cap * 2 : 64;
-
-		if (!(h = realloc(hs->h, cap * sizeof(*h))))
-			return sb_error_set(SB_ERR_NOMEM, "out of memory");
-		hs->h = h;
-		hs->cap = cap;
-	}
+	if (sb_rpt_reserve((void **)&hs->h, hs->n, &hs->cap, sizeof(*h)) < 0)
+		return SB_ERR_NOMEM;
 	if ((g = sb_rpt_group_of(hs->fig, c[5].i, sb_rpt_text(&c[6]), sb_rpt_text(&c[7]), c[8].i)) <
 	    0)
 		return g;

@@ -256,13 +256,6 @@ static struct range y_range(const struct sb_rpt_fig *fig)
 	return r;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The distinct x values of the data (sorted), at most max of them: their number. */
 static unsigned x_values(const struct sb_rpt_fig *fig, double *v, unsigned max)
 {
@@ -271,7 +264,7 @@ static unsigned x_values(const struct sb_rpt_fig *fig, double *v, unsigned max)
 	for (unsigned i = 0; i < fig->rs.n && n < max; i++)
 		if (fig->rs.r[i].kind == SB_RPT_DATA)
 			v[n++] = fig->rs.r[i].x;
-	qsort(v, n, sizeof(*v), cmp_double);
+	qsort(v, n, sizeof(*v), sb_rpt_cmp_double);
 	for (unsigned i = 0; i < n; i++)
 		if (!m || v[i] != v[m - 1])
 			v[m++] = v[i];
@@ -425,7 +418,7 @@ static void plan(struct layout *l, const struct sb_rpt_fig *fig, const struct sb
 		right = l->font * (0.5 * (double)longest_xtic + 1);
 		l->sx = right;
 	}
-	ptitle = l->np > 1 ? l->font * 2.2 : l->font * 0.8;
+	ptitle = l->np > 1 ? l->font * 2.6 : l->font * 0.8;
 	title_h = l->title ? l->font * 2.4 : l->font * 0.5;
 	l->xlabel_h = l->font * 1.8;
 	/* the key: as many columns as fit the width; the note wrapped to it */
@@ -489,8 +482,10 @@ static void x_axis(FILE *f, const struct sb_rpt_fig *fig, const struct layout *l
 				gap = v[0] ? fabs(v[0]) : 1;
 			fprintf(f, "set xrange [%.10g:%.10g]\nset xtics (", v[0] - gap / 2,
 			        v[nv - 1] + gap / 2);
-			for (unsigned i = 0; i < nv; i += every ? every : 1)
-				fprintf(f, "%s%.10g", i ? ", " : "", v[i]);
+			/* a tick at every value, a label where they fit */
+			for (unsigned i = 0; i < nv; i++)
+				fprintf(f, i % (every ? every : 1) ? "%s'' %.10g" : "%s%.10g",
+				        i ? ", " : "", v[i]);
 			fprintf(f, ")\n");
 			return;
 		}

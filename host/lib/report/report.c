@@ -304,6 +304,8 @@ int sb_report(struct sb_store *st, const struct sb_report_options *o)
 		    "cannot make figures: '%s' not found (install the Debian package "
 		    "gnuplot-nox, e.g. with scripts/deps.sh)",
 		    r.prog);
+	if (!o->out_dir || !*o->out_dir)
+		return sb_error_set(SB_ERR_INVAL, "no output folder for the figures");
 	r.formats = o->formats ? o->formats : SB_REPORT_PNG | SB_REPORT_SVG;
 	if (r.formats & ~(unsigned)(SB_REPORT_PNG | SB_REPORT_SVG | SB_REPORT_PDF | SB_REPORT_EPS))
 		return sb_error_set(SB_ERR_INVAL, "unknown figure formats 0x%x", r.formats);

@@ -170,6 +170,10 @@ int sb_rpt_figure_data(struct sb_store *st, const char *view, const struct sb_re
                        const struct sb_rpt_figure_def *d, struct sb_rpt_fig *fig);
 void sb_rpt_fig_release(struct sb_rpt_fig *fig);
 
+/* Room for one more element of size bytes in *a (n used, *cap allocated): 0 or SB_ERR_NOMEM. */
+int sb_rpt_reserve(void **a, unsigned n, unsigned *cap, size_t size);
+/* qsort order of doubles. */
+int sb_rpt_cmp_double(const void *a, const void *b);
 /* A new zeroed row at the end: NULL when out of memory (the detail is set). */
 struct sb_rpt_row *sb_rpt_add_row(struct sb_rpt_rows *rs);
 /* The group of a run (added when new): its index, or SB_ERR_NOMEM. */
