@@ -298,6 +298,28 @@ Test(report_flow, repetitions_are_averaged_with_a_confidence_interval)
 	cr_assert(strstr(gp, "mean of n = 3 runs; bars: 95 % CI (Student''s t)"), "the key says n");
 	cr_assert(strstr(gp, "with yerrorbars"));
 	free(gp);
+	/* latency per pattern at full load; reads in flight against the tag-pool bound */
+	read_dat(slurp("%s/fig/pattern_latency.dat", dir), d);
+	cr_assert_eq(d->n, 4);
+	for (unsigned i = 0; i < d->n; i++) {
+		struct vals vs;
+
+		query(
+		    &vs,
+		    "SELECT avg(latency_avg_ns) FROM points WHERE pattern = '%s' AND size_b || ' B "
+		    "random' = '%s'",
+		    d->r[i].xtic, d->r[i].series);
+		cr_assert(near(d->r[i].y, vs.v[0], 1e-12));
+	}
+	gp = slurp("%s/fig/occupancy_pattern.dat", dir);
+	cr_assert(strstr(gp, "# bound\n-0.40000000000000002 \"-\" 576 576 576 "),
+	          "9 ports x 64 tags");
+	cr_assert(strstr(gp, "\"tag-pool bound: 9 ports × 64 tags\"\n"));
+	read_dat(gp, d);
+	for (unsigned i = 0; i < d->n; i++)
+		cr_assert(d->r[i].y > 0 && d->r[i].y <= 576 * 1.001, "%s %s: %g reads in flight",
+		          d->r[i].series, d->r[i].xtic, d->r[i].y);
+	free(gp);
 	free(d);
 }
 
@@ -661,7 +683,8 @@ Test(report_flow, html_is_one_escaped_self_contained_page)
 		snprintf(
 		    sql, sizeof(sql),
 		    "UPDATE campaigns SET name = '<script>alert(\"x\")</script> & co'; UPDATE "
-		    "points SET type = type || '<i>&\"''' || char(10) || 'system(\"touch %s\")', "
+		    "points SET type = type || '<i>&\"''' || char(10) || 'system(\"touch %s\")' || "
+		    "char(13) || 'print 1', "
 		    "key = key || ' <i>&\"''';",
 		    pwned);
 		sql_exec(sql);
