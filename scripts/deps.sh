@@ -16,7 +16,7 @@ libgsl-dev
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
-help2man bash-completion
+help2man bash-completion python3-pandas
 "
 
 missing=""

@@ -46,6 +46,21 @@ int sb_cli_error(int err);
 /* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
 int sb_cli_device_error(int err);
 
+/*
+ * Errors of a campaign (running it or checking it), by where they came from (sum): a board or
+ * an instrument that cannot be opened 3 (4 when its URI or connection string is malformed:
+ * the file's fault), a point the boards cannot run 4, a bad --jobs for the file's devices 2,
+ * anything during the run 1. Prints the message.
+ */
+struct sb_run_summary;
+int sb_cli_campaign_error(int err, const struct sb_run_summary *sum);
+
+/* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
+
+/* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
+
 /* "0.1.0 (git f1beaf5, RelWithDebInfo, sanitizers none, gcc 12.2.0)": --version and info. */
 const char *sb_cli_build_facts(void);
 

@@ -440,6 +440,19 @@ Test(campaign_parse, syntax_errors)
 	bad("- a\n- b\n", SB_ERR_PARSE, "line 1: the document must be a mapping");
 }
 
+/* Errors that say how to fix them. */
+Test(campaign_parse, hints)
+{
+	bad("name: x\nsweep:\n  typ: [ro]\n", SB_ERR_PARSE,
+	    "'camp.yaml' line 3: unknown key 'typ' in 'sweep': did you mean 'type'?");
+	bad("name: x\nsweep:\n  zzz: [ro]\n", SB_ERR_PARSE,
+	    "unknown key 'zzz' in 'sweep' (known: type, size, pattern,");
+	bad("name: x\nbench:\n  device: sim:\n", SB_ERR_PARSE,
+	    "line 3 column 14: invalid nested block mapping on the same line (a value ending in "
+	    "':', such as a device URI 'sim:', must be quoted: \"sim:\")");
+	bad("name: x\nbench: {device: sim:}\n", SB_ERR_PARSE, "must be quoted: \"sim:\")");
+}
+
 /* A few hundred bytes of nested aliases expand to gigabytes: aliases are refused before
  * anything is expanded (issue 17: a 429-byte file took 2.9 GB). */
 Test(campaign_parse, aliases_are_refused)
