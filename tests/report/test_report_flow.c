@@ -312,8 +312,7 @@ Test(report_flow, repetitions_are_averaged_with_a_confidence_interval)
 		cr_assert(near(d->r[i].y, vs.v[0], 1e-12));
 	}
 	gp = slurp("%s/fig/occupancy_pattern.dat", dir);
-	cr_assert(strstr(gp, "# bound\n-0.40000000000000002 \"-\" 576 576 576 "),
-	          "9 ports x 64 tags");
+	cr_assert(strstr(gp, "# bound\n-0.4 \"-\" 576 576 576 "), "9 ports x 64 tags");
 	cr_assert(strstr(gp, "\"tag-pool bound: 9 ports × 64 tags\"\n"));
 	read_dat(gp, d);
 	for (unsigned i = 0; i < d->n; i++)

@@ -18,6 +18,7 @@
 #include "stackbench/error.h"
 #include "stackbench/report.h"
 #include "stackbench/store.h"
+#include "stackbench/util.h"
 
 #include "campaign_fixture.h"
 
@@ -266,7 +267,10 @@ Test(campaign_thermal, steady_state_matches_the_calibration_and_figures)
 		       temp = value("SELECT fail_temp_c FROM points WHERE failed = 1 ORDER BY idx "
 		                    "LIMIT 1");
 
-		snprintf(mark, sizeof(mark), "%.17g \"-\" %.17g ", t, temp);
+		char xs[40], ys[40];
+
+		snprintf(mark, sizeof(mark), "%s \"-\" %s ", sb_format_double(xs, sizeof(xs), t),
+		         sb_format_double(ys, sizeof(ys), temp));
 		cr_assert(file_has("thermal_failure_trace.dat", mark), "the failure marked: %s",
 		          mark);
 		snprintf(mark, sizeof(mark), ": failed at %.1f °C, %.0f s'", temp, t);

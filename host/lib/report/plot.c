@@ -51,12 +51,12 @@ static int finish(struct sb_output *o)
 	return sb_output_commit(o);
 }
 
+/* A number as the shortest text that reads back exactly (NaN: none), after a space. */
 static void num(FILE *f, double v)
 {
-	if (isnan(v))
-		fputs(" NaN", f);
-	else
-		fprintf(f, " %.17g", v);
+	char buf[40];
+
+	fprintf(f, " %s", isnan(v) ? "NaN" : sb_format_double(buf, sizeof(buf), v));
 }
 
 int sb_rpt_write_data(const char *path, const struct sb_rpt_fig *fig)
@@ -84,21 +84,27 @@ int sb_rpt_write_data(const char *path, const struct sb_rpt_fig *fig)
 		sb_gnuplot_datastr(f, ft->panel);
 		fputc(' ', f);
 		sb_gnuplot_datastr(f, ft->series);
-		fprintf(f, " slope %.17g slope_se", ft->f.slope);
+		fprintf(f, " slope");
+		num(f, ft->f.slope);
+		fprintf(f, " slope_se");
 		num(f, ft->f.slope_se);
-		fprintf(f, " intercept %.17g r2", ft->f.intercept);
+		fprintf(f, " intercept");
+		num(f, ft->f.intercept);
+		fprintf(f, " r2");
 		num(f, ft->f.r2);
 		fprintf(f, " n %u: %s\n", ft->f.n, text);
 	}
 	fprintf(f, "# one block per panel, series and kind, separated by two blank lines\n");
 	for (unsigned i = 0; i < fig->rs.n; i++) {
 		const struct sb_rpt_row *r = &fig->rs.r[i];
+		char x[40];
 
 		if (!i || !same_block(r, &fig->rs.r[i - 1]))
 			fprintf(f, "%s# %s\n", i ? "\n\n" : "", kinds[r->kind]);
 		/* the names come from the database: quoted so that no character of theirs can
 		   break the file's lines or fields */
-		fprintf(f, "%.17g ", r->x);
+		fputs(sb_format_double(x, sizeof(x), r->x), f);
+		fputc(' ', f);
 		sb_gnuplot_datastr(f, r->xtic[0] ? r->xtic : "-");
 		num(f, r->y);
 		num(f, r->ylo);
