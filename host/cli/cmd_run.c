@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/lock.h"
 #include "stackbench/store.h"
 #include "stackbench/util.h"
 
@@ -105,14 +106,8 @@ static void point_text(char *buf, size_t size, const struct sb_campaign_point *p
 	         p->pattern, p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
 }
 
-struct progress {
-	bool tty;
-	bool drawn;
-};
-
-static void progress_cb(void *ctx, const struct sb_run_progress *p)
+void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progress *p)
 {
-	struct progress *pg = ctx;
 	char eta[16], what[128] = "", last[200] = "", lat[48] = "no reads", therm[64] = "";
 	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
 
@@ -135,16 +130,16 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 	}
 	if (!pg->tty) {
 		if (!p->last) {
-			fprintf(stderr, "stackbench run: %u of %u points stored; running %u\n",
-			        p->done, p->total, p->total - p->done);
+			fprintf(stderr, "stackbench %s: %u of %u points stored; running %u\n",
+			        pg->cmd, p->done, p->total, p->total - p->done);
 			return;
 		}
 		if (p->last_latency_avg_ns > 0)
 			snprintf(lat, sizeof(lat), "latency avg %.0f ns", p->last_latency_avg_ns);
 		fprintf(stderr,
-		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
-		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat, therm,
-		        p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
+		        "stackbench %s: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
+		        pg->cmd, p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
+		        therm, p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
 		return;
 	}
 	fprintf(stderr, "\r[");
@@ -154,6 +149,27 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 	        last);
 	fflush(stderr);
 	pg->drawn = true;
+}
+
+static void progress_cb(void *ctx, const struct sb_run_progress *p)
+{
+	sb_cli_progress_show(ctx, p);
+}
+
+/* Take the locks of the boards the run will drive (sim: boards need none). */
+static int lock_boards(const struct sb_campaign *c, unsigned jobs, struct sb_lock **locks)
+{
+	for (unsigned i = 0; i < jobs && i < c->npoints && i < SB_CAMPAIGN_MAX_DEVICES; i++) {
+		const char *uri = c->device[i % c->ndevices];
+		bool seen = false;
+		int e;
+
+		for (unsigned k = 0; k < i; k++)
+			seen |= !strcmp(c->device[k % c->ndevices], uri);
+		if (!seen && (e = sb_board_lock(&locks[i], uri)) < 0)
+			return e;
+	}
+	return 0;
 }
 
 static int dry_run(const struct sb_campaign *c)
@@ -188,7 +204,8 @@ static int run_run(int argc, char **argv)
 	};
 	const char *db = sb_cli_default_db(), *file;
 	struct sb_run_options ro = {.stop = &stop_flag};
-	struct progress pg = {.tty = isatty(STDERR_FILENO)};
+	struct sb_cli_progress pg = {.cmd = "run", .tty = isatty(STDERR_FILENO)};
+	struct sb_lock *locks[SB_CAMPAIGN_MAX_DEVICES] = {NULL};
 	struct sb_run_summary sum;
 	struct sb_campaign c;
 	struct sb_store *st;
@@ -235,6 +252,10 @@ static int run_run(int argc, char **argv)
 		rc = dry_run(&c);
 		goto out_campaign;
 	}
+	if ((e = lock_boards(&c, ro.jobs ? ro.jobs : 1, locks)) < 0) {
+		rc = sb_cli_device_error(e);
+		goto out_campaign;
+	}
 	if ((e = sb_store_open(&st, db)) < 0) {
 		rc = sb_cli_error(e);
 		goto out_campaign;
@@ -249,7 +270,8 @@ static int run_run(int argc, char **argv)
 	if (pg.drawn)
 		fputc('\n', stderr);
 	if (e < 0) {
-		rc = sb_cli_error(e);
+		/* Busy: another process runs this campaign in the database (exit 3). */
+		rc = e == SB_ERR_BUSY ? sb_cli_device_error(e) : sb_cli_error(e);
 	} else {
 		printf(
 		    "campaign %lld '%s' complete: %u points (%u run now, %u stored before, %u with "
@@ -264,6 +286,8 @@ static int run_run(int argc, char **argv)
 	}
 	sb_store_close(st);
 out_campaign:
+	for (unsigned i = 0; i < SB_CAMPAIGN_MAX_DEVICES; i++)
+		sb_lock_release(locks[i]);
 	sb_campaign_release(&c);
 	return rc;
 }
