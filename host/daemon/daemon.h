@@ -149,6 +149,7 @@ struct sbd {
 	pthread_cond_t cond; /* the ring grew, or the daemon stops */
 	bool stopping;
 	bool wake_pending;
+	unsigned followers; /* socket clients following events (samples wake the loop only then) */
 	struct sbd_board boards[SBD_MAX_BOARDS];
 	unsigned nboards;
 	struct sbd_job *jobs; /* by id */
@@ -222,6 +223,8 @@ int sbd_server_listen(struct sbd *d, int *fd);
 
 /* ---- http.c: the dashboard ---------------------------------------------------------------- */
 
+/* Check --http (ADDR:PORT, loopback unless a token is given): 0, SB_ERR_INVAL or SB_ERR_PERM. */
+int sbd_http_check(const char *http, const char *token);
 int sbd_http_start(struct sbd *d);
 void sbd_http_stop(struct sbd *d);
 

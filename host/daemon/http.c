@@ -402,6 +402,25 @@ static int parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *
 	return 0;
 }
 
+int sbd_http_check(const char *http, const char *token)
+{
+	struct sockaddr_storage ss;
+	bool loopback = false;
+	socklen_t len;
+	int e;
+
+	if (!http[0])
+		return 0;
+	if ((e = parse_addr(http, &ss, &len, &loopback)) < 0)
+		return e;
+	if (!loopback && !token[0])
+		return sb_error_set(SB_ERR_PERM,
+		                    "--http '%s' is not a loopback address: the dashboard would be "
+		                    "open to the network; give it a token (--http-token-file FILE)",
+		                    http);
+	return 0;
+}
+
 int sbd_http_start(struct sbd *d)
 {
 	struct sockaddr_storage ss;
@@ -414,13 +433,9 @@ int sbd_http_start(struct sbd *d)
 
 	if (!d->opt.http[0])
 		return 0;
-	if ((e = parse_addr(d->opt.http, &ss, &len, &loopback)) < 0)
+	if ((e = sbd_http_check(d->opt.http, d->opt.token)) < 0 ||
+	    (e = parse_addr(d->opt.http, &ss, &len, &loopback)) < 0)
 		return e;
-	if (!loopback && !d->opt.token[0])
-		return sb_error_set(SB_ERR_PERM,
-		                    "--http '%s' is not a loopback address: the dashboard would be "
-		                    "open to the network; give it a token (--http-token-file FILE)",
-		                    d->opt.http);
 	if (!(h = calloc(1, sizeof(*h))))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	h->d = d;

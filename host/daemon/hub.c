@@ -125,8 +125,9 @@ void sbd_emit(struct sbd *d, enum sbd_event_kind kind, int board, int64_t job, c
 	    .len = strlen(json),
 	};
 	pthread_cond_broadcast(&d->cond);
-	/* One wake-up per batch: the main loop clears the flag when it runs. */
-	if (!d->wake_pending) {
+	/* One wake-up per batch (the main loop clears the flag when it runs); samples only
+	 * when a socket client follows (the dashboard's streams wait on the condition). */
+	if (!d->wake_pending && (kind != SBD_EV_SAMPLE || d->followers)) {
 		d->wake_pending = true;
 		sbd_wake(d);
 	}

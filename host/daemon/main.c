@@ -383,10 +383,9 @@ static int parse_args(struct sbd *d, int argc, char **argv, int *level)
 	if (!d->opt.state_dir[0] &&
 	    sb_daemon_state_dir(d->opt.state_dir, sizeof(d->opt.state_dir)) < 0)
 		return usage_error("the default state folder is too long; give --state-dir");
-	if (token_file && (e = read_token(token_file, d->opt.token, sizeof(d->opt.token))) < 0) {
-		fprintf(stderr, "stackbenchd: %s\n", sb_error_detail());
-		return 2;
-	}
+	if ((token_file && (e = read_token(token_file, d->opt.token, sizeof(d->opt.token))) < 0) ||
+	    (e = sbd_http_check(d->opt.http, d->opt.token)) < 0)
+		return usage_error("%s", sb_error_detail());
 	return 0;
 }
 

@@ -195,6 +195,7 @@ static void do_follow(struct server *s, struct client *c, const struct sbd_reque
 			cJSON_AddItemToObject(o, "job", sbd_job_json(j));
 	}
 	c->follow = true;
+	d->followers++;
 	c->follow_job = r->has_job ? r->job : 0;
 	c->cursor = d->next_seq;
 	pthread_mutex_unlock(&d->mu);
@@ -361,6 +362,11 @@ static void drop_client(struct server *s, struct client *c)
 			*pp = c->next;
 			break;
 		}
+	if (c->follow) {
+		pthread_mutex_lock(&s->d->mu);
+		s->d->followers--;
+		pthread_mutex_unlock(&s->d->mu);
+	}
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	sb_linebuf_release(&c->in);
