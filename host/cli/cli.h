@@ -66,6 +66,10 @@ int sb_cli_daemon_reply(const char *cmd, const char *line, struct cJSON **reply)
 /* Connect, call, close; req is freed. */
 int sb_cli_daemon_simple(const char *cmd, const char *socket_opt, struct cJSON *req,
                          struct cJSON **reply);
+/* The arguments of the job verbs, "[ID] [--socket PATH] [--help]": -1 to go on, else the exit
+ * code to return (help printed, or a usage error). *id is 0 when not given. */
+int sb_cli_job_args(const char *cmd, void (*help)(FILE *), int argc, char **argv, bool id_optional,
+                    const char **sock, long long *id);
 /* A string field ("" when missing) and a number field (dflt when missing) of an object. */
 const char *sb_cli_json_str(const struct cJSON *o, const char *name);
 double sb_cli_json_num(const struct cJSON *o, const char *name, double dflt);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The client verbs' shared part: find and reach stackbenchd, one request, its reply. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,4 +119,40 @@ double sb_cli_json_num(const cJSON *o, const char *name, double dflt)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
 
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int sb_cli_job_args(const char *cmd, void (*help)(FILE *), int argc, char **argv, bool id_optional,
+                    const char **sock, long long *id)
+{
+	static const struct option opts[] = {
+	    {"socket", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	char *end;
+	int ch;
+
+	*sock = NULL;
+	*id = 0;
+	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			*sock = optarg;
+			break;
+		case 'h':
+			help(stdout);
+			return SB_EXIT_OK;
+		default:
+			return sb_cli_usage_error(cmd, "bad option");
+		}
+	}
+	if (argc - optind > 1 || (argc - optind == 0 && !id_optional))
+		return sb_cli_usage_error(cmd, "expected %sone job ID",
+		                          id_optional ? "at most " : "");
+	if (optind < argc) {
+		*id = strtoll(argv[optind], &end, 10);
+		if (*end || end == argv[optind] || *id < 1)
+			return sb_cli_usage_error(cmd, "'%s' is not a job ID", argv[optind]);
+	}
+	return -1;
 }

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* stackbench cancel, pause, resume: control a job of stackbenchd. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +7,6 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
-
-enum { OPT_SOCKET = 0x200 };
 
 static void control_help(FILE *out, const char *cmd, const char *what)
 {
@@ -52,34 +49,13 @@ static void resume_help(FILE *out)
 
 static int control_run(const char *cmd, void (*help)(FILE *), int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"socket", required_argument, NULL, OPT_SOCKET},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *sock = NULL;
+	const char *sock;
 	cJSON *req, *reply, *job;
 	long long id;
-	char *end;
-	int ch, rc;
+	int rc;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_SOCKET:
-			sock = optarg;
-			break;
-		case 'h':
-			help(stdout);
-			return SB_EXIT_OK;
-		default:
-			return sb_cli_usage_error(cmd, "bad option");
-		}
-	}
-	if (argc - optind != 1)
-		return sb_cli_usage_error(cmd, "expected one job ID");
-	id = strtoll(argv[optind], &end, 10);
-	if (*end || end == argv[optind] || id < 1)
-		return sb_cli_usage_error(cmd, "'%s' is not a job ID", argv[optind]);
+	if ((rc = sb_cli_job_args(cmd, help, argc, argv, false, &sock, &id)) >= 0)
+		return rc;
 	if (!(req = cJSON_CreateObject()))
 		return SB_EXIT_FAILURE;
 	cJSON_AddStringToObject(req, "cmd", cmd);

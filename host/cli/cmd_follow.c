@@ -3,7 +3,6 @@
  * stackbench follow: watch stackbenchd's jobs live, with the progress line of `stackbench
  * run` (on stderr: a bar on a terminal, one line per point otherwise).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +15,6 @@
 #include "stackbench/campaign.h"
 #include "stackbench/client.h"
 #include "stackbench/error.h"
-
-enum { OPT_SOCKET = 0x200 };
 
 static void follow_help(FILE *out)
 {
@@ -138,37 +135,14 @@ static int on_event(struct follow *f, const cJSON *ev)
 
 static int follow_run(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"socket", required_argument, NULL, OPT_SOCKET},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	struct follow f = {.tty = isatty(STDERR_FILENO)};
-	const char *sock = NULL;
+	const char *sock;
 	struct sb_client *c;
 	cJSON *req, *reply, *job;
-	int ch, rc;
-	char *end;
+	int rc;
 
-	while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (ch) {
-		case OPT_SOCKET:
-			sock = optarg;
-			break;
-		case 'h':
-			follow_help(stdout);
-			return SB_EXIT_OK;
-		default:
-			return sb_cli_usage_error("follow", "bad option");
-		}
-	}
-	if (argc - optind > 1)
-		return sb_cli_usage_error("follow", "unexpected argument '%s'", argv[optind + 1]);
-	if (optind < argc) {
-		f.job = strtoll(argv[optind], &end, 10);
-		if (*end || end == argv[optind] || f.job < 1)
-			return sb_cli_usage_error("follow", "'%s' is not a job ID", argv[optind]);
-	}
+	if ((rc = sb_cli_job_args("follow", follow_help, argc, argv, true, &sock, &f.job)) >= 0)
+		return rc;
 	/* A bar for one job on a terminal; lines otherwise (several jobs would interleave). */
 	f.pg.tty = f.tty && f.job;
 	if ((rc = sb_cli_daemon_connect("follow", sock, &c)) != SB_EXIT_OK)

@@ -11,8 +11,6 @@
 set -eu
 name=daemon.crash_resume
 exe=$1 daemon=$2 examples=$3
-work=$(mktemp -d /tmp/sb-dcrash-XXXXXX)
-trap 'kill_daemon; rm -rf "$work"' EXIT
 . "$(dirname "$0")/lib.sh"
 
 start_daemon

@@ -8,8 +8,6 @@
 set -eu
 name=daemon.dashboard
 exe=$1 daemon=$2 probe=$3 cdp=$4 data=$5
-work=$(mktemp -d /tmp/sb-ddash-XXXXXX)
-trap 'kill_daemon; rm -rf "$work"' EXIT
 . "$(dirname "$0")/lib.sh"
 chromium=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$chromium" ]; then

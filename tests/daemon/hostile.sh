@@ -3,14 +3,12 @@
 # many clients at once, a follower that never reads, another user (as nobody, when run as
 # root). Each gets an error reply (or is dropped), and the daemon keeps serving: a status
 # request succeeds after each, and its memory stays far below the 100 MB it was sent.
-#   hostile.sh STACKBENCH STACKBENCHD SB_SOCKPROBE EXAMPLES_DIR
+#   hostile.sh STACKBENCH STACKBENCHD SB_SOCKPROBE EXAMPLES_DIR DATA_DIR
 set -eu
 name=daemon.hostile
-exe=$1 daemon=$2 probe=$3 examples=$4
-work=$(mktemp -d /tmp/sb-dhostile-XXXXXX)
-chmod 755 "$work"
-trap 'kill_daemon; rm -rf "$work"' EXIT
+exe=$1 daemon=$2 probe=$3 examples=$4 data=$5
 . "$(dirname "$0")/lib.sh"
+chmod 755 "$work"
 
 start_daemon
 sock=$work/s.sock
@@ -73,8 +71,8 @@ missed=$(sed -n 's/.*"event":"dropped","count":\([0-9]*\).*/\1/p' "$work/follow"
 echo "$name: a stalled follower missed $missed events and was told once"
 
 # Another user: refused with an error reply even when the socket's mode lets it connect.
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
-	as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && $as_nobody "$exe" --version >/dev/null 2>&1; then
 	if $as_nobody "$exe" queue --socket "$sock" >"$work/out" 2>&1; then
 		fail "nobody reached a 0660 socket"
 	fi
@@ -90,10 +88,48 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	chmod 0660 "$sock"
 	echo "$name: another user (nobody) refused"
 else
-	echo "$name: not root: the other-user checks are skipped"
+	echo "$name: not root (or nobody cannot run the build): the other-user checks are skipped"
 fi
 
 "$probe" "$sock" --line "$status" --read 1 | grep -q '"ok":true' || fail "not serving at the end"
 kill -0 "$dpid" || fail "the daemon died"
 stop_daemon
+
+# A member of the daemon's group (nobody, with --group nogroup) works on files as itself: its
+# database is created as nobody; a folder it cannot write is refused at submit; a folder taken
+# away between submit and start makes the job fail (the kernel checks the daemon's open).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && $as_nobody "$exe" --version >/dev/null 2>&1; then
+	start_daemon --group nogroup
+	cp "$examples/quick.yaml" "$work/quick.yaml"
+	chmod 644 "$work/quick.yaml"
+	mkdir "$work/nob" "$work/nob2" "$work/rootonly"
+	chown nobody "$work/nob" "$work/nob2"
+	n=$($as_nobody "$exe" submit "$work/quick.yaml" --db "$work/nob/r.db" 2>"$work/err") ||
+		fail "nobody's submit: $(cat "$work/err")"
+	$as_nobody "$exe" follow "$n" >/dev/null 2>"$work/err" || fail "nobody's job: $(cat "$work/err")"
+	[ "$(stat -c %U "$work/nob/r.db")" = nobody ] || fail "nobody's database belongs to $(stat -c %U "$work/nob/r.db")"
+	exactly_once "$work/nob/r.db" 21
+	if $as_nobody "$exe" submit "$work/quick.yaml" --db "$work/rootonly/r.db" >"$work/out" 2>&1; then
+		fail "nobody queued a database in root's folder"
+	fi
+	grep -q "user 65534 cannot create files in '$work/rootonly'" "$work/out" || fail "refusal: $(cat "$work/out")"
+	# A long job first, nobody's behind it; its folder is taken away before it starts.
+	long=$("$exe" submit "$data/slow.yaml" --db "$work/long.db" 2>/dev/null) || fail "submit"
+	n=$($as_nobody "$exe" submit "$work/quick.yaml" --db "$work/nob2/r.db" 2>"$work/err") ||
+		fail "nobody's second submit: $(cat "$work/err")"
+	if $as_nobody "$exe" cancel "$long" >"$work/out" 2>&1; then
+		fail "nobody cancelled root's job"
+	fi
+	grep -q "belongs to user 0" "$work/out" || fail "cancel of another's job: $(cat "$work/out")"
+	chown root "$work/nob2"
+	chmod 755 "$work/nob2"
+	"$exe" cancel "$long" >/dev/null
+	if $as_nobody "$exe" follow "$n" >/dev/null 2>"$work/err"; then
+		fail "nobody's job wrote into a folder it no longer may"
+	fi
+	grep -q "cannot open" "$work/err" || fail "nobody's job failed otherwise: $(cat "$work/err")"
+	[ ! -e "$work/nob2/r.db" ] || fail "a database was created in root's folder"
+	stop_daemon
+	echo "$name: a group member's databases are its own; a folder it cannot write is refused"
+fi
 echo "$name: ok"

@@ -1,10 +1,14 @@
-# Shared by the daemon tests (sourced): a stackbenchd on a temporary socket and state folder.
-# The caller sets: name (for messages), exe (stackbench), daemon (stackbenchd), work (a fresh
-# temporary folder, removed by the caller's trap).
+# Shared by the daemon tests (sourced): a temporary folder ($work, removed at exit with the
+# daemon killed), and a stackbenchd on a socket and state folder in it. The caller sets name
+# (for messages), exe (stackbench) and daemon (stackbenchd), and may redefine cleanup_hook.
 dpid=""
+work=$(mktemp -d /tmp/sb-daemon-test-XXXXXX)
+cleanup_hook() { :; }
+trap 'cleanup_hook; kill_daemon; rm -rf "$work"' EXIT
 export STACKBENCH_LOCK_DIR="$work/locks"
 export STACKBENCH_SOCKET="$work/s.sock"
 mkdir -p "$STACKBENCH_LOCK_DIR"
+chmod 1777 "$STACKBENCH_LOCK_DIR" # as /run/lock: every user takes locks there
 
 fail() {
 	echo "$name: FAIL: $*" >&2

@@ -8,9 +8,11 @@
 set -eu
 name=daemon.run_lock
 exe=$1 daemon=$2 data=$3
-work=$(mktemp -d /tmp/sb-dlock-XXXXXX)
-trap 'kill_daemon; [ -n "${p1:-}" ] && kill -9 $p1 2>/dev/null; stop_holder; rm -rf "$work"' EXIT
 . "$(dirname "$0")/lib.sh"
+cleanup_hook() {
+	[ -z "${p1:-}" ] || kill -9 "$p1" 2>/dev/null || true
+	stop_holder
+}
 
 # A process holding a flock: flock(1) and the sleep it runs (which shares the lock), by PID.
 hp=""

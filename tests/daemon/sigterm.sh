@@ -5,8 +5,6 @@
 set -eu
 name=daemon.sigterm
 exe=$1 daemon=$2 data=$3
-work=$(mktemp -d /tmp/sb-dterm-XXXXXX)
-trap 'kill_daemon; rm -rf "$work"' EXIT
 . "$(dirname "$0")/lib.sh"
 
 start_daemon

@@ -44,27 +44,25 @@ stat=/proc/$dpid/stat
 main=/proc/$dpid/task/$dpid/stat
 echo "stackbenchd $("$daemon" --version | cut -d' ' -f2), PID $dpid, dashboard $addr, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
+# idle LABEL: the daemon's CPU over IDLE_S seconds.
+idle() {
+	c0=$(ticks "$stat")
+	t0=$(now)
+	sleep "$idle_s"
+	echo "$1 $(pct $(($(ticks "$stat") - c0)) "$(since "$t0" "$(now)")")"
+}
+
 # 1. Idle, no client.
 sleep 1
-c0=$(ticks "$stat")
-t0=$(now)
-sleep "$idle_s"
-c1=$(ticks "$stat")
-t1=$(now)
-echo "idle, no client:            $(pct $((c1 - c0)) "$(since "$t0" "$t1")")"
+idle "idle, no client:          "
 
 # 2. Idle, the dashboard open in headless Chromium (its event stream connected).
 "$cdp" --timeout-s 60 --hold-s "$((idle_s + 2))" "http://$addr/" "!!window.sbDashboard && sbDashboard.stats().connected" \
 	"JSON.stringify(sbDashboard.stats().latency)" >"$work/idle-page" 2>&1 &
 cpid=$!
 sleep 4
-c0=$(ticks "$stat")
-t0=$(now)
-sleep "$idle_s"
-c1=$(ticks "$stat")
-t1=$(now)
+idle "idle, dashboard connected:"
 wait "$cpid"
-echo "idle, dashboard connected:  $(pct $((c1 - c0)) "$(since "$t0" "$t1")")"
 
 # 3. A campaign with the dashboard open; the page's latency figures at the end.
 "$cdp" --timeout-s 900 "http://$addr/" \

@@ -175,16 +175,9 @@ static void find_holder(int fd, bool lock_file, struct sb_lock_holder *h)
 
 static int errno_code(int e)
 {
-	switch (e) {
-	case ENOENT:
-	case ENOTDIR:
-		return SB_ERR_NOT_FOUND;
-	case EACCES:
-	case EPERM:
-		return SB_ERR_PERM;
-	default:
-		return SB_ERR_IO;
-	}
+	return e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
+	       : e == EACCES || e == EPERM ? SB_ERR_PERM
+	                                   : SB_ERR_IO;
 }
 
 /*
