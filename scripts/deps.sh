@@ -13,6 +13,7 @@ libcriterion-dev
 gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+clang-14 libclang-rt-14-dev
 libmicrohttpd-dev libsystemd-dev chromium
 "
 

@@ -14,7 +14,9 @@
 #include <cjson/cJSON.h>
 
 #include "stackbench/error.h"
+#include "stackbench/gnuplot.h"
 #include "stackbench/lifetime.h"
+#include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "stackbench/version.h"
 
@@ -297,32 +299,32 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 
 /* --- CSV -------------------------------------------------------------------------------------- */
 
-static FILE *create(const char *path)
+/* Output files are written atomically (stackbench/output.h). */
+static int create(struct sb_output *o, const char *path)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-
-	if (!f)
-		sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path, strerror(errno));
-	return f;
+	return sb_output_open(o, path);
 }
 
-static int finish_file(FILE *f, const char *path)
+static int finish_file(struct sb_output *o)
 {
-	int bad = ferror(f) || fflush(f) != 0;
+	if (ferror(o->f)) {
+		int e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path, strerror(errno));
 
-	if (f != stdout)
-		bad |= fclose(f) != 0;
-	if (bad)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+		sb_output_abort(o);
+		return e;
+	}
+	return sb_output_commit(o);
 }
 
 int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path)
 {
-	FILE *f = create(path);
+	struct sb_output out;
+	FILE *f;
+	int err;
 
-	if (!f)
-		return SB_ERR_IO;
+	if ((err = create(&out, path)) < 0)
+		return err;
+	f = out.f;
 	fprintf(f, "subpartition,lifetime_cycles,lifetime_ns,count,bits,accesses\n");
 	for (size_t s = 0; s < res->nsubparts; s++) {
 		const struct sb_subpart_stats *st = &res->subparts[s];
@@ -335,7 +337,7 @@ int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path
 			        (unsigned long long)st->bins[i].bits,
 			        (unsigned long long)st->bins[i].accesses);
 	}
-	return finish_file(f, path);
+	return finish_file(&out);
 }
 
 /* --- Figures ---------------------------------------------------------------------------------- */
@@ -361,12 +363,15 @@ static void safe_name(char *out, size_t size, const char *in)
 /* Lifetime histogram in logarithmic bins of ns; zero lifetimes are drawn at half a tick. */
 static int write_hist(const struct sb_subpart_stats *st, double tick_hz, const char *path)
 {
-	FILE *f = create(path);
+	struct sb_output out;
 	int64_t cur = INT64_MIN;
 	uint64_t count = 0;
+	FILE *f;
+	int err;
 
-	if (!f)
-		return SB_ERR_IO;
+	if ((err = create(&out, path)) < 0)
+		return err;
+	f = out.f;
 	fprintf(f, "# bin_center_ns count bin_width_ns\n");
 	for (size_t i = 0; i <= st->nbins; i++) {
 		int64_t bin = INT64_MAX;
@@ -390,7 +395,7 @@ static int write_hist(const struct sb_subpart_stats *st, double tick_hz, const c
 			count += st->bins[i].count;
 		}
 	}
-	return finish_file(f, path);
+	return finish_file(&out);
 }
 
 static void plot_both(FILE *gp, const char *base, const char *body)
@@ -404,66 +409,37 @@ static void plot_both(FILE *gp, const char *base, const char *body)
 	        base, body, base, body);
 }
 
-static int run_gnuplot(const char *dir)
+/* Claim the PNG and SVG gnuplot draws of a figure (the figures of two subpartitions whose
+ * names sanitize alike would collide: an error, never an overwrite). */
+static int claim_figure(struct sb_outdir *od, const char *name)
 {
-	posix_spawn_file_actions_t fa;
-	char *argv[] = {"gnuplot", "plots.gp", NULL};
-	char log_path[4096], first[256] = "";
-	pid_t pid;
-	int status, err;
-	FILE *log;
+	char path[4096];
+	int err;
 
-	snprintf(log_path, sizeof(log_path), "%s/gnuplot.log", dir);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addchdir_np(&fa, dir);
-	posix_spawn_file_actions_addopen(&fa, 1, "gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	posix_spawn_file_actions_adddup2(&fa, 1, 2);
-	err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (err == ENOENT)
-		return sb_error_set(
-		    SB_ERR_NOT_FOUND,
-		    "cannot draw figures: gnuplot is not installed (Debian: apt-get "
-		    "install gnuplot-nox, or run scripts/deps.sh)");
-	if (err)
-		return sb_error_set(SB_ERR_IO, "cannot run gnuplot: %s", strerror(err));
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return sb_error_set(SB_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if ((log = fopen(log_path, "r"))) {
-		char line[256];
-
-		while (fgets(line, sizeof(line), log))
-			if (line[strspn(line, " \t\r\n^")])
-				sb_strlcpy(first, line, sizeof(first));
-		fclose(log);
-		first[strcspn(first, "\r\n")] = '\0';
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return sb_error_set(
-		    SB_ERR_NOT_FOUND,
-		    "cannot draw figures: gnuplot is not installed (Debian: apt-get "
-		    "install gnuplot-nox)");
-	return sb_error_set(SB_ERR_IO, "gnuplot failed (see '%s'): %s", log_path, first);
+	if ((err = sb_outdir_claimf(od, path, sizeof(path), "%s.png", name)) < 0)
+		return err;
+	return sb_outdir_claimf(od, path, sizeof(path), "%s.svg", name);
 }
 
 int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
                      const struct sb_memdev_lib *lib, const char *dir)
 {
-	char path[4096], name[SB_TRACE_NAME_MAX], body[8192];
+	char path[4096], name[SB_TRACE_NAME_MAX], base[SB_TRACE_NAME_MAX + 16], body[8192];
+	char ref[SB_DEVICE_NAME_MAX];
 	const double hz = res->info.tick_hz;
+	struct sb_output gpo, fo;
+	struct sb_outdir od;
 	FILE *gp, *f;
 	int err;
 	size_t k;
 
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		return sb_error_set(SB_ERR_IO, "cannot create folder '%s': %s", dir,
-		                    strerror(errno));
-	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	if (!(gp = create(path)))
-		return SB_ERR_IO;
+	/* everything is made in a private folder inside dir and moved into place at the end */
+	if ((err = sb_outdir_open(&od, dir)) < 0)
+		return err;
+	if ((err = sb_outdir_claim(&od, "plots.gp", path, sizeof(path))) < 0 ||
+	    (err = create(&gpo, path)) < 0)
+		goto fail_dir;
+	gp = gpo.f;
 	fprintf(gp, "# stackbench lifetimes: figures (run 'gnuplot plots.gp' in this folder)\n"
 	            "set style fill solid 0.6 border -1\nset grid ytics\nset key top right\n");
 	for (size_t s = 0; s < res->nsubparts; s++) {
@@ -473,11 +449,11 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 		if (!st->nbins)
 			continue;
 		safe_name(name, sizeof(name), st->sp.name);
-		snprintf(path, sizeof(path), "%s/lifetimes-%s.dat", dir, name);
-		if ((err = write_hist(st, hz, path)) < 0) {
-			fclose(gp);
-			return err;
-		}
+		snprintf(base, sizeof(base), "lifetimes-%s", name);
+		if ((err = claim_figure(&od, base)) < 0 ||
+		    (err = sb_outdir_claimf(&od, path, sizeof(path), "%s.dat", base)) < 0 ||
+		    (err = write_hist(st, hz, path)) < 0)
+			goto fail_gp;
 		/* the x range holds every bin and every finite retention line, with margins */
 		double lo = ticks_ns(st->bins[0].ticks ? (double)st->bins[0].ticks : 0.5, hz);
 		double hi = ticks_ns((double)st->bins[st->nbins - 1].ticks, hz);
@@ -517,16 +493,16 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 		snprintf(body + k, sizeof(body) - k,
 		         "plot 'lifetimes-%s.dat' using 1:2:3 with boxes lc 1 title 'values'\n",
 		         name);
-		snprintf(path, sizeof(path), "lifetimes-%s", name);
-		plot_both(gp, path, body);
+		plot_both(gp, base, body);
 	}
 	/* area and energy of every device and of the composition, relative to the reference */
-	snprintf(path, sizeof(path), "%s/devices.dat", dir);
-	if (!(f = create(path))) {
-		fclose(gp);
-		return SB_ERR_IO;
-	}
-	fprintf(f, "# device area_ratio energy_ratio (all subpartitions, to %s)\n", lib->reference);
+	safe_name(ref, sizeof(ref), lib->reference);
+	if ((err = claim_figure(&od, "devices")) < 0 ||
+	    (err = sb_outdir_claim(&od, "devices.dat", path, sizeof(path))) < 0 ||
+	    (err = create(&fo, path)) < 0)
+		goto fail_gp;
+	f = fo.f;
+	fprintf(f, "# device area_ratio energy_ratio (all subpartitions, to %s)\n", ref);
 	for (size_t d = 0; d < p->ndevices; d++) {
 		safe_name(name, sizeof(name), lib->devices[d].name);
 		fprintf(f, "%s %.6g %.6g\n", name,
@@ -536,10 +512,8 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	fprintf(f, "composition %.6g %.6g\n",
 	        isfinite(p->total_comp.area_ratio) ? p->total_comp.area_ratio : 0,
 	        isfinite(p->total_comp.energy_ratio) ? p->total_comp.energy_ratio : 0);
-	if ((err = finish_file(f, path)) < 0) {
-		fclose(gp);
-		return err;
-	}
+	if ((err = finish_file(&fo)) < 0)
+		goto fail_gp;
 	snprintf(body, sizeof(body),
 	         "reset\nset title 'area and active energy relative to %s (all subpartitions)'\n"
 	         "set style data histograms\nset style histogram clustered gap 1\n"
@@ -547,9 +521,14 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	         "set ylabel 'ratio to %s'\nset xtics nomirror\n"
 	         "plot 'devices.dat' using 2:xtic(1) title 'area', '' using 3 title 'active "
 	         "energy'\n",
-	         lib->reference, lib->reference);
+	         ref, ref);
 	plot_both(gp, "devices", body);
-	if ((err = finish_file(gp, "plots.gp")) < 0)
-		return err;
-	return run_gnuplot(dir);
+	if ((err = finish_file(&gpo)) < 0 || (err = sb_gnuplot_run(NULL, od.stage, "plots.gp")) < 0)
+		goto fail_dir;
+	return sb_outdir_commit(&od);
+fail_gp:
+	sb_output_abort(&gpo);
+fail_dir:
+	sb_outdir_abort(&od);
+	return err;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace model: names, descriptions, the reader interface, merging, conversion. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "stackbench/error.h"
+#include "stackbench/gnuplot.h"
 #include "stackbench/log.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
@@ -108,6 +110,74 @@ void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg)
 		sb_strlcpy(info->warnings[info->nwarnings++], msg, SB_TRACE_WARNING_MAX);
 }
 
+static bool attr_key_ok(const char *key)
+{
+	size_t n = strlen(key);
+
+	if (!n || n >= SB_TRACE_ATTR_KEY_MAX)
+		return false;
+	for (; *key; key++)
+		if (!isalnum((unsigned char)*key) && *key != '_' && *key != '.' && *key != '-')
+			return false;
+	return true;
+}
+
+int sb_trace_info_set_attr(struct sb_trace_info *info, const char *key, const char *value)
+{
+	struct sb_trace_attr *a = NULL;
+
+	if (!attr_key_ok(key))
+		return sb_error_set(SB_ERR_INVAL, "bad trace attribute name '%.40s'", key);
+	if (strlen(value) >= SB_TRACE_ATTR_VALUE_MAX)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "trace attribute '%s': value longer than %d bytes", key,
+		                    SB_TRACE_ATTR_VALUE_MAX - 1);
+	for (uint32_t i = 0; i < info->nattrs; i++)
+		if (!strcmp(info->attrs[i].key, key))
+			a = &info->attrs[i];
+	if (!a) {
+		if (info->nattrs >= SB_TRACE_MAX_ATTRS)
+			return sb_error_set(SB_ERR_RANGE, "too many trace attributes (at most %d)",
+			                    SB_TRACE_MAX_ATTRS);
+		a = &info->attrs[info->nattrs++];
+		sb_strlcpy(a->key, key, sizeof(a->key));
+	}
+	sb_text_clean(a->value, sizeof(a->value), value);
+	return 0;
+}
+
+const char *sb_trace_info_attr(const struct sb_trace_info *info, const char *key)
+{
+	for (uint32_t i = 0; i < info->nattrs; i++)
+		if (!strcmp(info->attrs[i].key, key))
+			return info->attrs[i].value;
+	return NULL;
+}
+
+int sb_trace_capture_check(const struct sb_trace_capture *c, const char *what)
+{
+	if (c->sampled > 1)
+		return sb_error_set(SB_ERR_PARSE, "'%s': capture: 'sampled' is %u (0 or 1)", what,
+		                    c->sampled);
+	if (c->lost_records > c->captured)
+		return sb_error_set(
+		    SB_ERR_PARSE, "'%s': capture: %llu records lost of %llu captured", what,
+		    (unsigned long long)c->lost_records, (unsigned long long)c->captured);
+	if (c->lost_bursts > c->bursts)
+		return sb_error_set(SB_ERR_PARSE, "'%s': capture: %llu bursts lost of %llu", what,
+		                    (unsigned long long)c->lost_bursts,
+		                    (unsigned long long)c->bursts);
+	if (c->end < c->start)
+		return sb_error_set(SB_ERR_PARSE,
+		                    "'%s': capture: interval ends (%lld) before it "
+		                    "starts (%lld)",
+		                    what, (long long)c->end, (long long)c->start);
+	if (c->burst_records > (1u << 31))
+		return sb_error_set(SB_ERR_PARSE, "'%s': capture: burst of %u records", what,
+		                    c->burst_records);
+	return 0;
+}
+
 int sb_trace_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max)
 {
 	return r->ops->read(r, recs, max);
@@ -195,6 +265,41 @@ struct merge_reader {
 	size_t n;
 };
 
+/*
+ * The capture of a merged trace: sampled if any input is, with the sampled inputs' counts
+ * summed and their intervals joined. Attributes: the first input's value of each key wins.
+ */
+static void merge_capture(struct merge_reader *m)
+{
+	struct sb_trace_capture *mc = &m->base.info.capture;
+	bool first = true;
+
+	memset(mc, 0, sizeof(*mc));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct sb_trace_info *ci = &m->c[i].r->info;
+		const struct sb_trace_capture *c = &ci->capture;
+
+		for (uint32_t a = 0; a < ci->nattrs; a++)
+			if (!sb_trace_info_attr(&m->base.info, ci->attrs[a].key))
+				sb_trace_info_set_attr(&m->base.info, ci->attrs[a].key,
+				                       ci->attrs[a].value);
+		if (!c->sampled)
+			continue;
+		if (first) {
+			*mc = *c;
+			first = false;
+			continue;
+		}
+		mc->executed += c->executed;
+		mc->captured += c->captured;
+		mc->lost_records += c->lost_records;
+		mc->bursts += c->bursts;
+		mc->lost_bursts += c->lost_bursts;
+		mc->start = c->start < mc->start ? c->start : mc->start;
+		mc->end = c->end > mc->end ? c->end : mc->end;
+	}
+}
+
 /* Map new subpartitions and copy new warnings of a child into the merged description. */
 static int merge_sync(struct merge_reader *m, struct merge_child *c)
 {
@@ -223,6 +328,7 @@ static int merge_sync(struct merge_reader *m, struct merge_child *c)
 	for (; c->nwarned < ci->nwarnings; c->nwarned++)
 		sb_trace_info_add_warning(&m->base.info, ci->warnings[c->nwarned]);
 	m->base.info.fields |= ci->fields;
+	merge_capture(m);
 	return 0;
 }
 
@@ -367,6 +473,11 @@ int sb_trace_write(struct sb_trace_writer *w, const struct sb_trace_info *info,
 	return w->ops->write(w, info, recs, n);
 }
 
+int sb_trace_writer_update(struct sb_trace_writer *w, const struct sb_trace_info *info)
+{
+	return w->ops->write(w, info, NULL, 0);
+}
+
 int sb_trace_writer_close(struct sb_trace_writer *w)
 {
 	return w ? w->ops->close(w, true) : 0;
@@ -400,6 +511,9 @@ int64_t sb_trace_convert(struct sb_trace_reader *r, enum sb_trace_format fmt, co
 		err = n;
 		goto fail_write;
 	}
+	/* what the reader learnt at the end (a capture description written last) */
+	if ((err = sb_trace_writer_update(w, &r->info)) < 0)
+		goto fail_write;
 	free(buf);
 	err = sb_trace_writer_close(w);
 	return err < 0 ? err : total;

@@ -15,6 +15,7 @@
 
 #include "stackbench/error.h"
 #include "stackbench/log.h"
+#include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
@@ -119,6 +120,114 @@ bad:
 	                            (unsigned long long)max, (int)(e - s), s);
 }
 
+/* #@ attr KEY VALUE: a provenance attribute (the value runs to the end of the line). */
+static int csv_attr(struct csv_reader *c, char *p)
+{
+	size_t klen = strcspn(p, " ");
+	char key[SB_TRACE_ATTR_KEY_MAX];
+
+	if (!klen || klen >= sizeof(key))
+		return sb_trace_parse_error(c->lb.name, c->lb.line, "attr: bad name");
+	memcpy(key, p, klen);
+	key[klen] = '\0';
+	p += klen;
+	if (*p == ' ')
+		p++;
+	if (sb_trace_info_set_attr(&c->base.info, key, p) < 0)
+		return sb_trace_parse_error(c->lb.name, c->lb.line, "%s", sb_error_detail());
+	return 0;
+}
+
+/* #@ capture key=value ...: how the trace was sampled (every key of the writer's line). */
+static int csv_capture(struct csv_reader *c, char *p)
+{
+	static const char *const keys[] = {
+	    "sampled",      "burst_records", "gap_ticks",   "executed", "captured",
+	    "lost_records", "bursts",        "lost_bursts", "start",    "end"};
+	struct sb_trace_capture cap = {0};
+	unsigned seen = 0;
+
+	while (*p) {
+		char *tok, *eq, *end;
+		size_t k;
+
+		p += strspn(p, " \t");
+		if (!*p)
+			break;
+		tok = p;
+		p += strcspn(p, " \t");
+		if (*p)
+			*p++ = '\0';
+		if (!(eq = strchr(tok, '=')))
+			return sb_trace_parse_error(c->lb.name, c->lb.line,
+			                            "capture: '%s' is not "
+			                            "key=value",
+			                            tok);
+		*eq = '\0';
+		for (k = 0; k < SB_ARRAY_SIZE(keys) && strcmp(keys[k], tok); k++)
+			;
+		if (k == SB_ARRAY_SIZE(keys))
+			return sb_trace_parse_error(c->lb.name, c->lb.line,
+			                            "capture: unknown key '%s'", tok);
+		errno = 0;
+		if (k >= 8) {
+			long long v = strtoll(eq + 1, &end, 10);
+
+			if (*end || errno || end == eq + 1)
+				goto bad;
+			*(k == 8 ? &cap.start : &cap.end) = v;
+		} else {
+			unsigned long long v;
+
+			if (eq[1] == '-')
+				goto bad;
+			v = strtoull(eq + 1, &end, 10);
+			if (*end || errno || end == eq + 1 || (k < 2 && v > UINT32_MAX))
+				goto bad;
+			switch (k) {
+			case 0:
+				cap.sampled = (uint32_t)v;
+				break;
+			case 1:
+				cap.burst_records = (uint32_t)v;
+				break;
+			case 2:
+				cap.gap_ticks = v;
+				break;
+			case 3:
+				cap.executed = v;
+				break;
+			case 4:
+				cap.captured = v;
+				break;
+			case 5:
+				cap.lost_records = v;
+				break;
+			case 6:
+				cap.bursts = v;
+				break;
+			default:
+				cap.lost_bursts = v;
+				break;
+			}
+		}
+		seen |= 1u << k;
+		continue;
+	bad:
+		return sb_trace_parse_error(c->lb.name, c->lb.line,
+		                            "capture: key '%s': bad value "
+		                            "'%s'",
+		                            tok, eq + 1);
+	}
+	if (seen != (1u << SB_ARRAY_SIZE(keys)) - 1)
+		return sb_trace_parse_error(c->lb.name, c->lb.line,
+		                            "capture: every key is needed (%s, ...)", keys[0]);
+	if (sb_trace_capture_check(&cap, c->lb.name) < 0)
+		return sb_trace_parse_error(c->lb.name, c->lb.line, "%s", sb_error_detail());
+	c->base.info.capture = cap;
+	return 0;
+}
+
 /* #@ key=value ... metadata written by the CSV writer (and usable by hand). */
 static int csv_meta(struct csv_reader *c, char *line)
 {
@@ -135,6 +244,10 @@ static int csv_meta(struct csv_reader *c, char *line)
 		sb_trace_info_add_warning(info, p + 8);
 		return 0;
 	}
+	if (!strncmp(p, "attr ", 5))
+		return csv_attr(c, p + 5);
+	if (!strncmp(p, "capture ", 8))
+		return csv_capture(c, p + 8);
 	if (!strncmp(p, "subpartition", 12)) {
 		subpart = true;
 		p += 12;
@@ -539,11 +652,15 @@ fail:
 
 struct csv_writer {
 	struct sb_trace_writer base;
-	FILE *f;
-	bool own;
+	struct sb_output out; /* written atomically */
+	FILE *f;              /* out.f */
 	char path[256];
 	uint32_t fields;
 	uint32_t nsubparts, nwarnings;
+	/* the capture description and attributes as last written */
+	struct sb_trace_capture capture;
+	uint32_t nattrs;
+	struct sb_trace_attr attrs[SB_TRACE_MAX_ATTRS];
 };
 
 static void csv_write_meta(struct csv_writer *w, const struct sb_trace_info *info)
@@ -559,6 +676,26 @@ static void csv_write_meta(struct csv_writer *w, const struct sb_trace_info *inf
 	}
 	for (; w->nwarnings < info->nwarnings; w->nwarnings++)
 		fprintf(w->f, "#@ warning %s\n", info->warnings[w->nwarnings]);
+	for (uint32_t i = 0; i < info->nattrs; i++) {
+		if (i < w->nattrs && !memcmp(&info->attrs[i], &w->attrs[i], sizeof(w->attrs[i])))
+			continue;
+		fprintf(w->f, "#@ attr %s %s\n", info->attrs[i].key, info->attrs[i].value);
+		w->attrs[i] = info->attrs[i];
+	}
+	w->nattrs = info->nattrs > w->nattrs ? info->nattrs : w->nattrs;
+	if (memcmp(&info->capture, &w->capture, sizeof(w->capture))) {
+		const struct sb_trace_capture *c = &info->capture;
+
+		fprintf(w->f,
+		        "#@ capture sampled=%u burst_records=%u gap_ticks=%llu executed=%llu "
+		        "captured=%llu lost_records=%llu bursts=%llu lost_bursts=%llu start=%lld "
+		        "end=%lld\n",
+		        c->sampled, c->burst_records, (unsigned long long)c->gap_ticks,
+		        (unsigned long long)c->executed, (unsigned long long)c->captured,
+		        (unsigned long long)c->lost_records, (unsigned long long)c->bursts,
+		        (unsigned long long)c->lost_bursts, (long long)c->start, (long long)c->end);
+		w->capture = *c;
+	}
 }
 
 static int csv_write(struct sb_trace_writer *wr, const struct sb_trace_info *info,
@@ -600,10 +737,12 @@ static int csv_close(struct sb_trace_writer *wr, bool finish)
 	struct csv_writer *w = (struct csv_writer *)wr;
 	int err = 0;
 
-	if (fflush(w->f) != 0 || ferror(w->f))
+	if (finish && ferror(w->f))
 		err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path, strerror(errno));
-	if (w->own && fclose(w->f) != 0 && !err)
-		err = sb_error_set(SB_ERR_IO, "cannot close '%s': %s", w->path, strerror(errno));
+	if (finish && !err)
+		err = sb_output_commit(&w->out);
+	else
+		sb_output_abort(&w->out);
 	free(w);
 	return finish ? err : 0;
 }
@@ -614,23 +753,17 @@ int sb_trace_writer_open_csv(struct sb_trace_writer **wp, const char *path,
                              const struct sb_trace_info *info)
 {
 	struct csv_writer *w = calloc(1, sizeof(*w));
+	int err;
 
 	if (!w)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	w->base.ops = &csv_writer_ops;
 	sb_strlcpy(w->path, path, sizeof(w->path));
-	if (!strcmp(path, "-")) {
-		w->f = stdout;
-	} else {
-		w->f = fopen(path, "w");
-		w->own = true;
-	}
-	if (!w->f) {
-		int e = errno;
-
+	if ((err = sb_output_open(&w->out, path)) < 0) {
 		free(w);
-		return sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path, strerror(e));
+		return err;
 	}
+	w->f = w->out.f;
 	w->fields = info->fields;
 	fprintf(w->f, "#@ stackbench-trace csv 1\n#@ clock_hz=%.17g time_unit=%s source=%s\n",
 	        info->tick_hz, info->time_unit, info->source[0] ? info->source : "unknown");

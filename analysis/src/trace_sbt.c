@@ -14,12 +14,13 @@
 #include <zstd.h>
 
 #include "stackbench/error.h"
+#include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
 #define SBT_MAGIC "SBTRACE"
 #define SBT_MAJOR 1
-#define SBT_MINOR 0
+#define SBT_MINOR 1
 #define SBT_HEADER_BYTES 52u /* tick_hz, time_unit[8], source[32], fields */
 #define SBT_BLOCK_RECORDS 65536u
 #define SBT_MAX_BLOCK_RECORDS (1u << 20)
@@ -28,7 +29,18 @@
 #define SBT_REC_MAX_BYTES 64u /* worst case of one encoded record */
 #define SBT_ZSTD_LEVEL 3
 
-enum { CHUNK_SUBPARTS = 'S', CHUNK_WARNING = 'W', CHUNK_DATA = 'D', CHUNK_END = 'E' };
+enum {
+	CHUNK_SUBPARTS = 'S',
+	CHUNK_WARNING = 'W',
+	CHUNK_DATA = 'D',
+	CHUNK_END = 'E',
+	CHUNK_CAPTURE = 'C', /* 1.1: how a measured trace was sampled */
+	CHUNK_ATTR = 'A',    /* 1.1: a provenance attribute, key NUL value */
+};
+
+/* The capture chunk: u32 layout version, then the fields of struct sb_trace_capture. */
+#define SBT_CAPTURE_VERSION 1u
+#define SBT_CAPTURE_BYTES 76u
 
 /* --- little-endian helpers ------------------------------------------------------------------ */
 
@@ -106,6 +118,7 @@ struct sbt_reader {
 	uint64_t block;  /* data blocks read */
 	uint64_t total;  /* records decoded */
 	bool ended;
+	bool meta_known; /* the prescan saw the whole file: later C/A chunks are known already */
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
 	size_t comp_cap, raw_cap;
@@ -194,6 +207,64 @@ static int sbt_subparts(struct sbt_reader *s, const uint8_t *p, uint32_t len)
 		if ((uint32_t)idx != first + i)
 			return sbt_error(s, "subpartition '%s' defined twice", name);
 		s->base.info.subparts[idx].per_unit = p[33];
+	}
+	return 0;
+}
+
+static void capture_encode(uint8_t *p, const struct sb_trace_capture *c)
+{
+	put_u32(p, SBT_CAPTURE_VERSION);
+	put_u32(p + 4, c->sampled);
+	put_u32(p + 8, c->burst_records);
+	put_u64(p + 12, c->gap_ticks);
+	put_u64(p + 20, c->executed);
+	put_u64(p + 28, c->captured);
+	put_u64(p + 36, c->lost_records);
+	put_u64(p + 44, c->bursts);
+	put_u64(p + 52, c->lost_bursts);
+	put_u64(p + 60, (uint64_t)c->start);
+	put_u64(p + 68, (uint64_t)c->end);
+}
+
+/* A capture (later ones replace earlier ones) or an attribute chunk. */
+static int sbt_meta_chunk(struct sbt_reader *s, int type, const uint8_t *p, uint32_t len)
+{
+	struct sb_trace_info *info = &s->base.info;
+
+	if (type == CHUNK_CAPTURE) {
+		struct sb_trace_capture c;
+
+		if (len < SBT_CAPTURE_BYTES || get_u32(p) < SBT_CAPTURE_VERSION)
+			return sbt_error(s, "bad capture chunk (%u bytes)", len);
+		c.sampled = get_u32(p + 4);
+		c.burst_records = get_u32(p + 8);
+		c.gap_ticks = get_u64(p + 12);
+		c.executed = get_u64(p + 20);
+		c.captured = get_u64(p + 28);
+		c.lost_records = get_u64(p + 36);
+		c.bursts = get_u64(p + 44);
+		c.lost_bursts = get_u64(p + 52);
+		c.start = (int64_t)get_u64(p + 60);
+		c.end = (int64_t)get_u64(p + 68);
+		if (sb_trace_capture_check(&c, s->base.name) < 0)
+			return sbt_error(s, "%s", sb_error_detail());
+		info->capture = c;
+		return 0;
+	}
+	{
+		const uint8_t *nul = memchr(p, '\0', len);
+		char key[SB_TRACE_ATTR_KEY_MAX], value[SB_TRACE_ATTR_VALUE_MAX];
+		size_t klen = nul ? (size_t)(nul - p) : 0, vlen = nul ? len - klen - 1 : 0;
+
+		if (!nul || klen >= sizeof(key) || vlen >= sizeof(value) ||
+		    memchr(nul + 1, '\0', vlen))
+			return sbt_error(s, "bad attribute chunk (%u bytes)", len);
+		memcpy(key, p, klen);
+		key[klen] = '\0';
+		memcpy(value, nul + 1, vlen);
+		value[vlen] = '\0';
+		if (sb_trace_info_set_attr(info, key, value) < 0)
+			return sbt_error(s, "%s", sb_error_detail());
 	}
 	return 0;
 }
@@ -341,6 +412,11 @@ static int sbt_next_block(struct sbt_reader *s)
 			sb_trace_info_add_warning(&s->base.info, msg);
 			break;
 		}
+		case CHUNK_CAPTURE:
+		case CHUNK_ATTR:
+			if (!s->meta_known && (err = sbt_meta_chunk(s, hdr[0], payload, len)) < 0)
+				return err;
+			break;
 		case CHUNK_END:
 			if (len != 8)
 				return sbt_error(s, "bad end chunk");
@@ -482,6 +558,44 @@ static void sbt_free(struct sb_trace_reader *r)
 
 static const struct sb_trace_reader_ops sbt_ops = {.read = sbt_read, .free = sbt_free};
 
+/*
+ * A capture description is written when the capture ends, after the records. On a file that
+ * can seek, walk the chunk headers once (skipping the data) so that the capture and the
+ * attributes are known before the first record; errors are left for the real pass to report.
+ */
+static int sbt_prescan(struct sbt_reader *s)
+{
+	off_t start = s->f == stdin ? -1 : ftello(s->f);
+	uint64_t offset = s->offset;
+	uint8_t hdr[8],
+	    payload[SBT_CAPTURE_BYTES + SB_TRACE_ATTR_KEY_MAX + SB_TRACE_ATTR_VALUE_MAX];
+
+	if (start < 0)
+		return 0;
+	while (fread(hdr, 1, sizeof(hdr), s->f) == sizeof(hdr)) {
+		uint32_t len = get_u32(hdr + 4);
+
+		if (hdr[0] == CHUNK_END) {
+			s->meta_known = true;
+			break;
+		}
+		if ((hdr[0] == CHUNK_CAPTURE || hdr[0] == CHUNK_ATTR) && len <= sizeof(payload)) {
+			if (fread(payload, 1, len, s->f) != len ||
+			    sbt_meta_chunk(s, hdr[0], payload, len) < 0)
+				break;
+		} else if (fseeko(s->f, (off_t)len, SEEK_CUR) < 0) {
+			break;
+		}
+	}
+	sb_error_clear();
+	clearerr(s->f);
+	s->offset = offset;
+	if (fseeko(s->f, start, SEEK_SET) < 0)
+		return sb_error_set(SB_ERR_IO, "cannot seek in '%s': %s", s->base.name,
+		                    strerror(errno));
+	return 0;
+}
+
 int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
                       const struct sb_trace_options *opt)
 {
@@ -555,6 +669,8 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 	s->base.info.fields = get_u32(body + 48) & SB_FIELD_ALL;
 	if (opt && opt->clock_hz > 0 && !strcmp(unit, "cycle"))
 		s->base.info.tick_hz = opt->clock_hz;
+	if ((err = sbt_prescan(s)) < 0)
+		goto fail;
 	/* the subpartition table and warnings that precede the first block */
 	if ((err = sbt_next_block(s)) < 0)
 		goto fail;
@@ -569,8 +685,8 @@ fail:
 
 struct sbt_writer {
 	struct sb_trace_writer base;
-	FILE *f;
-	bool own;
+	struct sb_output out; /* written atomically */
+	FILE *f;              /* out.f */
 	char path[256];
 	ZSTD_CCtx *cctx;
 	struct sb_trace_record *recs;
@@ -579,6 +695,10 @@ struct sbt_writer {
 	size_t comp_cap;
 	uint64_t total;
 	uint32_t nsubparts, nwarnings;
+	/* the capture description and attributes as last written */
+	struct sb_trace_capture capture;
+	uint32_t nattrs;
+	struct sb_trace_attr attrs[SB_TRACE_MAX_ATTRS];
 };
 
 static int sbt_put(struct sbt_writer *w, const void *p, size_t n)
@@ -699,6 +819,31 @@ static int sbt_write_meta(struct sbt_writer *w, const struct sb_trace_info *info
 		if ((err = sbt_chunk(w, CHUNK_WARNING, msg, strlen(msg))) < 0)
 			return err;
 	}
+	/* attributes new or changed since last written; a later one of a key replaces it */
+	for (uint32_t i = 0; i < info->nattrs; i++) {
+		const struct sb_trace_attr *a = &info->attrs[i];
+		uint8_t kv[SB_TRACE_ATTR_KEY_MAX + SB_TRACE_ATTR_VALUE_MAX];
+		size_t kl = strnlen(a->key, SB_TRACE_ATTR_KEY_MAX - 1);
+		size_t vl = strnlen(a->value, SB_TRACE_ATTR_VALUE_MAX - 1);
+
+		if (i < w->nattrs && !memcmp(a, &w->attrs[i], sizeof(*a)))
+			continue;
+		memcpy(kv, a->key, kl);
+		kv[kl] = '\0';
+		memcpy(kv + kl + 1, a->value, vl);
+		if ((err = sbt_chunk(w, CHUNK_ATTR, kv, kl + 1 + vl)) < 0)
+			return err;
+		w->attrs[i] = *a;
+	}
+	w->nattrs = info->nattrs > w->nattrs ? info->nattrs : w->nattrs;
+	if (memcmp(&info->capture, &w->capture, sizeof(w->capture))) {
+		uint8_t c[SBT_CAPTURE_BYTES];
+
+		capture_encode(c, &info->capture);
+		if ((err = sbt_chunk(w, CHUNK_CAPTURE, c, sizeof(c))) < 0)
+			return err;
+		w->capture = info->capture;
+	}
 	return 0;
 }
 
@@ -727,8 +872,7 @@ static int sbt_write(struct sb_trace_writer *wr, const struct sb_trace_info *inf
 
 static void sbt_writer_free(struct sbt_writer *w)
 {
-	if (w->own && w->f)
-		fclose(w->f);
+	sb_output_abort(&w->out);
 	ZSTD_freeCCtx(w->cctx);
 	free(w->recs);
 	free(w->raw);
@@ -746,14 +890,14 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 		put_u64(total, w->total + w->n);
 		if ((err = sbt_flush_block(w)) == 0)
 			err = sbt_chunk(w, CHUNK_END, total, sizeof(total));
-		if (!err && (fflush(w->f) != 0 || ferror(w->f)))
+		if (!err && ferror(w->f))
 			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
 			                   strerror(errno));
+		if (!err)
+			err = sb_output_commit(&w->out);
 	}
-	if (w->own && fclose(w->f) != 0 && !err && finish)
-		err = sb_error_set(SB_ERR_IO, "cannot close '%s': %s", w->path, strerror(errno));
 	w->f = NULL;
-	sbt_writer_free(w);
+	sbt_writer_free(w); /* removes the temporary file when not committed */
 	return err;
 }
 
@@ -783,17 +927,9 @@ int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, SBT_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	if (!strcmp(path, "-")) {
-		w->f = stdout;
-	} else {
-		w->f = fopen(path, "wb");
-		w->own = true;
-		if (!w->f) {
-			err = sb_error_set(SB_ERR_IO, "cannot create '%s': %s", path,
-			                   strerror(errno));
-			goto fail;
-		}
-	}
+	if ((err = sb_output_open(&w->out, path)) < 0)
+		goto fail;
+	w->f = w->out.f;
 	memset(head, 0, sizeof(head));
 	memcpy(head, SBT_MAGIC, 8);
 	head[8] = SBT_MAJOR;

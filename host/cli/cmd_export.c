@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "stackbench/error.h"
+#include "stackbench/output.h"
 #include "stackbench/store.h"
 #include "stackbench/util.h"
 
@@ -45,10 +46,8 @@ static int export_run(int argc, char **argv)
 	enum sb_export_table table = SB_TABLE_POINTS;
 	bool samples = false, table_set = false;
 	struct sb_store *st;
+	struct sb_output o;
 	uint64_t id = 0;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
 	int c, e;
 
 	while ((c = getopt_long(argc, argv, "d:f:c:t:so:h", opts, NULL)) != -1) {
@@ -91,23 +90,24 @@ static int export_run(int argc, char **argv)
 		return sb_cli_usage_error("export", "--table is for CSV; JSON holds every table");
 	if (!strcmp(fmt, "csv") && samples)
 		return sb_cli_usage_error("export", "--samples is for JSON; use --table samples");
+	if (out && (e = sb_output_check_inputs(out, &db, 1)) < 0)
+		return sb_cli_error(e);
 	if ((e = sb_store_open_readonly(&st, db)) < 0)
 		return sb_cli_error(e);
-	f = out ? open_memstream(&buf, &len) : stdout;
-	if (!f) {
+	/* the file appears complete or not at all */
+	if ((e = sb_output_open(&o, out ? out : "-")) < 0) {
 		sb_store_close(st);
-		fprintf(stderr, "stackbench: out of memory\n");
-		return SB_EXIT_FAILURE;
+		return sb_cli_error(e);
 	}
-	e = sb_store_export(st, f, strcmp(fmt, "csv") ? SB_EXPORT_JSON : SB_EXPORT_CSV, table,
+	e = sb_store_export(st, o.f, strcmp(fmt, "csv") ? SB_EXPORT_JSON : SB_EXPORT_CSV, table,
 	                    (int64_t)id, samples);
 	sb_store_close(st);
-	if (out) {
-		fclose(f);
-		if (e >= 0)
-			e = sb_write_file_atomic(out, buf, len);
-		free(buf);
-	}
+	if (e >= 0 && ferror(o.f))
+		e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o.path, strerror(errno));
+	if (e >= 0)
+		e = sb_output_commit(&o);
+	else
+		sb_output_abort(&o);
 	if (e < 0)
 		return sb_cli_error(e);
 	return SB_EXIT_OK;

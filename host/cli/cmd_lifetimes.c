@@ -14,6 +14,8 @@
 #include "stackbench/devices.h"
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
+#include "stackbench/output.h"
+#include "stackbench/util.h"
 
 #define MAX_DEVICE_FILES 16
 
@@ -184,6 +186,25 @@ static int lifetimes_run(int argc, char **argv)
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
+	/* no output may replace an input (trace or device file) or another output */
+	{
+		const char *outs[] = {json, csv, plots};
+		const char *ins[64 + 3];
+		size_t nin = 0;
+
+		for (int i = optind; i < argc && nin < 64; i++)
+			ins[nin++] = argv[i];
+		for (size_t i = 0; i < ndevfiles && nin < 64; i++)
+			ins[nin++] = devfiles[i];
+		for (size_t i = 0; i < SB_ARRAY_SIZE(outs); i++) {
+			if (outs[i] && (err = sb_output_check_inputs(outs[i], ins, nin)) < 0) {
+				rc = sb_cli_error(err);
+				goto out;
+			}
+			if (outs[i])
+				ins[nin++] = outs[i];
+		}
+	}
 	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
 		goto out;
 	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
@@ -204,11 +225,13 @@ static int lifetimes_run(int argc, char **argv)
 		if (!strcmp(json, "-")) {
 			printf("%s\n", text);
 		} else {
-			FILE *f = fopen(json, "w");
+			size_t len = strlen(text);
 
-			if (!f || fprintf(f, "%s\n", text) < 0 || fclose(f) != 0) {
-				rc = sb_cli_error(
-				    sb_error_set(SB_ERR_IO, "cannot write '%s'", json));
+			text[len] = '\n'; /* the NUL becomes the final newline */
+			err = sb_write_file_atomic(json, text, len + 1);
+			text[len] = '\0';
+			if (err < 0) {
+				rc = sb_cli_error(err);
 				goto out;
 			}
 		}

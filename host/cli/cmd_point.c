@@ -18,6 +18,7 @@
 #include "stackbench/lock.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
+#include "stackbench/provenance.h"
 #include "stackbench/util.h"
 
 static void point_help(FILE *out)
@@ -160,10 +161,10 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 }
 
 static int print_json(const struct sb_point_spec *s, const char *pattern,
-                      const struct sb_point_result *r)
+                      const struct sb_point_result *r, const struct sb_provenance *prov)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
-	cJSON *o = cJSON_CreateObject(), *ports;
+	cJSON *o = cJSON_CreateObject(), *ports, *pj;
 	char buf[32];
 	char *text;
 
@@ -198,6 +199,8 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	ports = cJSON_AddArrayToObject(o, "per_port");
 	for (unsigned i = 0; i < r->ports; i++)
 		cJSON_AddItemToArray(ports, port_json(&r->port[i], r->clock_hz));
+	if ((pj = sb_provenance_cjson(prov)))
+		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -331,6 +334,7 @@ static int point_run(int argc, char **argv)
 	const char *uri = sb_cli_default_device(), *pattern = "all", *mask_arg = NULL;
 	struct sb_point_spec spec;
 	struct sb_point_result res;
+	struct sb_provenance prov;
 	struct sb_board_info board;
 	struct sb_hmc_status hst;
 	struct sb_geometry geo;
@@ -492,14 +496,20 @@ static int point_run(int argc, char **argv)
 		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
 		goto out;
 	}
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
 		rc = err == SB_ERR_INVAL || err == SB_ERR_NOT_FOUND
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_error(err);
 		goto out;
 	}
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, dev);
+	sb_provenance_instruments(&prov, &spec.inst);
+	sb_provenance_point(&prov, spec.seed, &res);
 	if (json)
-		rc = print_json(&spec, pattern, &res);
+		rc = print_json(&spec, pattern, &res, &prov);
 	else {
 		print_text(&spec, pattern, &res);
 		rc = SB_EXIT_OK;

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "stackbench/error.h"
+#include "stackbench/output.h"
 #include "stackbench/trace.h"
 #include "stackbench/util.h"
 
@@ -153,6 +154,20 @@ static int trace_info(struct sb_trace_reader *r)
 	printf("records      %llu\n", (unsigned long long)total);
 	if (total)
 		printf("time         %lld .. %lld\n", (long long)first, (long long)last);
+	if (info->capture.sampled) {
+		const struct sb_trace_capture *cp = &info->capture;
+
+		printf("sampled      %llu of %llu accesses executed (density %.4g); %llu bursts of "
+		       "%u records, gap %llu ticks\n",
+		       (unsigned long long)total, (unsigned long long)cp->executed,
+		       cp->executed ? (double)total / (double)cp->executed : 0.0,
+		       (unsigned long long)cp->bursts, cp->burst_records,
+		       (unsigned long long)cp->gap_ticks);
+		printf("lost         %llu records in %llu bursts (buffer overrun)\n",
+		       (unsigned long long)cp->lost_records, (unsigned long long)cp->lost_bursts);
+	}
+	for (uint32_t i = 0; i < info->nattrs; i++)
+		printf("%-12s %s\n", info->attrs[i].key, info->attrs[i].value);
 	printf("\n  %-16s %-10s %6s %6s %12s %12s %12s %8s\n", "subpartition", "type", "unit_B",
 	       "blk_B", "reads", "writes", "fetches", "flushes");
 	for (uint32_t s = 0; s < info->nsubparts; s++) {
@@ -232,6 +247,10 @@ static int trace_run(int argc, char **argv)
 
 		to = dot && !strcmp(dot, ".csv") ? SB_TRACE_CSV : SB_TRACE_SBT;
 	}
+	if (!strcmp(verb, "convert") &&
+	    (rc = sb_output_check_inputs(out, (const char *const *)argv + optind,
+	                                 (size_t)(argc - optind))) < 0)
+		return sb_cli_error(rc);
 	if ((rc = sb_cli_trace_open("trace", &o, argv + optind, argc - optind, &r)) != 0)
 		return rc;
 	if (!strcmp(verb, "info")) {

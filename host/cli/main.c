@@ -102,7 +102,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return SB_EXIT_OK;
 		case 'V':
-			printf("stackbench %s\n", sb_version());
+			printf("stackbench %s\n", sb_cli_build_facts());
 			return SB_EXIT_OK;
 		default:
 			usage(stderr);

@@ -430,11 +430,31 @@ Test(campaign_parse, combinations)
 
 Test(campaign_parse, syntax_errors)
 {
+	/* libfyaml counts lines and columns from 1: the reported line is the real one */
 	bad("sweep:\n  type: [ro, wo\n", SB_ERR_PARSE,
-	    "cannot parse 'camp.yaml' line 4 column 2: flow sequence without a closing bracket");
+	    "cannot parse 'camp.yaml' line 3 column 1: flow sequence without a closing bracket");
+	bad("name: a\nname: b\n", SB_ERR_PARSE,
+	    "cannot parse 'camp.yaml' line 2 column 1: duplicate key");
 	bad("", SB_ERR_PARSE, "cannot parse 'camp.yaml'");
 	bad("# only a comment\n", SB_ERR_PARSE, "cannot parse 'camp.yaml'");
 	bad("- a\n- b\n", SB_ERR_PARSE, "line 1: the document must be a mapping");
+}
+
+/* A few hundred bytes of nested aliases expand to gigabytes: aliases are refused before
+ * anything is expanded (issue 17: a 429-byte file took 2.9 GB). */
+Test(campaign_parse, aliases_are_refused)
+{
+	bad("name: bomb\n"
+	    "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n"
+	    "b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n"
+	    "c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n"
+	    "d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n"
+	    "e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n"
+	    "f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n"
+	    "g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n",
+	    SB_ERR_PARSE, "'camp.yaml' line 3: aliases ('*a') are not allowed here");
+	bad("base: &b {type: ro}\nsweep:\n  <<: *b\n", SB_ERR_PARSE,
+	    "'camp.yaml' line 3: aliases ('*b') are not allowed here");
 }
 
 Test(campaign_parse, missing_file)

@@ -627,3 +627,119 @@ Test(trace, format_names)
 	cr_expect_str_eq(sb_access_kind_name(SB_ACC_FETCH), "fetch");
 	cr_expect_str_eq(sb_cache_status_name(SB_CACHE_SECTOR_MISS), "sector_miss");
 }
+
+/*
+ * A measured trace's capture description and provenance attributes, written at the end of the
+ * capture (after the records), survive sbt and CSV, are known before the first record of a
+ * seekable sbt file, are summed by a merge, and survive a conversion.
+ */
+Test(trace, capture_description_round_trip)
+{
+	enum { N = 70000 };
+	static const struct sb_trace_capture cap = {.sampled = 1,
+	                                            .burst_records = 1024,
+	                                            .gap_ticks = 9000,
+	                                            .executed = 987654,
+	                                            .captured = N + 100,
+	                                            .lost_records = 100,
+	                                            .bursts = 69,
+	                                            .lost_bursts = 1,
+	                                            .start = -5,
+	                                            .end = 123456789};
+	enum sb_trace_format fmts[] = {SB_TRACE_SBT, SB_TRACE_CSV};
+	struct sb_trace_info info;
+	struct sb_trace_record *t = make_trace(&info, N);
+
+	for (size_t f = 0; f < 2; f++) {
+		struct sb_trace_writer *w;
+		struct sb_trace_reader *r, *kids[2];
+		struct sb_trace_record *got;
+		const struct sb_trace_info *ri;
+		char path[128], conv[128];
+		size_t m;
+
+		snprintf(path, sizeof(path), "%s/cap%zu", tmp, f);
+		snprintf(conv, sizeof(conv), "%s/conv%zu.sbt", tmp, f);
+		memset(&info.capture, 0, sizeof(info.capture));
+		info.nattrs = 0;
+		cr_assert_eq(sb_trace_info_set_attr(&info, "board", "AC-510 #3\nrev\tB"), 0);
+		cr_assert_eq(sb_trace_writer_open(&w, fmts[f], path, &info), 0, "%s",
+		             sb_error_detail());
+		cr_assert_eq(sb_trace_write(w, &info, t, N), 0, "%s", sb_error_detail());
+		/* known at the end: the counters, a changed attribute, a new one */
+		info.capture = cap;
+		cr_assert_eq(sb_trace_info_set_attr(&info, "board", "AC-510 #4"), 0);
+		cr_assert_eq(sb_trace_info_set_attr(&info, "addr_mode_b", "128"), 0);
+		cr_assert_eq(sb_trace_writer_update(w, &info), 0, "%s", sb_error_detail());
+		cr_assert_eq(sb_trace_writer_close(w), 0, "%s", sb_error_detail());
+
+		cr_assert_eq(sb_trace_open(&r, fmts[f], path, NULL), 0, "%s", sb_error_detail());
+		ri = sb_trace_reader_info(r);
+		if (fmts[f] == SB_TRACE_SBT) /* known before the first record */
+			cr_expect_eq(ri->capture.executed, cap.executed);
+		cr_assert_eq(read_all(r, &got, &m), 0, "%s", sb_error_detail());
+		cr_expect_eq(m, N);
+		cr_expect(!memcmp(&ri->capture, &cap, sizeof(cap)), "capture differs (%s)",
+		          sb_trace_format_name(fmts[f]));
+		cr_expect_str_eq(sb_trace_info_attr(ri, "board"), "AC-510 #4");
+		cr_expect_str_eq(sb_trace_info_attr(ri, "addr_mode_b"), "128");
+		cr_expect_eq(ri->nattrs, 2);
+		free(got);
+		sb_trace_reader_free(r);
+
+		/* a merge of two copies sums the counts and keeps the interval */
+		cr_assert_eq(sb_trace_open(&kids[0], fmts[f], path, NULL), 0);
+		cr_assert_eq(sb_trace_open(&kids[1], fmts[f], path, NULL), 0);
+		cr_assert_eq(sb_trace_merge(&r, kids, 2, "two"), 0, "%s", sb_error_detail());
+		cr_assert_eq(read_all(r, &got, &m), 0, "%s", sb_error_detail());
+		ri = sb_trace_reader_info(r);
+		cr_expect_eq(m, 2 * N);
+		cr_expect_eq(ri->capture.executed, 2 * cap.executed);
+		cr_expect_eq(ri->capture.lost_records, 200);
+		cr_expect_eq(ri->capture.start, -5);
+		cr_expect_eq(ri->capture.end, cap.end);
+		free(got);
+		sb_trace_reader_free(r);
+
+		/* a conversion keeps them */
+		cr_assert_eq(sb_trace_open(&r, fmts[f], path, NULL), 0);
+		cr_expect_eq(sb_trace_convert(r, SB_TRACE_SBT, conv), N, "%s", sb_error_detail());
+		sb_trace_reader_free(r);
+		cr_assert_eq(sb_trace_open(&r, SB_TRACE_SBT, conv, NULL), 0);
+		ri = sb_trace_reader_info(r);
+		cr_expect(!memcmp(&ri->capture, &cap, sizeof(cap)));
+		cr_expect_str_eq(sb_trace_info_attr(ri, "board"), "AC-510 #4");
+		sb_trace_reader_free(r);
+	}
+	free(t);
+}
+
+Test(trace, capture_descriptions_that_make_no_sense_are_refused)
+{
+	struct sb_trace_info info;
+	struct sb_trace_reader *r;
+	struct sb_trace_record *got;
+	char path[128];
+	size_t m;
+
+	sb_trace_info_init(&info, "t", 1e9, "cycle");
+	cr_expect_eq(sb_trace_info_set_attr(&info, "bad key", "x"), SB_ERR_INVAL);
+	cr_expect_eq(sb_trace_info_set_attr(&info, "", "x"), SB_ERR_INVAL);
+	snprintf(path, sizeof(path), "%s/c.csv", tmp);
+	write_text(path, "time,addr,kind\n0,1,read\n"
+	                 "#@ capture sampled=1 burst_records=4 gap_ticks=0 executed=10 captured=2 "
+	                 "lost_records=3 bursts=1 lost_bursts=0 start=0 end=5\n");
+	cr_assert_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), 0, "%s", sb_error_detail());
+	cr_expect_eq(read_all(r, &got, &m), SB_ERR_PARSE);
+	cr_expect(strstr(sb_error_detail(), "c.csv' line 3") &&
+	              strstr(sb_error_detail(), "3 records lost of 2 captured"),
+	          "%s", sb_error_detail());
+	free(got);
+	sb_trace_reader_free(r);
+	write_text(path, "time,addr,kind\n#@ capture sampled=1 executed=10\n0,1,read\n");
+	cr_assert_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), 0, "%s", sb_error_detail());
+	cr_expect_eq(read_all(r, &got, &m), SB_ERR_PARSE);
+	cr_expect(strstr(sb_error_detail(), "every key is needed"), "%s", sb_error_detail());
+	free(got);
+	sb_trace_reader_free(r);
+}

@@ -93,6 +93,36 @@ struct sb_trace_subpart {
 	                             multiple of addr_unit_bytes */
 };
 
+/*
+ * How a measured trace was sampled (docs/trace-format.md, "Sampled traces"). A board's trace
+ * buffer records bursts of back-to-back requests separated by gaps and can lose records when it
+ * cannot drain fast enough; the trace holds what was captured. The board's own request
+ * counters over the same interval give the accesses executed, so the sampling density
+ * r = records in the trace / executed is known. A trace whose capture has sampled == 0 is a
+ * complete trace (every simulator trace).
+ */
+struct sb_trace_capture {
+	uint32_t sampled;       /* 1: the records are a sample of a longer stream of accesses */
+	uint32_t burst_records; /* records per burst the capture was set to (0: unknown) */
+	uint64_t gap_ticks;     /* gap between bursts, in ticks of the trace (0: none) */
+	uint64_t executed;      /* accesses the board executed during the capture (its counters) */
+	uint64_t captured;      /* records the board captured, lost ones included */
+	uint64_t lost_records;  /* records the board dropped (buffer overrun): not in the trace */
+	uint64_t bursts;        /* bursts (samples) begun */
+	uint64_t lost_bursts;   /* bursts that lost records, in whole or in part */
+	int64_t start, end;     /* the captured interval, in ticks */
+};
+
+#define SB_TRACE_MAX_ATTRS 32
+#define SB_TRACE_ATTR_KEY_MAX 32
+#define SB_TRACE_ATTR_VALUE_MAX 160
+
+/* A provenance attribute: board identity, capture settings, address mapping, ... */
+struct sb_trace_attr {
+	char key[SB_TRACE_ATTR_KEY_MAX];     /* [A-Za-z0-9_.-]+ */
+	char value[SB_TRACE_ATTR_VALUE_MAX]; /* printable text */
+};
+
 /* What a trace is: clock, subpartitions, fields, and warnings its importer raised. */
 struct sb_trace_info {
 	double tick_hz;                 /* ticks per second (the clock, for cycle traces) */
@@ -103,6 +133,9 @@ struct sb_trace_info {
 	struct sb_trace_subpart subparts[SB_TRACE_MAX_SUBPARTS];
 	uint32_t nwarnings;
 	char warnings[SB_TRACE_MAX_WARNINGS][SB_TRACE_WARNING_MAX];
+	struct sb_trace_capture capture; /* how it was sampled (capture.sampled == 0: complete) */
+	uint32_t nattrs;
+	struct sb_trace_attr attrs[SB_TRACE_MAX_ATTRS]; /* provenance, in the order set */
 };
 
 enum sb_trace_format {
@@ -187,6 +220,20 @@ void sb_trace_info_warn(struct sb_trace_info *info, const char *fmt, ...)
 /* Add a warning without logging it (copying one raised elsewhere); duplicates are dropped. */
 void sb_trace_info_add_warning(struct sb_trace_info *info, const char *msg);
 
+/*
+ * Set a provenance attribute (replacing one of the same key). Control characters in the value
+ * become spaces. SB_ERR_INVAL for a key outside [A-Za-z0-9_.-]{1,31} or a value of
+ * SB_TRACE_ATTR_VALUE_MAX bytes or more, SB_ERR_RANGE when the table is full.
+ */
+int sb_trace_info_set_attr(struct sb_trace_info *info, const char *key, const char *value);
+/* The value of an attribute, or NULL. */
+const char *sb_trace_info_attr(const struct sb_trace_info *info, const char *key);
+/*
+ * Check a capture description: SB_ERR_PARSE with what is wrong (lost more than captured, an
+ * interval that ends before it starts, a burst length over 2^31), naming `what` (the file).
+ */
+int sb_trace_capture_check(const struct sb_trace_capture *c, const char *what);
+
 /* Writers: the other direction of the converter. */
 struct sb_trace_writer;
 
@@ -203,6 +250,12 @@ int sb_trace_writer_open(struct sb_trace_writer **w, enum sb_trace_format fmt, c
  */
 int sb_trace_write(struct sb_trace_writer *w, const struct sb_trace_info *info,
                    const struct sb_trace_record *recs, size_t n);
+/*
+ * Write what changed in the description (new subpartitions, warnings, attributes, a new or
+ * changed capture description) now, without records: a capture's final counts are known only
+ * at its end. Equivalent to sb_trace_write(w, info, NULL, 0).
+ */
+int sb_trace_writer_update(struct sb_trace_writer *w, const struct sb_trace_info *info);
 /* Finish the file (end marker, flush, close). Returns 0 or SB_ERR_IO. Frees w in any case. */
 int sb_trace_writer_close(struct sb_trace_writer *w);
 /* Abandon a writer after an error (closes without finishing the file). */

@@ -24,6 +24,7 @@
 #include "stackbench/log.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
+#include "stackbench/provenance.h"
 #include "stackbench/store.h"
 #include "stackbench/topology.h"
 
@@ -70,6 +71,7 @@ struct engine {
 	struct sb_store *st;
 	const struct sb_run_options *o;
 	int64_t id;
+	struct sb_device *dev0; /* the first worker's board (its identity is the campaign's) */
 	pthread_mutex_t lock;
 	bool *done;         /* finished: stored without a failure, or out of retries */
 	unsigned *attempts; /* runs stored of each point */
@@ -717,11 +719,14 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct engine *en = w->en;
 	struct sb_point_spec spec;
 	struct sb_point_record rec;
+	struct sb_provenance prov;
 	double t0 = wall_now();
-	char msg[1024], *data = NULL;
+	char msg[1024], *data = NULL, *prov_json;
 	int e;
 
 	*stored = false;
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if (w->fresh) {
 		/*
 		 * A simulated board keeps the timing state of earlier points (refresh phase,
@@ -759,9 +764,16 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 			return e;
 		failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
 	}
+	/* what produced this run, stored with it */
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, w->dev);
+	sb_provenance_instruments(&prov, &w->inst);
+	sb_provenance_point(&prov, p->seed, r);
+	prov_json = sb_provenance_json(&prov);
 	rec = (struct sb_point_record){
 	    .point = p,
 	    .attempt = attempt,
+	    .provenance = prov_json,
 	    .device = w->uri,
 	    .worker = w->id,
 	    .mask = spec.mask,
@@ -793,6 +805,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	}
 	pthread_mutex_unlock(&en->lock);
 	cJSON_free(data);
+	cJSON_free(prov_json);
 	return e;
 }
 
@@ -934,6 +947,28 @@ static int check_points(struct worker *w)
 	return 0;
 }
 
+/* What created (or resumed) a campaign: the build, the host, the first worker's board. */
+static char *engine_provenance(struct sb_device *dev)
+{
+	struct sb_provenance prov;
+
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
+	if (dev)
+		sb_provenance_device(&prov, dev);
+	return sb_provenance_json(&prov);
+}
+
+static int campaign_provenance(struct engine *en, int64_t id)
+{
+	char *json = engine_provenance(en->dev0);
+	int e = json ? sb_store_campaign_provenance(en->st, id, json)
+	             : sb_error_set(SB_ERR_NOMEM, "out of memory");
+
+	cJSON_free(json);
+	return e;
+}
+
 /* Create the campaign in the store, or find the one to resume. */
 static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 {
@@ -971,7 +1006,9 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 		    "one (use --resume to continue it)",
 		    (long long)prev.id, prev.name, sb_store_path(en->st), prev.points_done,
 		    prev.points_total);
-	return sb_store_campaign_create(en->st, c, &en->id);
+	if ((e = sb_store_campaign_create(en->st, c, &en->id)) < 0)
+		return e;
+	return campaign_provenance(en, en->id);
 }
 
 int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
@@ -1012,15 +1049,23 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		if ((e = open_worker(&w[i])) < 0 || (e = check_points(&w[i])) < 0)
 			goto fail_workers;
 	}
+	en.dev0 = w[0].dev;
 	if ((e = setup_campaign(&en, sum)) < 0)
 		goto fail_workers;
 	sum->campaign_id = en.id;
 	for (unsigned i = 0; i < c->npoints; i++)
 		en.ndone += en.done[i];
 	sum->skipped = en.ndone;
-	event(&en, -1, sum->resumed ? "resume" : "start", NULL,
-	      "%u of %u points to run, %u worker%s (%s%s), content hash %s", c->npoints - en.ndone,
-	      c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri, jobs > 1 ? ", ..." : "", c->hash);
+	{
+		/* a resume records what resumed it: the build may have changed */
+		char *prov = sum->resumed ? engine_provenance(w[0].dev) : NULL;
+
+		event(&en, -1, sum->resumed ? "resume" : "start", prov,
+		      "%u of %u points to run, %u worker%s (%s%s), content hash %s",
+		      c->npoints - en.ndone, c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri,
+		      jobs > 1 ? ", ..." : "", c->hash);
+		cJSON_free(prov);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &en.t0);
 	report_progress(&en, NULL, NULL);
 	if (jobs == 1) {

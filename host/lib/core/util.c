@@ -30,6 +30,11 @@ static int errno_code(int e)
 
 int sb_read_file(const char *path, char **data, size_t *len)
 {
+	return sb_read_file_max(path, SIZE_MAX / 2, data, len);
+}
+
+int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
+{
 	FILE *f;
 	char *buf = NULL;
 	size_t size = 0, used = 0, n;
@@ -55,6 +60,11 @@ int sb_read_file(const char *path, char **data, size_t *len)
 		}
 		n = fread(buf + used, 1, size - used - 1, f);
 		used += n;
+		if (used > max) {
+			err = sb_error_set(SB_ERR_PARSE, "cannot read '%s': larger than %zu bytes",
+			                   path, max);
+			goto fail;
+		}
 		if (n == 0) {
 			if (ferror(f)) {
 				err = sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path,
@@ -75,48 +85,16 @@ fail:
 	return err;
 }
 
-int sb_write_file_atomic(const char *path, const void *data, size_t len)
+uint64_t sb_fnv1a64(const void *data, size_t len)
 {
-	char tmp[PATH_MAX];
-	int fd, err;
-	const char *p = data;
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp))
-		return sb_error_set(SB_ERR_INVAL, "path too long: '%s'", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		err = errno;
-		return sb_error_set(errno_code(err), "cannot create '%s': %s", tmp, strerror(err));
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
 	}
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			err =
-			    sb_error_set(SB_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-			goto fail;
-		}
-		p += w;
-		len -= (size_t)w;
-	}
-	if (fsync(fd) < 0) {
-		err = sb_error_set(SB_ERR_IO, "cannot sync '%s': %s", tmp, strerror(errno));
-		goto fail;
-	}
-	close(fd);
-	if (rename(tmp, path) < 0) {
-		err = errno;
-		unlink(tmp);
-		return sb_error_set(SB_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path,
-		                    strerror(err));
-	}
-	return 0;
-fail:
-	close(fd);
-	unlink(tmp);
-	return err;
+	return h;
 }
 
 size_t sb_strlcpy(char *dst, const char *src, size_t size)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libfyaml.h>
 
@@ -21,7 +22,62 @@ static void diag_discard(struct fy_diag *diag, void *user, const char *buf, size
 	(void)len;
 }
 
-static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
+/* Reject aliases and deep nesting, naming the line (an explicit stack: no recursion depth
+ * from the input). */
+static int check_tree(struct sb_yaml *y, struct fy_node *root, unsigned flags)
+{
+	struct {
+		struct fy_node *n;
+		void *it;
+	} st[SB_YAML_MAX_DEPTH + 1];
+	int top = 0;
+
+	if (!root)
+		return 0;
+	st[0].n = root;
+	st[0].it = NULL;
+	while (top >= 0) {
+		struct fy_node *n = st[top].n, *child = NULL;
+
+		if (fy_node_is_alias(n)) {
+			if (!(flags & SB_YAML_ALLOW_ALIASES))
+				return sb_yaml_error(
+				    y, n, SB_ERR_PARSE,
+				    "aliases ('*%s') are not allowed here: write the "
+				    "values out",
+				    fy_node_get_scalar0(n) ? fy_node_get_scalar0(n) : "");
+		} else if (fy_node_is_mapping(n)) {
+			struct fy_node_pair *p = fy_node_mapping_iterate(n, &st[top].it);
+
+			if (p) {
+				/* keys are checked as scalars; their values are descended into */
+				struct fy_node *k = fy_node_pair_key(p);
+
+				if (k && !fy_node_is_scalar(k))
+					return sb_yaml_error(y, k, SB_ERR_PARSE,
+					                     "a key must be a plain value");
+				child = fy_node_pair_value(p);
+				if (!child)
+					continue;
+			}
+		} else if (fy_node_is_sequence(n)) {
+			child = fy_node_sequence_iterate(n, &st[top].it);
+		}
+		if (!child) {
+			top--;
+			continue;
+		}
+		if (top == SB_YAML_MAX_DEPTH)
+			return sb_yaml_error(y, child, SB_ERR_PARSE, "nested deeper than %d levels",
+			                     SB_YAML_MAX_DEPTH);
+		top++;
+		st[top].n = child;
+		st[top].it = NULL;
+	}
+	return 0;
+}
+
+static int load(struct sb_yaml *y, const char *name, char *text, size_t len, unsigned flags)
 {
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg pcfg;
@@ -48,7 +104,8 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	}
 	fy_diag_set_collect_errors(diag, true);
 	memset(&pcfg, 0, sizeof(pcfg));
-	pcfg.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;
+	/* aliases are resolved only after the tree has been checked (check_tree) */
+	pcfg.flags = FYPCF_QUIET;
 	pcfg.diag = diag;
 	/* The document points into text, which lives until sb_yaml_release(). */
 	y->text = text;
@@ -56,17 +113,30 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	if (!y->fyd) {
 		de = fy_diag_errors_iterate(diag, &it);
 		if (de)
+			/* libfyaml's lines and columns count from 1 already */
 			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s",
-			                   name, de->line + 1, de->column + 1, de->msg);
+			                   name, de->line, de->column, de->msg);
 		else
 			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s': not valid YAML", name);
 		goto fail_doc;
 	}
 	fy_diag_unref(diag);
+	diag = NULL;
+	if ((err = check_tree(y, fy_document_root(y->fyd), flags)) < 0)
+		goto fail_tree;
+	if ((flags & SB_YAML_ALLOW_ALIASES) && fy_document_resolve(y->fyd) != 0) {
+		err =
+		    sb_error_set(SB_ERR_PARSE, "cannot parse '%s': an alias names no anchor", name);
+		goto fail_tree;
+	}
 	return 0;
 
+fail_tree:
+	fy_document_destroy(y->fyd);
+	y->fyd = NULL;
 fail_doc:
-	fy_diag_unref(diag);
+	if (diag)
+		fy_diag_unref(diag);
 fail_diag:
 	free(y->text);
 	free(y->name);
@@ -75,31 +145,44 @@ fail_diag:
 	return err;
 }
 
-int sb_yaml_load_file(struct sb_yaml *y, const char *path)
+int sb_yaml_load_file_flags(struct sb_yaml *y, const char *path, unsigned flags)
 {
+	struct stat st;
 	char *text;
 	size_t len;
 	int err;
 
-	err = sb_read_file(path, &text, &len);
-	if (err < 0) {
-		memset(y, 0, sizeof(*y));
+	memset(y, 0, sizeof(*y));
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SB_YAML_MAX_BYTES)
+		return sb_error_set(SB_ERR_PARSE, "cannot parse '%s': %lld bytes (at most %u)",
+		                    path, (long long)st.st_size, SB_YAML_MAX_BYTES);
+	err = sb_read_file_max(path, SB_YAML_MAX_BYTES, &text, &len);
+	if (err < 0)
 		return err;
-	}
-	return load(y, path, text, len);
+	return load(y, path, text, len, flags);
+}
+
+int sb_yaml_load_file(struct sb_yaml *y, const char *path)
+{
+	return sb_yaml_load_file_flags(y, path, 0);
 }
 
 int sb_yaml_load_string(struct sb_yaml *y, const char *name, const char *text, size_t len)
 {
-	char *copy = malloc(len + 1);
+	char *copy;
 
-	if (!copy) {
+	if (len > SB_YAML_MAX_BYTES) {
+		memset(y, 0, sizeof(*y));
+		return sb_error_set(SB_ERR_PARSE, "cannot parse '%s': %zu bytes (at most %u)", name,
+		                    len, SB_YAML_MAX_BYTES);
+	}
+	if (!(copy = malloc(len + 1))) {
 		memset(y, 0, sizeof(*y));
 		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
 	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	return load(y, name, copy, len);
+	return load(y, name, copy, len, 0);
 }
 
 void sb_yaml_release(struct sb_yaml *y)

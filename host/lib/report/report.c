@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "stackbench/error.h"
+#include "stackbench/gnuplot.h"
 #include "stackbench/log.h"
+#include "stackbench/output.h"
 #include "stackbench/report.h"
 #include "stackbench/util.h"
 
@@ -364,18 +366,6 @@ static unsigned max_series_len(const struct rows *rs)
 	return best;
 }
 
-/* Text in a single-quoted gnuplot string. */
-static void gp_str(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -406,24 +396,44 @@ static int rank_x(struct rows *rs)
 	return 0;
 }
 
+/* Finish an output file: commit it, or drop it after a write error. */
+static int finish(struct sb_output *o)
+{
+	if (ferror(o->f)) {
+		int e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path, strerror(errno));
+
+		sb_output_abort(o);
+		return e;
+	}
+	return sb_output_commit(o);
+}
+
 static int write_data(const char *path, const struct rows *rs)
 {
-	FILE *f = fopen(path, "w");
+	struct sb_output o;
+	FILE *f;
+	int e;
 
-	if (!f)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+	if ((e = sb_output_open(&o, path)) < 0)
+		return e;
+	f = o.f;
 	fprintf(f, "# x | x label | y | y low | y high | panel | line; one block per line\n");
 	for (unsigned i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->r[i];
 
 		if (i && !same_block(r, &rs->r[i - 1]))
 			fprintf(f, "\n\n");
-		fprintf(f, "%.17g \"%s\" %.17g %.17g %.17g \"%s\" \"%s\"\n", r->x,
-		        r->xtic[0] ? r->xtic : "-", r->y, r->ylo, r->yhi, r->panel, r->series);
+		/* the names come from the database: quoted so that no character of theirs
+		   can break the file's lines or fields */
+		fprintf(f, "%.17g ", r->x);
+		sb_gnuplot_datastr(f, r->xtic[0] ? r->xtic : "-");
+		fprintf(f, " %.17g %.17g %.17g ", r->y, r->ylo, r->yhi);
+		sb_gnuplot_datastr(f, r->panel);
+		fputc(' ', f);
+		sb_gnuplot_datastr(f, r->series);
+		fputc('\n', f);
 	}
-	if (fclose(f) != 0)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+	return finish(&o);
 }
 
 /*
@@ -491,7 +501,7 @@ static void plot_block(FILE *f, const struct figure_def *d, const struct row *r,
 		                       : "1:3",
 		        d->errorbars ? "yerrorlines" : "linespoints", lc,
 		        dashed ? " dashtype 2" : "", base ? " pointtype 0" : "");
-	gp_str(f, r->series);
+	sb_gnuplot_str(f, r->series);
 }
 
 /* The plot commands of one output (terminal already set). */
@@ -505,9 +515,9 @@ static void write_plots(FILE *f, const struct figure_def *d, const char *title,
 		if (!np || strcmp(rs->r[i].panel, panels[np - 1]))
 			snprintf(panels[np++], sizeof(panels[0]), "%s", rs->r[i].panel);
 	fprintf(f, "set xlabel ");
-	gp_str(f, d->xlabel);
+	sb_gnuplot_str(f, d->xlabel);
 	fprintf(f, "\nset ylabel ");
-	gp_str(f, d->ylabel);
+	sb_gnuplot_str(f, d->ylabel);
 	/* Long keys (fitted slopes, run labels) and several panels: the key goes below. */
 	fprintf(f, "\nset grid\n%s\n%s\n", d->yauto ? "set autoscale y" : "set yrange [0:*]",
 	        np > 1 || d->style != PLOT_LINES ? "set key below horizontal height 2"
@@ -518,11 +528,11 @@ static void write_plots(FILE *f, const struct figure_def *d, const char *title,
 		fprintf(f, "set offsets graph 0.03, graph 0.03, graph 0.05, graph 0.05\n");
 	if (np > 1) {
 		fprintf(f, "set multiplot layout 1,%u title ", np);
-		gp_str(f, title);
+		sb_gnuplot_str(f, title);
 		fprintf(f, "\n");
 	} else {
 		fprintf(f, "set title ");
-		gp_str(f, title);
+		sb_gnuplot_str(f, title);
 		fprintf(f, "\n");
 	}
 	for (unsigned p = 0, i = 0; p < np; p++) {
@@ -530,7 +540,7 @@ static void write_plots(FILE *f, const struct figure_def *d, const char *title,
 
 		if (np > 1) {
 			fprintf(f, "set title ");
-			gp_str(f, panels[p]);
+			sb_gnuplot_str(f, panels[p]);
 			fprintf(f, "\n");
 		}
 		fprintf(f, "plot ");
@@ -563,10 +573,13 @@ static int write_script(const char *path, const struct figure_def *d, const char
                         const struct rows *rs)
 {
 	unsigned np = count_panels(rs), w = np > 1 ? 560 * np : 1000, h = 600;
-	FILE *f = fopen(path, "w");
+	struct sb_output o;
+	FILE *f;
+	int e;
 
-	if (!f)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+	if ((e = sb_output_open(&o, path)) < 0)
+		return e;
+	f = o.f;
 	fprintf(f, "# stackbench report: %s (run with: gnuplot %s.gp, in this folder)\n", d->name,
 	        d->name);
 	fprintf(f, "set terminal pngcairo size %u,%u enhanced font ',10'\nset output '%s.png'\n", w,
@@ -579,9 +592,7 @@ static int write_script(const char *path, const struct figure_def *d, const char
 	        w, h, d->name);
 	write_plots(f, d, title, rs);
 	fprintf(f, "set output\n");
-	if (fclose(f) != 0)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-	return 0;
+	return finish(&o);
 }
 
 /* Find prog in PATH (or take it as a path when it has a '/'). */
@@ -601,62 +612,6 @@ static bool find_program(const char *prog)
 		path += len + (path[len] == ':');
 	}
 	return false;
-}
-
-/* Run gnuplot on a script inside dir; its output goes to gnuplot.log there. */
-static int run_gnuplot(const char *prog, const char *dir, const char *script)
-{
-	char log[4096];
-	pid_t pid;
-	int status, fd;
-
-	snprintf(log, sizeof(log), "%s/gnuplot.log", dir);
-	fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return sb_error_set(SB_ERR_IO, "cannot write '%s': %s", log, strerror(errno));
-	pid = fork();
-	if (pid < 0) {
-		close(fd);
-		return sb_error_set(SB_ERR_IO, "cannot start gnuplot: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		if (chdir(dir) == 0)
-			execlp(prog, prog, script, (char *)NULL);
-		_exit(127);
-	}
-	close(fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return sb_error_set(SB_ERR_IO, "waiting for gnuplot: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return sb_error_set(SB_ERR_IO, "gnuplot failed on '%s/%s' (exit %d); see '%s'", dir,
-		                    script, WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
-	return 0;
-}
-
-static int make_dir(const char *dir)
-{
-	char buf[4096];
-
-	snprintf(buf, sizeof(buf), "%s", dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return sb_error_set(SB_ERR_IO, "cannot create '%s': %s", buf,
-			                    strerror(errno));
-		*p = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return sb_error_set(SB_ERR_IO, "cannot create '%s': %s", buf, strerror(errno));
-	return 0;
 }
 
 /* --- fitted lines, marks, derived rows --------------------------------------------------- */
@@ -917,7 +872,7 @@ static void skipped(const struct sb_report_options *o, const struct figure_def *
 }
 
 static int one_figure(struct sb_store *st, const struct sb_report_options *o,
-                      const struct figure_def *d, const char *prog)
+                      const struct figure_def *d, const char *prog, struct sb_outdir *od)
 {
 	struct rows rs = {0};
 	char dat[4096], gp[4096], png[4096], svg[4096], script[256], title[256], why[128];
@@ -949,14 +904,19 @@ static int one_figure(struct sb_store *st, const struct sb_report_options *o,
 	    (d->style == PLOT_FIT && (e = add_fits(d, &rs)) < 0) ||
 	    (d->categorical && (e = rank_x(&rs)) < 0))
 		goto out;
-	snprintf(dat, sizeof(dat), "%s/%s.dat", o->out_dir, d->name);
-	snprintf(gp, sizeof(gp), "%s/%s.gp", o->out_dir, d->name);
+	/* the files are made in the staging folder (dat, gp; png and svg by gnuplot) */
+	snprintf(script, sizeof(script), "%s.gp", d->name);
+	if ((e = sb_outdir_claimf(od, dat, sizeof(dat), "%s.dat", d->name)) < 0 ||
+	    (e = sb_outdir_claimf(od, gp, sizeof(gp), "%s.gp", d->name)) < 0 ||
+	    (e = sb_outdir_claimf(od, png, sizeof(png), "%s.png", d->name)) < 0 ||
+	    (e = sb_outdir_claimf(od, svg, sizeof(svg), "%s.svg", d->name)) < 0)
+		goto out;
+	if ((e = write_data(dat, &rs)) < 0 || (e = write_script(gp, d, title, &rs)) < 0 ||
+	    (e = sb_gnuplot_run(prog, od->stage, script)) < 0)
+		goto out;
+	/* where they land */
 	snprintf(png, sizeof(png), "%s/%s.png", o->out_dir, d->name);
 	snprintf(svg, sizeof(svg), "%s/%s.svg", o->out_dir, d->name);
-	snprintf(script, sizeof(script), "%s.gp", d->name);
-	if ((e = write_data(dat, &rs)) < 0 || (e = write_script(gp, d, title, &rs)) < 0 ||
-	    (e = run_gnuplot(prog, o->out_dir, script)) < 0)
-		goto out;
 	if (o->figure)
 		o->figure(o->ctx, d->name, png, svg, NULL);
 	e = 1;
@@ -969,6 +929,7 @@ int sb_report(struct sb_store *st, const struct sb_report_options *o)
 {
 	const char *prog = o->gnuplot ? o->gnuplot : "gnuplot";
 	struct sb_store_campaign c;
+	struct sb_outdir od;
 	int e, made = 0;
 
 	if (!find_program(prog))
@@ -979,12 +940,17 @@ int sb_report(struct sb_store *st, const struct sb_report_options *o)
 		    prog);
 	if (o->campaign_id && (e = sb_store_campaign_get(st, o->campaign_id, &c)) < 0)
 		return e;
-	if ((e = make_dir(o->out_dir)) < 0)
+	if ((e = sb_outdir_open(&od, o->out_dir)) < 0)
 		return e;
 	for (size_t i = 0; i < SB_ARRAY_SIZE(figures); i++) {
-		if ((e = one_figure(st, o, &figures[i], prog)) < 0)
+		if ((e = one_figure(st, o, &figures[i], prog, &od)) < 0) {
+			sb_outdir_abort(&od);
 			return e;
+		}
 		made += e;
 	}
+	/* the figures appear together, or not at all */
+	if ((e = sb_outdir_commit(&od)) < 0)
+		return e;
 	return made;
 }

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: MIT */
+/* Atomic outputs and gnuplot quoting (stackbench/output.h, stackbench/gnuplot.h). */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "stackbench/error.h"
+#include "stackbench/gnuplot.h"
+#include "stackbench/output.h"
+#include "stackbench/util.h"
+
+static char dir[64];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/sb-output-XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path)
+{
+	char *data;
+	size_t len;
+
+	cr_assert_eq(sb_read_file(path, &data, &len), 0, "%s", sb_error_detail());
+	return data;
+}
+
+/* Entries in dir other than . and .. */
+static int entries(const char *d)
+{
+	DIR *dh = opendir(d);
+	struct dirent *de;
+	int n = 0;
+
+	cr_assert_not_null(dh);
+	while ((de = readdir(dh)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	closedir(dh);
+	return n;
+}
+
+TestSuite(output, .init = setup, .fini = teardown);
+
+Test(output, commit_replaces_and_abort_leaves_the_old_file)
+{
+	char path[128];
+	struct sb_output o;
+	char *s;
+
+	snprintf(path, sizeof(path), "%s/a.txt", dir);
+	cr_assert_eq(sb_write_file_atomic(path, "old\n", 4), 0);
+	cr_assert_eq(sb_output_open(&o, path), 0);
+	fputs("half of a new", o.f);
+	fflush(o.f);
+	/* while being written, the target still holds the old contents */
+	s = slurp(path);
+	cr_assert_str_eq(s, "old\n");
+	free(s);
+	sb_output_abort(&o);
+	s = slurp(path);
+	cr_assert_str_eq(s, "old\n");
+	free(s);
+	cr_assert_eq(entries(dir), 1, "the temporary file was left behind");
+
+	cr_assert_eq(sb_output_open(&o, path), 0);
+	fputs("new\n", o.f);
+	cr_assert_eq(sb_output_commit(&o), 0);
+	s = slurp(path);
+	cr_assert_str_eq(s, "new\n");
+	free(s);
+	cr_assert_eq(entries(dir), 1);
+}
+
+Test(output, mode_follows_the_umask)
+{
+	char path[128];
+	struct stat st;
+	mode_t old = umask(022);
+
+	snprintf(path, sizeof(path), "%s/m.txt", dir);
+	cr_assert_eq(sb_write_file_atomic(path, "x", 1), 0);
+	umask(old);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 0777, 0644, "mode %o", st.st_mode & 0777);
+}
+
+Test(output, a_planted_link_is_replaced_not_followed)
+{
+	char path[128], victim[128];
+	struct stat st;
+	char *s;
+
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(path, sizeof(path), "%s/out", dir);
+	cr_assert_eq(sb_write_file_atomic(victim, "victim\n", 7), 0);
+	cr_assert_eq(symlink(victim, path), 0);
+	cr_assert_eq(sb_write_file_atomic(path, "out\n", 4), 0);
+	s = slurp(victim);
+	cr_assert_str_eq(s, "victim\n");
+	free(s);
+	cr_assert_eq(lstat(path, &st), 0);
+	cr_assert(S_ISREG(st.st_mode));
+}
+
+Test(output, errors_name_the_path)
+{
+	struct sb_output o;
+
+	cr_assert_eq(sb_output_open(&o, "/nonexistent/folder/x.csv"), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(), "/nonexistent/folder"), "%s", sb_error_detail());
+	cr_assert_eq(sb_output_open(&o, dir), SB_ERR_INVAL);
+	cr_assert(strstr(sb_error_detail(), "it is a folder"), "%s", sb_error_detail());
+	cr_assert_eq(sb_output_open(&o, ""), SB_ERR_INVAL);
+}
+
+Test(output, outputs_that_are_inputs_are_refused)
+{
+	char in[128], hard[128], other[128], sub[128], inner[128];
+	const char *ins[1];
+
+	snprintf(in, sizeof(in), "%s/in.csv", dir);
+	snprintf(hard, sizeof(hard), "%s/hard.csv", dir);
+	snprintf(other, sizeof(other), "%s/other.csv", dir);
+	snprintf(sub, sizeof(sub), "%s/run", dir);
+	snprintf(inner, sizeof(inner), "%s/run/x.csv", dir);
+	cr_assert_eq(sb_write_file_atomic(in, "1\n", 2), 0);
+	cr_assert_eq(link(in, hard), 0);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(sb_write_file_atomic(inner, "2\n", 2), 0);
+	ins[0] = in;
+	cr_assert_eq(sb_output_check_inputs(in, ins, 1), SB_ERR_INVAL);
+	cr_assert(strstr(sb_error_detail(), "is the input"), "%s", sb_error_detail());
+	cr_assert_eq(sb_output_check_inputs(hard, ins, 1), SB_ERR_INVAL);
+	cr_assert_eq(sb_output_check_inputs(other, ins, 1), 0);
+	cr_assert_eq(sb_output_check_inputs("-", ins, 1), 0);
+	ins[0] = sub;
+	cr_assert_eq(sb_output_check_inputs(inner, ins, 1), SB_ERR_INVAL);
+	cr_assert(strstr(sb_error_detail(), "inside the input folder"), "%s", sb_error_detail());
+	/* a new file in an input folder replaces nothing */
+	snprintf(inner, sizeof(inner), "%s/run/new.sbt", dir);
+	cr_assert_eq(sb_output_check_inputs(inner, ins, 1), 0);
+}
+
+Test(output, a_folder_appears_whole_and_names_collide_loudly)
+{
+	struct sb_outdir od;
+	char target[128], path[256], check[256];
+	FILE *f;
+
+	snprintf(target, sizeof(target), "%s/fig/sub", dir);
+	cr_assert_eq(sb_outdir_open(&od, target), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_outdir_claim(&od, "a.dat", path, sizeof(path)), 0);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fputs("a\n", f);
+	fclose(f);
+	cr_assert_eq(sb_outdir_claimf(&od, path, sizeof(path), "%s.png", "b"), 0);
+	cr_assert_eq(sb_outdir_claim(&od, "a.dat", path, sizeof(path)), SB_ERR_EXISTS);
+	cr_assert(strstr(sb_error_detail(), "two outputs would be written to"), "%s",
+	          sb_error_detail());
+	cr_assert_eq(sb_outdir_claim(&od, "../escape", path, sizeof(path)), SB_ERR_INVAL);
+	cr_assert_eq(sb_outdir_claim(&od, "a\nb", path, sizeof(path)), SB_ERR_INVAL);
+	/* nothing is in place before the commit */
+	snprintf(check, sizeof(check), "%s/a.dat", target);
+	cr_assert_neq(access(check, F_OK), 0);
+	cr_assert_eq(sb_outdir_commit(&od), 0);
+	cr_assert_eq(access(check, F_OK), 0);
+	/* only what was written lands (b.png was claimed, never made) */
+	cr_assert_eq(entries(target), 1);
+
+	cr_assert_eq(sb_outdir_open(&od, target), 0);
+	cr_assert_eq(sb_outdir_claim(&od, "c.dat", path, sizeof(path)), 0);
+	cr_assert_not_null(f = fopen(path, "w"));
+	fclose(f);
+	sb_outdir_abort(&od);
+	cr_assert_eq(entries(target), 1, "an aborted folder left files");
+}
+
+Test(gnuplot, hostile_text_stays_inside_its_string)
+{
+	char *buf = NULL, clean[16];
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	sb_gnuplot_str(f, "a'b\nsystem(\"x\")\r\x7f");
+	fputc('|', f);
+	sb_gnuplot_datastr(f, "q\"w\tx");
+	fclose(f);
+	cr_assert_str_eq(buf, "'a''b system(\"x\")  '|\"q'w x\"");
+	free(buf);
+	cr_assert_str_eq(sb_text_clean(clean, sizeof(clean),
+	                               "a\x01"
+	                               "b\n"),
+	                 "a b ");
+	cr_assert_str_eq(sb_text_clean(clean, 3, "abcdef"), "ab");
+}
+
+Test(gnuplot, missing_gnuplot_is_a_clear_error)
+{
+	cr_assert_eq(sb_gnuplot_run("/nonexistent/gnuplot", "/tmp", "x.gp"), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(), "gnuplot-nox"), "%s", sb_error_detail());
+}
