@@ -62,9 +62,9 @@ static void usage(FILE *out)
 	    "  -v, -q, --log-level    more or less logging (default info)\n"
 	    "  -h, --help, -V, --version\n"
 	    "\n"
-	    "Signals: SIGTERM and SIGINT stop after the current sample of each running point;\n"
-	    "that point is not stored and runs again when the daemon starts next, with every\n"
-	    "job that was running or queued.\n"
+	    "Signals: SIGTERM, SIGINT and SIGHUP stop after the current sample of each running\n"
+	    "point; that point is not stored and runs again when the daemon starts next, with\n"
+	    "every job that was running or queued.\n"
 	    "Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line, 3 a board or the\n"
 	    "state folder is busy.\n");
 }

@@ -216,7 +216,8 @@ static void handle_request(struct server *s, struct client *c, char *line, size_
 		return;
 	}
 	code = sbd_request_parse(line, len, &r, err, sizeof(err));
-	if (!code && !c->allowed) {
+	/* A peer that may not use the daemon hears only that, whatever it sent. */
+	if (!c->allowed) {
 		snprintf(
 		    err, sizeof(err),
 		    "user %lu is not allowed to use stackbenchd (root, its own user and members "
