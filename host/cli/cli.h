@@ -28,6 +28,7 @@ struct sb_cli_command {
 /* The commands, in the order `stackbench --help` lists them. */
 extern const struct sb_cli_command sb_cmd_info;
 extern const struct sb_cli_command sb_cmd_devices;
+extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_trace;
@@ -47,7 +48,10 @@ extern const struct sb_cli_command sb_cmd_resume;
 struct sb_cli_progress {
 	const char *cmd;
 	bool tty;
-	bool drawn; /* a bar is on the screen (end it with a newline) */
+	bool drawn;            /* a bar is on the screen (end it with a newline) */
+	bool quiet;            /* -q: no progress */
+	unsigned last_quarter; /* lines inside a point (not a terminal): every quarter of it */
+	const void *last_point;
 };
 struct sb_run_progress;
 void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progress *p);
@@ -82,6 +86,19 @@ int sb_cli_error(int err);
 
 /* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
 int sb_cli_device_error(int err);
+
+/*
+ * Errors of a campaign (running it or checking it): 3 when a board or an instrument cannot be
+ * opened, 4 when the campaign file asks for something wrong (a malformed URI, a point the
+ * board cannot run), 1 otherwise. Prints the message.
+ */
+int sb_cli_campaign_error(int err);
+
+/* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
+
+/* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
 
 /* "0.1.0 (git f1beaf5, RelWithDebInfo, sanitizers none, gcc 12.2.0)": --version and info. */
 const char *sb_cli_build_facts(void);

@@ -71,8 +71,11 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
-	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
+	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
+	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
+	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
+	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
@@ -214,12 +217,13 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
                        const struct sb_point_result *r)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
+	char dur[32];
 
 	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s\n",
 	       sb_req_type_name(s->type), s->size, pattern,
 	       s->gen == SB_GEN_LINEAR ? "linear" : "random", r->ports, r->ports == 1 ? "" : "s",
 	       s->stream ? " (stream)" : "");
-	printf("duration   %.3f us%s\n", r->duration_ns / 1e3,
+	printf("duration   %s%s\n", sb_cli_fmt_ns(dur, sizeof(dur), (double)r->duration_ns),
 	       r->fast_forward ? " (steady state fast-forwarded)" : "");
 	printf("requests   %llu reads, %llu writes\n", (unsigned long long)r->total.reads,
 	       (unsigned long long)r->total.writes);
@@ -386,6 +390,10 @@ static int point_run(int argc, char **argv)
 				                          optarg);
 			break;
 		case 'D':
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_u64(optarg, "--duration-us", false, &v) < 0 ||
 			    v > 1000000000ull)
 				return sb_cli_usage_error("point", "--duration-us %s: microseconds",
@@ -394,6 +402,10 @@ static int point_run(int argc, char **argv)
 			duration_set = true;
 			break;
 		case OPT_DURATION_S:
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_double(optarg, "--duration-s", &d) < 0 || !(d > 0) || d > 1e6)
 				return sb_cli_usage_error("point", "--duration-s %s: seconds (> 0)",
 				                          optarg);
@@ -477,7 +489,7 @@ static int point_run(int argc, char **argv)
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
 		sb_lock_release(lock);
 		return rc;
@@ -516,6 +528,13 @@ static int point_run(int argc, char **argv)
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
+	if (res.inst_lost) {
+		fprintf(stderr,
+		        "stackbench: an instrument was lost at %.3f s of the point (%s); the ports "
+		        "were stopped and it reconnected: the point is incomplete\n",
+		        res.inst_lost_ns / 1e9, res.inst_lost_msg);
+		rc = SB_EXIT_FAILURE;
+	}
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);

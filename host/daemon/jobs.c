@@ -416,6 +416,9 @@ static void on_progress(void *ctx, const struct sb_run_progress *p)
 	int bi = p->last && p->worker < j->nboards ? j->board[p->worker] : -1;
 	cJSON *o;
 
+	/* Progress inside a long point: the samples tell that already. */
+	if (p->in_point)
+		return;
 	pthread_mutex_lock(&d->mu);
 	j->done = p->done;
 	j->total = p->total;

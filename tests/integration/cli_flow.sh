@@ -15,6 +15,12 @@ grep -q "point 21/21" "$work/run.err" || fail "no progress lines: $(cat "$work/r
 
 "$exe" list --db "$db" >"$work/list" || fail list
 grep -Eq "^1 +quick +complete +21/21" "$work/list" || fail "list: $(cat "$work/list")"
+"$exe" list --db "$db" --json >"$work/list.json" || fail "list --json"
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('$work/list.json'), '\$.schema_version'),
+	json_extract(readfile('$work/list.json'), '\$.campaigns[0].name'),
+	json_extract(readfile('$work/list.json'), '\$.campaigns[0].points_done'),
+	json_extract(readfile('$work/list.json'), '\$.campaigns[0].status')")" = "3|quick|21|complete" ] ||
+	fail "list --json: $(cat "$work/list.json")"
 
 "$exe" export --db "$db" --format csv --out "$work/p.csv" || fail "export csv"
 [ "$(wc -l <"$work/p.csv")" -eq 22 ] || fail "CSV: header + 21 rows expected"

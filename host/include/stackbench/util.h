@@ -31,6 +31,12 @@ int sb_read_file_max(const char *path, size_t max, char **data, size_t *len);
  */
 int sb_write_file_atomic(const char *path, const void *data, size_t len);
 
+/*
+ * The shortest decimal text of v that reads back as exactly v (51.7, not 51.700000000000003):
+ * what CSV, data files and JSON print. "nan", "inf", "-inf" for those. Returns buf.
+ */
+char *sb_format_double(char *buf, size_t size, double v);
+
 /* 64-bit FNV-1a of len bytes (content hashes of campaign and profile files). */
 uint64_t sb_fnv1a64(const void *data, size_t len);
 

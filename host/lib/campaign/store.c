@@ -1120,9 +1120,12 @@ static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 		case SB_CELL_INT:
 			fprintf(c->out, "%lld", (long long)cells[i].i);
 			break;
-		case SB_CELL_REAL:
-			fprintf(c->out, "%.17g", cells[i].d);
+		case SB_CELL_REAL: {
+			char num[32];
+
+			fputs(sb_format_double(num, sizeof(num), cells[i].d), c->out);
 			break;
+		}
 		case SB_CELL_TEXT:
 			csv_text(c->out, cells[i].s);
 			break;

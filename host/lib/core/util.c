@@ -85,6 +85,20 @@ fail:
 	return err;
 }
 
+char *sb_format_double(char *buf, size_t size, double v)
+{
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+		return buf;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
 uint64_t sb_fnv1a64(const void *data, size_t len)
 {
 	const unsigned char *p = data;

@@ -77,6 +77,39 @@ static int check_tree(struct sb_yaml *y, struct fy_node *root, unsigned flags)
 	return 0;
 }
 
+/*
+ * A value ending in ':' (a device URI such as sim:) unquoted makes YAML read a mapping; the
+ * parser's message does not say so. The hint when line n has such a value.
+ */
+static const char *colon_hint(const char *text, size_t len, int n)
+{
+	const char *p = text, *end = text + len, *eol;
+
+	for (int i = 1; i < n && p < end; i++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return "";
+		p++;
+	}
+	eol = memchr(p, '\n', (size_t)(end - p));
+	eol = eol ? eol : end;
+	for (const char *q = p; q + 1 < eol; q++) {
+		const char *v, *t;
+
+		if (q[0] != ':' || q[1] != ' ')
+			continue;
+		for (v = q + 1; v < eol && *v == ' '; v++)
+			;
+		for (t = v; t < eol && *t != ' ' && *t != ',' && *t != '}' && *t != ']'; t++)
+			if (*t == ':' && (t + 1 == eol || strchr(" ,}]\r", t[1])) && t > v &&
+			    *v != '"' && *v != '\'')
+				return " (a value ending in ':', such as a device URI 'sim:', must "
+				       "be "
+				       "quoted: \"sim:\")";
+	}
+	return "";
+}
+
 static int load(struct sb_yaml *y, const char *name, char *text, size_t len, unsigned flags)
 {
 	struct fy_diag_cfg dcfg;
@@ -114,8 +147,9 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len, uns
 		de = fy_diag_errors_iterate(diag, &it);
 		if (de)
 			/* libfyaml's lines and columns count from 1 already */
-			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s",
-			                   name, de->line, de->column, de->msg);
+			err = sb_error_set(
+			    SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s%s", name,
+			    de->line, de->column, de->msg, colon_hint(text, len, de->line));
 		else
 			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s': not valid YAML", name);
 		goto fail_doc;
@@ -252,6 +286,58 @@ int sb_yaml_expect_seq(const struct sb_yaml *y, struct fy_node *n, const char *w
 	return 0;
 }
 
+/* Edit distance of two short strings (keys); larger than any key for long ones. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], diag, up;
+
+	if (la >= 64 || lb >= 64)
+		return 64;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* ": did you mean 'type'?" for a near miss, else the keys allowed. */
+static void key_hint(const char *key, const char *const allowed[], char *hint, size_t size)
+{
+	size_t best = SIZE_MAX, n = 0;
+	const char *near = NULL;
+
+	for (size_t i = 0; allowed[i]; i++) {
+		size_t d = distance(key, allowed[i]);
+
+		if (d < best) {
+			best = d;
+			near = allowed[i];
+		}
+	}
+	if (near && best <= (strlen(near) > 4 ? 2u : 1u)) {
+		snprintf(hint, size, ": did you mean '%s'?", near);
+		return;
+	}
+	n = (size_t)snprintf(hint, size, " (known:");
+	for (size_t i = 0; allowed[i] && n < size; i++)
+		n += (size_t)snprintf(hint + n, size - n, "%s %s", i ? "," : "", allowed[i]);
+	if (n < size)
+		snprintf(hint + n, size - n, ")");
+}
+
 int sb_yaml_check_keys(const struct sb_yaml *y, struct fy_node *map, const char *where,
                        const char *const allowed[])
 {
@@ -269,9 +355,13 @@ int sb_yaml_check_keys(const struct sb_yaml *y, struct fy_node *map, const char 
 		for (i = 0; allowed[i]; i++)
 			if (!strcmp(allowed[i], key))
 				break;
-		if (!allowed[i])
-			return sb_yaml_error(y, k, SB_ERR_PARSE, "unknown key '%s' in '%s'", key,
-			                     where);
+		if (!allowed[i]) {
+			char hint[512];
+
+			key_hint(key, allowed, hint, sizeof(hint));
+			return sb_yaml_error(y, k, SB_ERR_PARSE, "unknown key '%s' in '%s'%s", key,
+			                     where, hint);
+		}
 	}
 	return 0;
 }

@@ -66,7 +66,8 @@ void sb_provenance_instruments(struct sb_provenance *p, const struct sb_point_in
 		snprintf(p->camera, sizeof(p->camera), "%s: %s", sb_temp_source_driver(in->temp),
 		         sb_temp_source_conn(in->temp));
 	if (in->power)
-		snprintf(p->meter, sizeof(p->meter), "%s", sb_power_source_driver(in->power));
+		snprintf(p->meter, sizeof(p->meter), "%s: %s", sb_power_source_driver(in->power),
+		         sb_power_source_conn(in->power));
 	if (in->cooling)
 		snprintf(p->cooling, sizeof(p->cooling), "%s", sb_cooling_driver(in->cooling));
 }
