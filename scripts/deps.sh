@@ -13,6 +13,8 @@ libcriterion-dev
 # bench instruments: supplies through libsigrok; replayed USB and tty devices in the tests
 libsigrok-dev umockdev libumockdev-dev
 gnuplot-nox
+# report: confidence intervals and least-squares fits (GSL)
+libgsl-dev
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
@@ -21,7 +23,8 @@ libmicrohttpd-dev libsystemd-dev chromium
 "
 
 missing=""
-for p in $PKGS; do
+# (the list's comment lines are not packages)
+for p in $(printf '%s\n' "$PKGS" | sed 's/#.*//'); do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
 		missing="$missing $p"
 	fi
