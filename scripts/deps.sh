@@ -1,6 +1,8 @@
 #!/bin/sh
 # Install the Debian 12 packages stackbench needs to build, test and run.
 # Idempotent: only packages that are missing are installed. Run as root (or with sudo).
+# stackbenchd: libmicrohttpd (dashboard), libsystemd (sd_notify, journal); chromium runs its
+# dashboard test headless.
 set -eu
 
 PKGS="
@@ -17,6 +19,7 @@ verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
 help2man bash-completion python3-pandas
+libmicrohttpd-dev libsystemd-dev chromium
 "
 
 missing=""
