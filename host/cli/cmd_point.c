@@ -15,10 +15,16 @@
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
 #include "stackbench/instrument.h"
+#include "stackbench/lock.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
 #include "stackbench/provenance.h"
 #include "stackbench/util.h"
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
 
 static void point_help(FILE *out)
 {
@@ -193,6 +199,10 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddNumberToObject(o, "elapsed_ns", (double)r->duration_ns);
 	cJSON_AddBoolToObject(o, "fast_forward", r->fast_forward);
 	cJSON_AddNumberToObject(o, "ff_skipped_ns", (double)r->ff_skipped_ns);
+	/* Min / max latency are not extrapolated over fast-forwarded time: the span they cover. */
+	cJSON_AddNumberToObject(
+	    o, "latency_minmax_span_ns",
+	    (double)(r->duration_ns - min_u64(r->ff_skipped_ns, r->duration_ns)));
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
 	if (s->stream) {
@@ -232,6 +242,9 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 	if (r->total.lat_count)
 		printf("latency    min %.1f ns, avg %.1f ns, max %.1f ns (reads in flight %.1f)\n",
 		       m->lat_min_ns, m->lat_avg_ns, m->lat_max_ns, m->occupancy);
+	if (r->total.lat_count && r->fast_forward)
+		printf("           min / max over the %.3f us simulated, not extrapolated\n",
+		       (r->duration_ns - min_u64(r->ff_skipped_ns, r->duration_ns)) / 1e3);
 	if (s->stream)
 		printf("stream     %u groups, %u mismatches\n", r->stream_groups, r->mismatches);
 	if (r->total.lost_tags)
@@ -345,6 +358,7 @@ static int point_run(int argc, char **argv)
 	struct sb_point_instruments inst;
 	struct inst_args ia = {0};
 	struct sb_device *dev;
+	struct sb_lock *lock;
 	uint64_t v, ports = 0;
 	double d;
 	bool duration_set = false;
@@ -478,13 +492,19 @@ static int point_run(int argc, char **argv)
 	if (spec.cooling && ia.none)
 		return sb_cli_usage_error("point",
 		                          "--cooling needs a cooling rig (not --no-instruments)");
-	if ((err = sb_device_open(&dev, uri)) < 0)
+	/* The board is ours alone while the point runs (busy: exit 3, naming the holder). */
+	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
+	if ((err = sb_device_open(&dev, uri)) < 0) {
+		sb_lock_release(lock);
+		return sb_cli_device_error(err);
+	}
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
+		sb_lock_release(lock);
 		return rc;
 	}
 	spec.inst = inst;
@@ -531,6 +551,7 @@ static int point_run(int argc, char **argv)
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);
+	sb_lock_release(lock);
 	return rc;
 }
 
