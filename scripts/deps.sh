@@ -12,6 +12,8 @@ gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 "
+# analysis: compressed traces (.gz through zlib, .xz through liblzma); clang for the trace fuzzers
+PKGS="$PKGS zlib1g-dev liblzma-dev clang"
 
 missing=""
 for p in $PKGS; do

@@ -613,6 +613,12 @@ static int new_time(struct sp_state *s, int64_t t)
 {
 	int err;
 
+	/* bounded, so that no lifetime (a difference of times) and no span overflows */
+	if (UNLIKELY(!sb_trace_time_ok(t)))
+		return sb_error_set(SB_ERR_RANGE,
+		                    "subpartition '%s': time %lld is out of range (|time| < 2^62 "
+		                    "ticks)",
+		                    s->st.sp.name, (long long)t);
 	if (!s->started) {
 		s->started = true;
 		s->st.first_time = t;

@@ -73,6 +73,10 @@ static int ss_file_row(struct ss_file *f)
 		return sb_trace_parse_error(f->lb.name, f->lb.line,
 		                            "expected a cycle number, got '%.*s'",
 		                            (int)((comma ? comma : end) - p), p);
+	if (!sb_trace_time_ok(v))
+		return sb_trace_parse_error(f->lb.name, f->lb.line,
+		                            "cycle %lld is out of range (|time| < 2^62 ticks)",
+		                            (long long)v);
 	if (f->have_last && v < f->last_cycle)
 		return sb_trace_parse_error(f->lb.name, f->lb.line,
 		                            "cycle %lld comes after cycle %lld (rows must be in "
@@ -380,7 +384,14 @@ static int ss_run_read(struct sb_trace_reader *r, struct sb_trace_record *recs, 
 		for (int i = 0; i < n; i++) {
 			struct sb_trace_record *rec = &recs[out + (size_t)i];
 
-			rec->time += s->offset;
+			if (__builtin_add_overflow(rec->time, s->offset, &rec->time) ||
+			    !sb_trace_time_ok(rec->time))
+				return sb_error_set(
+				    SB_ERR_PARSE,
+				    "'%s': layer%d placed after the previous layers "
+				    "reaches cycle %lld, out of range (|time| < 2^62 "
+				    "ticks)",
+				    s->base.name, s->cur_layer, (long long)rec->time);
 			rec->group = (uint32_t)s->cur_layer;
 			rec->subpart = s->map[rec->subpart];
 		}

@@ -57,6 +57,27 @@ enum sb_trace_field {
 	SB_FIELD_ALL = (1u << 6) - 1
 };
 
+/*
+ * Times are bounded so that no difference or span of two times overflows: readers, writers and
+ * analyses refuse a time outside ±SB_TRACE_TIME_MAX ticks (2^62 - 1: 146 years of 1 GHz cycles,
+ * 53 days of picoseconds).
+ */
+#define SB_TRACE_TIME_MAX ((INT64_C(1) << 62) - 1)
+
+static inline bool sb_trace_time_ok(int64_t t)
+{
+	return t >= -SB_TRACE_TIME_MAX && t <= SB_TRACE_TIME_MAX;
+}
+
+/* The clocks (ticks per second) a trace may have: 1 kHz .. 10 THz. */
+#define SB_TRACE_CLOCK_MIN_HZ 1e3
+#define SB_TRACE_CLOCK_MAX_HZ 1e13
+
+static inline bool sb_trace_clock_ok(double hz)
+{
+	return hz >= SB_TRACE_CLOCK_MIN_HZ && hz <= SB_TRACE_CLOCK_MAX_HZ;
+}
+
 /* One access. 48 bytes; fields a trace does not carry are 0. */
 struct sb_trace_record {
 	int64_t time;     /* ticks; sb_trace_info.tick_hz ticks per second */
@@ -179,11 +200,21 @@ const char *sb_cache_status_name(enum sb_cache_status status);
 /*
  * Open one input. SCALE-Sim takes a run folder (layer0/, layer1/, ... run one after the other)
  * or a layer folder; the others take a file ("-" is standard input for csv, gpgpusim and sbt).
+ * Files compressed with gzip, zstd or xz are read transparently (told by their first bytes).
  * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO, SB_ERR_PARSE (bad header, file and line in the
- * detail), SB_ERR_VERSION (sbt of an unknown major version) or SB_ERR_NOMEM.
+ * detail), SB_ERR_VERSION (sbt of an unknown major version), SB_ERR_INVAL (a clock out of
+ * range, a folder given as a file) or SB_ERR_NOMEM.
  */
 int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
                   const struct sb_trace_options *opt);
+
+/*
+ * Open a trace held in memory: csv, gpgpusim or sbt, compressed or not (SB_ERR_NOT_SUPPORTED for
+ * scalesim, a folder). The bytes are read in place and must outlive the reader; name is used in
+ * messages. For tests and fuzzing: the parsers see bytes, with no file in between.
+ */
+int sb_trace_open_mem(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *name,
+                      const void *data, size_t len, const struct sb_trace_options *opt);
 
 /*
  * Open several inputs of one format as one trace: records are merged in time order (writes
