@@ -286,31 +286,15 @@ static int sniff(struct sb_instream *s)
 	return codec_init(s);
 }
 
-int sb_instream_open(struct sb_instream *s, const char *path)
+/* The buffer and the codec of a stream whose fd is open. */
+static int stream_start(struct sb_instream *s, const char *path)
 {
 	struct stat st;
-	int e, err;
+	int err;
 
-	memset(s, 0, sizeof(*s));
-	s->fd = -1;
-	sb_strlcpy(s->name, path, sizeof(s->name));
-	if (!strcmp(path, "-")) {
-		s->fd = 0;
-	} else {
-		s->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (s->fd < 0) {
-			e = errno;
-			return sb_error_set(e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
-			                    : e == EACCES               ? SB_ERR_PERM
-			                                                : SB_ERR_IO,
-			                    "cannot open '%s': %s", path, strerror(e));
-		}
-		s->own_fd = true;
-		if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-			sb_instream_close(s);
-			return sb_error_set(SB_ERR_INVAL, "'%s' is a folder, not a trace file",
-			                    path);
-		}
+	if (fstat(s->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		sb_instream_close(s);
+		return sb_error_set(SB_ERR_INVAL, "'%s' is a folder, not a trace file", path);
 	}
 	s->in_cap = IN_BUF;
 	if (!(s->in = malloc(s->in_cap))) {
@@ -322,6 +306,35 @@ int sb_instream_open(struct sb_instream *s, const char *path)
 		return err;
 	}
 	return 0;
+}
+
+int sb_instream_open(struct sb_instream *s, const char *path)
+{
+	int e;
+
+	memset(s, 0, sizeof(*s));
+	sb_strlcpy(s->name, path, sizeof(s->name));
+	if (!strcmp(path, "-"))
+		return s->fd = 0, stream_start(s, path);
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0) {
+		e = errno;
+		return sb_error_set(e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
+		                    : e == EACCES               ? SB_ERR_PERM
+		                                                : SB_ERR_IO,
+		                    "cannot open '%s': %s", path, strerror(e));
+	}
+	s->own_fd = true;
+	return stream_start(s, path);
+}
+
+int sb_instream_open_fd(struct sb_instream *s, int fd, const char *name)
+{
+	memset(s, 0, sizeof(*s));
+	sb_strlcpy(s->name, name, sizeof(s->name));
+	s->fd = fd;
+	s->own_fd = true;
+	return stream_start(s, name);
 }
 
 int sb_instream_open_mem(struct sb_instream *s, const char *name, const void *data, size_t len)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "stackbench/trace.h"
 
@@ -32,6 +33,8 @@ struct sb_instream {
 /* Open path ("-": standard input). 0, SB_ERR_NOT_FOUND, SB_ERR_PERM, SB_ERR_IO, SB_ERR_INVAL
  * (a folder), SB_ERR_NOMEM. */
 int sb_instream_open(struct sb_instream *s, const char *path);
+/* Read the open descriptor fd (taken: closed with the stream); name is for messages. */
+int sb_instream_open_fd(struct sb_instream *s, int fd, const char *name);
 /* Read from memory (kept by the caller); name is for messages. */
 int sb_instream_open_mem(struct sb_instream *s, const char *name, const void *data, size_t len);
 /* Up to n bytes: the count, 0 at the end, or an error. */
@@ -123,6 +126,11 @@ int sb_trace_writer_open_csv(struct sb_trace_writer **w, const char *path,
                              const struct sb_trace_info *info);
 int sb_trace_writer_open_sbt(struct sb_trace_writer **w, const char *path,
                              const struct sb_trace_info *info);
+/* An sbt writer to an open stream (flushed at close, never closed: temporary files). */
+int sb_trace_writer_open_sbt_stream(struct sb_trace_writer **w, FILE *f, const char *name,
+                                    const struct sb_trace_info *info);
+/* An sbt reader of an open file descriptor (read from its start; closed by the reader). */
+int sb_trace_open_sbt_fd(struct sb_trace_reader **r, int fd, const char *name);
 
 /* Default clock of cycle traces. */
 #define SB_TRACE_DEFAULT_CLOCK_HZ 1e9

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "stackbench/error.h"
@@ -725,6 +726,23 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 	return sbt_open(r, s, path, opt);
 }
 
+int sb_trace_open_sbt_fd(struct sb_trace_reader **r, int fd, const char *name)
+{
+	struct sbt_reader *s = calloc(1, sizeof(*s));
+	int err;
+
+	*r = NULL;
+	if (!s) {
+		close(fd);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	if ((err = sb_instream_open_fd(&s->in, fd, name)) < 0) {
+		free(s);
+		return err;
+	}
+	return sbt_open(r, s, name, NULL);
+}
+
 int sb_trace_open_sbt_mem(struct sb_trace_reader **r, const char *name, const void *data,
                           size_t len, const struct sb_trace_options *opt)
 {
@@ -944,6 +962,7 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 {
 	struct sbt_writer *w = (struct sbt_writer *)wr;
 	uint8_t total[8];
+	const bool external = !w->out.f; /* a stream of the caller's: flushed, not committed */
 	int err = 0;
 
 	if (finish) {
@@ -953,8 +972,11 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 		if (!err && ferror(w->f))
 			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
 			                   strerror(errno));
-		if (!err)
+		if (!err && !external)
 			err = sb_output_commit(&w->out);
+		if (!err && external && fflush(w->f))
+			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
+			                   strerror(errno));
 	}
 	w->f = NULL;
 	sbt_writer_free(w); /* removes the temporary file when not committed */
@@ -963,8 +985,28 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 
 static const struct sb_trace_writer_ops sbt_writer_ops = {.write = sbt_write, .close = sbt_close};
 
+static int sbt_writer_open(struct sb_trace_writer **wp, const char *path, FILE *f,
+                           const struct sb_trace_info *info);
+
 int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
                              const struct sb_trace_info *info)
+{
+	return sbt_writer_open(wp, path, NULL, info);
+}
+
+int sb_trace_writer_open_sbt_stream(struct sb_trace_writer **wp, FILE *f, const char *name,
+                                    const struct sb_trace_info *info)
+{
+	int err = sbt_writer_open(wp, name, f, info);
+
+	if (err == 0)
+		sb_strlcpy((*wp)->path, name, sizeof((*wp)->path));
+	return err;
+}
+
+/* A writer of path (written atomically), or of the stream f (flushed, never closed). */
+static int sbt_writer_open(struct sb_trace_writer **wp, const char *path, FILE *f,
+                           const struct sb_trace_info *info)
 {
 	struct sbt_writer *w = calloc(1, sizeof(*w));
 	uint8_t head[16 + SBT_HEADER_BYTES];
@@ -987,9 +1029,9 @@ int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, SBT_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	if ((err = sb_output_open(&w->out, path)) < 0)
+	if (!f && (err = sb_output_open(&w->out, path)) < 0)
 		goto fail;
-	w->f = w->out.f;
+	w->f = f ? f : w->out.f;
 	memset(head, 0, sizeof(head));
 	memcpy(head, SBT_MAGIC, 8);
 	head[8] = SBT_MAJOR;

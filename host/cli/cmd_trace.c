@@ -52,15 +52,30 @@ int sb_cli_trace_option(const char *cmd, int c, const char *arg, struct sb_cli_t
 	}
 }
 
-/* The format of path when none is given: folders are SCALE-Sim, then by file name. */
+/*
+ * The format of path when none is given: folders are SCALE-Sim, then by file name, a
+ * compression suffix (.gz, .zst, .xz) aside.
+ */
 static int guess_format(const char *path, enum sb_trace_format *fmt)
 {
-	const char *dot = strrchr(path, '.');
+	static const char *const zs[] = {".gz", ".zst", ".xz"};
+	char name[256];
+	const char *dot;
 	struct stat st;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		*fmt = SB_TRACE_SCALESIM;
-	else if (dot && !strcmp(dot, ".sbt"))
+		return 0;
+	}
+	sb_strlcpy(name, path, sizeof(name));
+	for (size_t i = 0; i < SB_ARRAY_SIZE(zs); i++) {
+		size_t n = strlen(name), k = strlen(zs[i]);
+
+		if (n > k && !strcmp(name + n - k, zs[i]))
+			name[n - k] = '\0';
+	}
+	dot = strrchr(name, '.');
+	if (dot && !strcmp(dot, ".sbt"))
 		*fmt = SB_TRACE_SBT;
 	else if (dot && !strcmp(dot, ".csv"))
 		*fmt = SB_TRACE_CSV;

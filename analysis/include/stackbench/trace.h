@@ -169,9 +169,11 @@ enum sb_trace_format {
 
 /* Importer options; zero means "the default" for every field. */
 struct sb_trace_options {
-	double clock_hz;      /* clock of cycle traces (default 1 GHz) */
-	uint32_t word_bytes;  /* SCALE-Sim element size in bytes (default 1) */
-	uint32_t block_bytes; /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
+	double clock_hz;       /* clock of cycle traces (default 1 GHz) */
+	uint32_t word_bytes;   /* SCALE-Sim element size in bytes (default 1) */
+	uint32_t block_bytes;  /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
+	uint32_t sort_records; /* records an importer sorting rows holds in memory (default
+	                          SB_TRACE_SORT_RECORDS); more are sorted through the disk */
 };
 
 /* An open trace: a source of records. */
@@ -230,6 +232,19 @@ int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
  */
 int sb_trace_merge(struct sb_trace_reader **r, struct sb_trace_reader **children, size_t n,
                    const char *name);
+
+/* Records a sorting reader holds in memory by default (64 MiB with their sort keys). */
+#define SB_TRACE_SORT_RECORDS (1u << 20)
+
+/*
+ * Sort the records of in by time, stably (records of equal times keep their order), in bounded
+ * memory: at most mem_records records (0: SB_TRACE_SORT_RECORDS) are held; a longer input is
+ * sorted in runs written to temporary sbt files in $TMPDIR (or /tmp), unlinked at once, and
+ * merged (docs/trace-format.md, "Rows out of time order"). Takes ownership of in, also on
+ * failure. The first read consumes the whole input. Returns 0 or SB_ERR_NOMEM; reads can
+ * fail with SB_ERR_IO (no room for the temporary files) besides the input's errors.
+ */
+int sb_trace_sort(struct sb_trace_reader **r, struct sb_trace_reader *in, size_t mem_records);
 
 /* Read up to max records: the count, 0 at the end of the trace, or a negative SB_ERR_*. */
 int sb_trace_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
