@@ -135,9 +135,11 @@ static int codec_step(struct sb_instream *s, const uint8_t *in, size_t in_len, u
 
 		if (ZSTD_isError(rc))
 			return corrupt(s, ZSTD_getErrorName(rc));
+		/* 0: a frame ended (another may follow); a call without progress tells nothing */
+		if (ib.pos != s->in_pos || ob.pos)
+			s->member_open = rc != 0;
 		s->in_pos = ib.pos;
 		*produced = ob.pos;
-		s->member_open = rc != 0; /* 0: a frame ended (another may follow) */
 		return 0;
 	}
 	lzma_stream *x = s->z;
