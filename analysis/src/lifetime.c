@@ -738,11 +738,39 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 	return 0;
 }
 
+/* The value at 0-based rank k of the sorted lifetimes (k < st->lifetimes). */
+static int64_t ranked(const struct sb_subpart_stats *st, uint64_t k)
+{
+	uint64_t cum = 0;
+
+	for (size_t i = 0; i < st->nbins; i++) {
+		cum += st->bins[i].count;
+		if (k < cum)
+			return st->bins[i].ticks;
+	}
+	return st->bins[st->nbins - 1].ticks;
+}
+
+double sb_quantile_linear(const struct sb_subpart_stats *st, double q)
+{
+	/* numpy's 'linear' method (pandas' default), expression for expression, so that the
+	   figures agree to the last bit: virtual index n q + (1 + q (1 - 1 - 1)) - 1 = (n - 1) q */
+	const uint64_t n = st->lifetimes;
+	const double h = (double)n * q + (1.0 + q * (1.0 - 1.0 - 1.0)) - 1.0;
+	double lo = floor(h), g = h - lo, a, b, d;
+	uint64_t i = lo < 0 ? 0 : (uint64_t)lo;
+
+	if (i > n - 1)
+		i = n - 1;
+	a = (double)ranked(st, i);
+	b = (double)ranked(st, i + 1 < n ? i + 1 : n - 1);
+	d = b - a;
+	return g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
+}
+
 static void summarize(struct sb_subpart_stats *st)
 {
-	uint64_t n = st->lifetimes, cum = 0;
-	/* nearest rank: the smallest value with at least ceil(q n) values at or below it */
-	uint64_t r50 = n / 2 + n % 2, r99 = n / 100 * 99 + ((n % 100) * 99 + 99) / 100;
+	uint64_t n = st->lifetimes;
 	long double sum = 0;
 
 	memset(&st->life, 0, sizeof(st->life));
@@ -750,17 +778,11 @@ static void summarize(struct sb_subpart_stats *st)
 		return;
 	st->life.min = st->bins[0].ticks;
 	st->life.max = st->bins[st->nbins - 1].ticks;
-	for (size_t i = 0; i < st->nbins; i++) {
-		uint64_t before = cum;
-
+	for (size_t i = 0; i < st->nbins; i++)
 		sum += (long double)st->bins[i].ticks * (long double)st->bins[i].count;
-		cum += st->bins[i].count;
-		if (before < r50 && cum >= r50)
-			st->life.median = st->bins[i].ticks;
-		if (before < r99 && cum >= r99)
-			st->life.p99 = st->bins[i].ticks;
-	}
 	st->life.mean = (double)(sum / (long double)n);
+	st->life.median = sb_quantile_linear(st, 0.5);
+	st->life.p99 = sb_quantile_linear(st, 0.99);
 }
 
 /* The lifetime histogram in ascending order: the direct array, then the table above it. */

@@ -58,8 +58,8 @@ static void add_summary(cJSON *o, const char *key, const struct sb_subpart_stats
 	}
 	add_num(s, "min", (double)st->life.min * scale);
 	add_num(s, "mean", st->life.mean * scale);
-	add_num(s, "median", (double)st->life.median * scale);
-	add_num(s, "p99", (double)st->life.p99 * scale);
+	add_num(s, "median", st->life.median * scale);
+	add_num(s, "p99", st->life.p99 * scale);
 	add_num(s, "max", (double)st->life.max * scale);
 }
 

@@ -71,8 +71,8 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		       (unsigned long long)st->unbacked_reads,
 		       all ? 100.0 * (double)st->orphans / (double)all : 0.0);
 		if (st->lifetimes)
-			printf("%10.4g %10.4g\n", (double)st->life.median * 1e9 / hz,
-			       (double)st->life.p99 * 1e9 / hz);
+			printf("%10.4g %10.4g\n", st->life.median * 1e9 / hz,
+			       st->life.p99 * 1e9 / hz);
 		else
 			printf("%10s %10s\n", "-", "-");
 	}

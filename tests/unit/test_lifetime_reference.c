@@ -12,6 +12,7 @@
  * statistics must match exactly, under both cache policies.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,7 +277,8 @@ static void check_sp(const struct ref_sp *s, const struct sb_subpart_stats *st)
 		          (long long)b.ticks, (unsigned long long)b.count);
 	}
 	cr_expect_eq(st->nbins, nb, "'%s' bins", name);
-	/* nearest-rank order statistics on the sorted list itself */
+	/* order statistics on the sorted list itself; median and p99 interpolated linearly
+	   between ranks, as pandas does (h = (n - 1) q), to the last few bits */
 	if (s->nlife) {
 		const size_t n = s->nlife;
 		long double sum = 0;
@@ -285,8 +287,18 @@ static void check_sp(const struct ref_sp *s, const struct sb_subpart_stats *st)
 			sum += (long double)s->life[i].ticks;
 		cr_expect_eq(st->life.min, s->life[0].ticks);
 		cr_expect_eq(st->life.max, s->life[n - 1].ticks);
-		cr_expect_eq(st->life.median, s->life[(n + 1) / 2 - 1].ticks);
-		cr_expect_eq(st->life.p99, s->life[(99 * n + 99) / 100 - 1].ticks);
+		for (int k = 0; k < 2; k++) {
+			const double q = k ? 0.99 : 0.5, h = (double)(n - 1) * q;
+			const size_t lo = (size_t)h, hi = lo + 1 < n ? lo + 1 : n - 1;
+			const double a = (double)s->life[lo].ticks, b = (double)s->life[hi].ticks;
+			const double want = a + (b - a) * (h - (double)lo);
+			const double got = k ? st->life.p99 : st->life.median;
+
+			cr_expect(fabs(got - want) <= 1e-9 * (fabs(want) + 1),
+			          "'%s' q %g: %.17g, "
+			          "reference %.17g",
+			          name, q, got, want);
+		}
 		cr_expect_eq(st->life.mean, (double)(sum / (long double)n), "'%s' mean", name);
 	}
 }

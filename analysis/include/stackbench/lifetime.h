@@ -61,12 +61,16 @@ struct sb_address_bin {
 	uint64_t write_bits; /* bits written (stores and fetches) at these addresses */
 };
 
-/* Order statistics of the lifetimes in ticks (nearest rank; valid when lifetimes > 0). */
+/*
+ * Order statistics of the lifetimes in ticks (valid when lifetimes > 0). The median and the
+ * percentiles are those pandas computes by default (Series.quantile, numpy's 'linear' method:
+ * linear interpolation between the values of ranks floor(h) and floor(h) + 1, h = (n - 1) q).
+ */
 struct sb_lifetime_summary {
 	int64_t min;
 	double mean;
-	int64_t median;
-	int64_t p99;
+	double median; /* q = 0.5 */
+	double p99;    /* q = 0.99 */
 	int64_t max;
 };
 
@@ -138,6 +142,10 @@ int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy pol
                              void (*progress)(void *ctx, uint64_t records), void *ctx);
 
 void sb_lifetime_result_release(struct sb_lifetime_result *res);
+
+/* The q-quantile (0 <= q <= 1) of a subpartition's lifetimes, as pandas computes it by default
+ * (see struct sb_lifetime_summary); st->lifetimes must be > 0. */
+double sb_quantile_linear(const struct sb_subpart_stats *st, double q);
 
 /* Index of the named subpartition in res, or -1. */
 int sb_lifetime_result_find(const struct sb_lifetime_result *res, const char *name);
