@@ -118,9 +118,10 @@ struct sb_locality_tree {
 /* A hot region found by zooming into a subpartition's address space. */
 struct sb_hot_region {
 	uint32_t subpart;
-	uint32_t depth;      /* 0: the subpartition's whole range */
-	int32_t parent;      /* index of the region it was found in (-1 at depth 0) */
-	uint64_t start, end; /* bytes [start, end) of the subpartition's address space */
+	uint32_t depth;       /* 0: the subpartition's whole range */
+	int32_t parent;       /* index of the region it was found in (-1 at depth 0) */
+	uint64_t first, last; /* its bytes, first to last (inclusive), in the
+	                         subpartition's address space */
 	uint64_t accesses, blocks;
 	double share_of_parent, share_of_total;
 	double mean_reuse; /* mean finite reuse distance of its accesses (NaN if none) */
