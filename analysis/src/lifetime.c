@@ -14,11 +14,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/util.h"
+#include "trace_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -139,51 +139,16 @@ static inline size_t hash64(uint64_t k)
 
 /* --- tables ------------------------------------------------------------------------------- */
 
-/*
- * Zeroed, cache-line aligned table memory. Large tables are mapped on their own and asked for
- * transparent huge pages: random probes over tens of MB otherwise miss the TLB on nearly every
- * access.
- */
-#define HUGE_TABLE_BYTES (2u << 20)
-
-static void *table_alloc(size_t bytes)
-{
-	void *p;
-
-	if (bytes < HUGE_TABLE_BYTES) {
-		if ((p = aligned_alloc(64, bytes)))
-			memset(p, 0, bytes);
-		return p;
-	}
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-	return p;
-}
-
-static void table_free(void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	if (bytes < HUGE_TABLE_BYTES)
-		free(p);
-	else
-		munmap(p, bytes);
-}
-
 static void atab_free(struct atab *t)
 {
-	table_free(t->e, t->e ? (t->mask + 1) * sizeof(*t->e) : 0);
+	sb_table_free(t->e, t->e ? (t->mask + 1) * sizeof(*t->e) : 0);
 	t->e = NULL;
 }
 
 /* cap: a power of two. */
 static int atab_init(struct atab *t, size_t cap)
 {
-	t->e = table_alloc(cap * sizeof(*t->e));
+	t->e = sb_table_alloc(cap * sizeof(*t->e));
 	if (!t->e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (address table of %zu entries)",
 		                    cap);

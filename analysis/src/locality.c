@@ -26,6 +26,7 @@
 #include "stackbench/error.h"
 #include "stackbench/locality.h"
 #include "stackbench/util.h"
+#include "trace_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -111,7 +112,7 @@ static inline uint64_t bhash(uint64_t block, uint32_t unit)
 
 static int btab_init(struct lsp *s, size_t cap)
 {
-	s->e = calloc(cap, sizeof(*s->e));
+	s->e = sb_table_alloc(cap * sizeof(*s->e));
 	if (!s->e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (a table of %zu blocks)", cap);
 	s->mask = cap - 1;
@@ -146,7 +147,7 @@ static int btab_grow(struct lsp *s)
 		s->e[j] = old[i];
 	}
 	s->used = used;
-	free(old);
+	sb_table_free(old, (omask + 1) * sizeof(*old));
 	return 0;
 }
 
@@ -238,7 +239,8 @@ void sb_locality_free(struct sb_locality *l)
 	if (!l)
 		return;
 	for (size_t i = 0; i < l->nsp; i++) {
-		free(l->sp[i].e);
+		if (l->sp[i].e)
+			sb_table_free(l->sp[i].e, (l->sp[i].mask + 1) * sizeof(*l->sp[i].e));
 		rd_release(&l->sp[i].rd);
 	}
 	free(l->sp);

@@ -9,6 +9,7 @@
 #include "reuse_internal.h"
 #include "stackbench/error.h"
 #include "stackbench/locality.h"
+#include "trace_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -39,10 +40,15 @@ static unsigned levels_for(uint32_t words)
 
 static void rd_free_arrays(struct rd_tree *t)
 {
-	free(t->words);
-	free(t->l1);
-	for (unsigned k = 0; k < RD_MAX_LEVELS; k++)
-		free(t->up[k]);
+	const uint32_t words = t->cap / 64;
+
+	if (t->words)
+		sb_table_free(t->words, words * sizeof(*t->words));
+	if (t->l1)
+		sb_table_free(t->l1, level_len(words, 1) * sizeof(*t->l1));
+	for (unsigned k = 2; k <= RD_MAX_LEVELS; k++)
+		if (t->up[k - 1])
+			sb_table_free(t->up[k - 1], level_len(words, k) * sizeof(*t->up[k - 1]));
 	t->words = NULL;
 	t->l1 = NULL;
 	memset(t->up, 0, sizeof(t->up));
@@ -54,12 +60,12 @@ static int rd_alloc(struct rd_tree *t, uint32_t cap)
 
 	t->cap = cap;
 	t->levels = levels_for(words);
-	t->words = calloc(words, sizeof(*t->words));
-	t->l1 = calloc(level_len(words, 1), sizeof(*t->l1));
+	t->words = sb_table_alloc(words * sizeof(*t->words));
+	t->l1 = sb_table_alloc(level_len(words, 1) * sizeof(*t->l1));
 	if (!t->words || !t->l1)
 		goto nomem;
 	for (unsigned k = 2; k <= t->levels; k++)
-		if (!(t->up[k - 1] = calloc(level_len(words, k), sizeof(*t->up[k - 1]))))
+		if (!(t->up[k - 1] = sb_table_alloc(level_len(words, k) * sizeof(*t->up[k - 1]))))
 			goto nomem;
 	return 0;
 nomem:
@@ -80,23 +86,95 @@ void rd_release(struct rd_tree *t)
 	rd_free_arrays(t);
 }
 
+/* Bits set in x: one instruction where the target has it, else a few without a call. */
+static inline unsigned pop64(uint64_t x)
+{
+#ifdef __POPCNT__
+	return (unsigned)__builtin_popcountll(x);
+#else
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return (unsigned)((x * 0x0101010101010101ull) >> 56);
+#endif
+}
+
+/* 16 counters of a group as one vector (two or four SSE registers on any x86-64). */
+typedef uint16_t v16w __attribute__((vector_size(32)));
+typedef uint32_t v16d __attribute__((vector_size(64)));
+
+/* after16[i], after32[i]: every bit set in the lanes after lane i. */
+static const v16w after16[16] = {
+    {0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff},
+    {0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
+     0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+static const v16d after32[16] = {
+    {0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff},
+    {0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+     0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
+
 /* Add d to the prefix counts of the words after w (w sealed). */
 static inline void tree_add(struct rd_tree *t, uint32_t w, int d)
 {
 	{
 		uint16_t *g = t->l1 + (w & ~15u);
-		const unsigned i = w & 15;
+		v16w v;
 
-		for (unsigned j = 0; j < 16; j++)
-			g[j] = (uint16_t)(g[j] + (j > i ? d : 0));
+		memcpy(&v, g, sizeof(v));
+		v += after16[w & 15] & (uint16_t)d;
+		memcpy(g, &v, sizeof(v));
 	}
 	for (unsigned k = 2; k <= t->levels; k++) {
 		const uint32_t idx = w >> (4 * (k - 1));
 		uint32_t *g = t->up[k - 1] + (idx & ~15u);
-		const unsigned i = idx & 15;
+		v16d v;
 
-		for (unsigned j = 0; j < 16; j++)
-			g[j] += (uint32_t)(j > i ? d : 0);
+		memcpy(&v, g, sizeof(v));
+		v += after32[idx & 15] & (uint32_t)d;
+		memcpy(g, &v, sizeof(v));
 	}
 }
 
@@ -117,8 +195,8 @@ static inline uint64_t rank_excl(const struct rd_tree *t, uint32_t p)
 	const uint64_t below = t->words[w] & ((UINT64_C(1) << (p & 63)) - 1);
 
 	if (w >= tail)
-		return t->sealed + (uint64_t)__builtin_popcountll(below);
-	return tree_prefix(t, w) + (uint64_t)__builtin_popcountll(below);
+		return t->sealed + (uint64_t)pop64(below);
+	return tree_prefix(t, w) + (uint64_t)pop64(below);
 }
 
 uint64_t rd_after(const struct rd_tree *t, uint32_t p)
@@ -127,7 +205,7 @@ uint64_t rd_after(const struct rd_tree *t, uint32_t p)
 
 	/* a marker in the tail word: only the tail word's markers can follow it */
 	if (w == tail)
-		return (uint64_t)__builtin_popcountll(t->words[w] >> (p & 63)) - 1;
+		return (uint64_t)pop64(t->words[w] >> (p & 63)) - 1;
 	return t->live - rank_excl(t, p) - 1;
 }
 
@@ -151,7 +229,7 @@ uint32_t rd_append(struct rd_tree *t)
 	t->live++;
 	if ((t->now & 63) == 0) {
 		/* the tail word is full: count it into the tree */
-		const int c = __builtin_popcountll(t->words[p >> 6]);
+		const int c = pop64(t->words[p >> 6]);
 
 		tree_add(t, p >> 6, c);
 		t->sealed += (uint64_t)c;
@@ -174,7 +252,7 @@ static void rd_rebuild(struct rd_tree *t)
 		memset(t->up[k - 1], 0, level_len(words, k) * sizeof(*t->up[k - 1]));
 	t->sealed = 0;
 	for (uint32_t w = 0; w < tail; w++) {
-		const int c = __builtin_popcountll(t->words[w]);
+		const int c = pop64(t->words[w]);
 
 		if (c)
 			tree_add(t, w, c);
@@ -250,7 +328,7 @@ static inline size_t slot_of(const struct sb_reuse *r, uint64_t key)
 
 static int table_init(struct sb_reuse *r, size_t cap)
 {
-	r->e = calloc(cap, sizeof(*r->e));
+	r->e = sb_table_alloc(cap * sizeof(*r->e));
 	if (!r->e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (%zu keys)", cap);
 	r->mask = cap - 1;
@@ -271,8 +349,12 @@ int sb_reuse_new(struct sb_reuse **rp)
 	*rp = NULL;
 	if (!r)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((err = table_init(r, 1024)) < 0 || (err = rd_init(&r->t, 4096)) < 0) {
-		free(r->e);
+	if ((err = table_init(r, 1024)) < 0) {
+		free(r);
+		return err;
+	}
+	if ((err = rd_init(&r->t, 4096)) < 0) {
+		sb_table_free(r->e, (r->mask + 1) * sizeof(*r->e));
 		free(r);
 		return err;
 	}
@@ -285,7 +367,7 @@ void sb_reuse_free(struct sb_reuse *r)
 	if (!r)
 		return;
 	rd_release(&r->t);
-	free(r->e);
+	sb_table_free(r->e, (r->mask + 1) * sizeof(*r->e));
 	free(r);
 }
 
@@ -306,7 +388,7 @@ static int grow(struct sb_reuse *r)
 		n.e[j] = r->e[i];
 	}
 	n.used = r->used;
-	free(r->e);
+	sb_table_free(r->e, (r->mask + 1) * sizeof(*r->e));
 	r->e = n.e;
 	r->mask = n.mask;
 	r->hshift = n.hshift;

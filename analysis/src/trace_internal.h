@@ -132,6 +132,13 @@ int sb_trace_writer_open_sbt_stream(struct sb_trace_writer **w, FILE *f, const c
 /* An sbt reader of an open file descriptor (read from its start; closed by the reader). */
 int sb_trace_open_sbt_fd(struct sb_trace_reader **r, int fd, const char *name);
 
+/*
+ * Zeroed, cache-line aligned memory of a large hash table (tables.c): from 2 MB on, mapped on its
+ * own and asked for transparent huge pages. Free with the same size.
+ */
+void *sb_table_alloc(size_t bytes);
+void sb_table_free(void *p, size_t bytes);
+
 /* Default clock of cycle traces. */
 #define SB_TRACE_DEFAULT_CLOCK_HZ 1e9
 
