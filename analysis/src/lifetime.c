@@ -91,8 +91,16 @@ struct sp_state {
 	struct htab life; /* lifetimes from DENSE_MAX on */
 	bool spare_used;
 	struct aentry spare; /* the address whose key is UINT64_MAX */
+	/* sampled traces: the window (sample id) and the keys written in it, whose values the
+	   window's end cuts (when the list would exceed WINDOW_KEYS_MAX, the table is scanned) */
+	uint32_t window;
+	uint64_t *wkeys;
+	size_t nwkeys, capwkeys;
+	bool wscan;
 	struct sb_subpart_stats st;
 };
+
+#define WINDOW_KEYS_MAX (1u << 20)
 
 /* What a record does, from its kind, its cache status and the policy. */
 enum action {
@@ -117,6 +125,7 @@ struct sb_lifetime {
 	size_t nsp;
 	uint64_t records;
 	bool any;
+	bool windowed, decided; /* records carry sample ids: each id is a window (a sample) */
 	int64_t first, last;
 };
 
@@ -410,6 +419,7 @@ static void sp_release(struct sp_state *s)
 	free(s->life.e);
 	free(s->dense);
 	free(s->dr);
+	free(s->wkeys);
 }
 
 void sb_lifetime_free(struct sb_lifetime *eng)
@@ -533,11 +543,84 @@ static int flush_all(struct sp_state *s)
 	return 0;
 }
 
+/*
+ * A live value cut by the end of its window (sampled traces): what happened to it in the gap
+ * is unknown, so it is neither a lifetime nor a zero-read value. Its observed length (write to
+ * last read seen) is a lower bound: it counts towards the address's longest lifetime.
+ */
+static void cut_value(struct sp_state *s, struct aentry *e)
+{
+	const int64_t seen = e->last_read - e->start;
+
+	s->st.censored_values++;
+	if (e->nreads) {
+		s->st.censored_read_values++;
+		if (seen > s->st.censored_max)
+			s->st.censored_max = seen;
+		if (!(e->flags & F_HELD) || seen > e->max_life)
+			e->max_life = seen;
+		e->flags |= F_HELD;
+	}
+	e->flags &= ~(F_LIVE | F_FETCHED);
+}
+
+/* The end of a window: the reads of its last time stamp, then every live value is cut. */
+static int end_window(struct sp_state *s)
+{
+	int err;
+
+	if (s->ndr && (err = apply_reads(s)) < 0)
+		return sb_error_set(err, "out of memory");
+	if (s->wscan) {
+		for (size_t i = 0; i <= s->addrs.mask; i++)
+			if (s->addrs.e[i].key1 && (s->addrs.e[i].flags & F_LIVE))
+				cut_value(s, &s->addrs.e[i]);
+		if (s->spare_used && (s->spare.flags & F_LIVE))
+			cut_value(s, &s->spare);
+	} else {
+		for (size_t i = 0; i < s->nwkeys; i++) {
+			struct aentry *e = aget(s, s->wkeys[i], key_hash(s->wkeys[i]));
+
+			if (UNLIKELY(!e))
+				return sb_error_set(SB_ERR_NOMEM, "out of memory");
+			if (e->flags & F_LIVE)
+				cut_value(s, e);
+		}
+	}
+	s->nwkeys = 0;
+	s->wscan = false;
+	s->st.windows++;
+	return 0;
+}
+
+/* Remember a key written in the window (its value is cut at the window's end). */
+static int window_key(struct sp_state *s, uint64_t key)
+{
+	if (s->wscan)
+		return 0;
+	if (s->nwkeys == s->capwkeys) {
+		size_t nc = s->capwkeys ? s->capwkeys * 2 : 1024;
+		uint64_t *nk;
+
+		if (nc > WINDOW_KEYS_MAX) {
+			s->wscan = true; /* too many: scan the table at the window's end */
+			return 0;
+		}
+		if (!(nk = realloc(s->wkeys, nc * sizeof(*nk))))
+			return sb_error_set(SB_ERR_NOMEM, "out of memory");
+		s->wkeys = nk;
+		s->capwkeys = nc;
+	}
+	s->wkeys[s->nwkeys++] = key;
+	return 0;
+}
+
 /* A record decoded ahead of its turn. */
 struct op {
 	uint64_t key, h;
 	int64_t time;
 	uint32_t bits;
+	uint32_t sample;
 	uint16_t sp;
 	uint8_t act;
 };
@@ -554,6 +637,7 @@ static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_r
 
 	o->time = r->time;
 	o->bits = r->size * 8u;
+	o->sample = r->sample;
 	o->sp = (uint16_t)sp;
 	if (UNLIKELY(sp >= eng->nsp)) {
 		o->act = A_BADSP;
@@ -601,7 +685,7 @@ static int new_time(struct sp_state *s, int64_t t)
 }
 
 /* A store or a fetch: a new value at its address. */
-static inline int write_value(struct sp_state *s, const struct op *o)
+static inline int write_value(struct sp_state *s, const struct op *o, bool windowed)
 {
 	struct aentry *e = aget(s, o->key, o->h);
 	const uint32_t fetched = o->act == A_FETCH;
@@ -609,8 +693,12 @@ static inline int write_value(struct sp_state *s, const struct op *o)
 
 	if (UNLIKELY(!e))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((e->flags & F_LIVE) && (err = end_value(s, e)) < 0)
-		return sb_error_set(err, "out of memory");
+	if (e->flags & F_LIVE) {
+		if ((err = end_value(s, e)) < 0)
+			return sb_error_set(err, "out of memory");
+	} else if (windowed && (err = window_key(s, o->key)) < 0) {
+		return err;
+	}
 	s->st.fetches += fetched;
 	s->st.stores += !fetched;
 	s->st.write_bits += o->bits;
@@ -658,6 +746,12 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 		return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
 		                    (unsigned)o->sp, eng->nsp);
 	s = &eng->sp[o->sp];
+	if (UNLIKELY(eng->windowed && o->sample != s->window)) {
+		/* a new sample: the values of the previous one are cut at its end */
+		if (s->started && (err = end_window(s)) < 0)
+			return err;
+		s->window = o->sample;
+	}
 	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
 		return err;
 	if (o->act == A_READ) { /* counted when applied, with the other reads of its time */
@@ -676,7 +770,7 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 		return 0;
 	}
 	if (o->act <= A_FETCH)
-		return write_value(s, o);
+		return write_value(s, o, eng->windowed);
 	return rare_action(s, o->act);
 }
 
@@ -689,6 +783,11 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
+	if (!eng->decided) {
+		/* a trace with sample ids is read window by window (a change of id is a gap) */
+		eng->windowed = (info->fields & SB_FIELD_SAMPLE) || info->capture.sampled;
+		eng->decided = true;
+	}
 	eng->records += n;
 	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		decode(eng, &recs[i], &ring[i]);
@@ -795,13 +894,19 @@ static int count_address(struct sp_state *s, struct htab *ah, const struct aentr
 	                e->wbits);
 }
 
-static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out)
+static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out, bool windowed)
 {
 	struct htab ah;
 	struct hentry *sorted;
 	size_t nsorted;
 	int err;
 
+	if (windowed && s->started) {
+		/* the capture ends, not the program: the last window's values are cut */
+		s->wscan = true;
+		if ((err = end_window(s)) < 0)
+			return err;
+	}
 	if (s->ndr && (err = apply_reads(s)) < 0)
 		return sb_error_set(err, "out of memory");
 	if ((err = flush_all(s)) < 0) /* program end */
@@ -877,12 +982,44 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	res->nsubparts = eng->nsp;
 	for (size_t i = 0; i < eng->nsp; i++) {
-		if ((err = finish_sp(&eng->sp[i], &res->subparts[i])) < 0) {
+		if ((err = finish_sp(&eng->sp[i], &res->subparts[i], eng->windowed)) < 0) {
 			sb_lifetime_result_release(res);
 			return err;
 		}
 	}
+	res->windowed = eng->windowed;
+	{
+		uint64_t windows = 0;
+
+		for (size_t i = 0; i < res->nsubparts; i++)
+			windows =
+			    res->subparts[i].windows > windows ? res->subparts[i].windows : windows;
+		sb_sampling_init(&res->sampling, info, res->records, eng->windowed ? windows : 1);
+	}
+	for (size_t i = 0; i < res->nsubparts; i++) {
+		struct sb_subpart_stats *st = &res->subparts[i];
+
+		st->density = sb_sampling_subpart_density(&res->sampling, info, (uint32_t)i,
+		                                          st->reads + st->stores + st->fetches +
+		                                              st->skipped + st->bypassed);
+	}
+	sb_confidence_rules_default(&res->rules);
+	sb_lifetime_judge(res, &res->rules);
 	return 0;
+}
+
+void sb_lifetime_judge(struct sb_lifetime_result *res, const struct sb_confidence_rules *rules)
+{
+	res->rules = *rules;
+	for (size_t i = 0; i < res->nsubparts; i++) {
+		struct sb_subpart_stats *st = &res->subparts[i];
+		const uint64_t values = st->lifetimes + st->zero_read_values + st->censored_values;
+
+		st->confident =
+		    sb_confident(rules, &res->sampling, st->density,
+		                 st->sp.type == SB_SUBPART_CACHE, st->lifetimes) &&
+		    (double)st->censored_values <= rules->max_censored_share * (double)values;
+	}
 }
 
 void sb_lifetime_result_release(struct sb_lifetime_result *res)

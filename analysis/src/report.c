@@ -246,6 +246,7 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	const double hz = res->info.tick_hz;
 	cJSON *root = cJSON_CreateObject(), *a, *sps, *tot;
 	struct sb_subpart_stats sum;
+	bool all_confident = true;
 	char gen[64];
 
 	*text = NULL;
@@ -276,6 +277,8 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	a = cJSON_AddArrayToObject(root, "warnings");
 	for (uint32_t i = 0; a && i < res->info.nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(res->info.warnings[i]));
+	sb_json_sampling(root, &res->sampling, &res->rules);
+	cJSON_AddBoolToObject(root, "windowed", res->windowed);
 	cJSON_AddStringToObject(root, "reference_device", lib->reference);
 	cJSON_AddItemToObject(root, "device_library", library_json(lib));
 
@@ -294,8 +297,25 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		sb_json_u64(o, "addr_unit_bytes", st->sp.addr_unit_bytes);
 		sb_json_u64(o, "block_bytes", st->sp.block_bytes);
 		add_counts(o, st);
+		sb_json_num(o, "density", st->density);
+		cJSON_AddBoolToObject(o, "confident", st->confident);
+		all_confident &= st->confident;
+		if (res->windowed) {
+			sb_json_u64(o, "windows", st->windows);
+			sb_json_u64(o, "censored_values", st->censored_values);
+			sb_json_u64(o, "censored_read_values", st->censored_read_values);
+			if (st->censored_read_values) {
+				sb_json_num(o, "censored_max_cycles", (double)st->censored_max);
+				sb_json_num(o, "censored_max_ns",
+				            ticks_ns((double)st->censored_max, hz));
+			} else {
+				cJSON_AddNullToObject(o, "censored_max_cycles");
+				cJSON_AddNullToObject(o, "censored_max_ns");
+			}
+		}
 		sb_json_u64(o, "write_cycles", st->write_ticks);
 		sb_json_u64(o, "read_cycles", st->read_ticks);
+		sb_json_num(o, "time_scale", sp->time_scale);
 		sb_json_num(o, "write_frequency_hz", sp->write_hz);
 		sb_json_num(o, "read_frequency_hz", sp->read_hz);
 		add_summary(o, "lifetime_cycles", st, 1);
@@ -318,10 +338,17 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		sum.unbacked_reads += st->unbacked_reads;
 		sum.skipped += st->skipped;
 		sum.bypassed += st->bypassed;
+		sum.censored_values += st->censored_values;
+		sum.censored_read_values += st->censored_read_values;
 	}
 	tot = cJSON_AddObjectToObject(root, "total");
 	if (tot) {
 		add_counts(tot, &sum);
+		cJSON_AddBoolToObject(tot, "confident", all_confident);
+		if (res->windowed) {
+			sb_json_u64(tot, "censored_values", sum.censored_values);
+			sb_json_u64(tot, "censored_read_values", sum.censored_read_values);
+		}
 		add_devices(tot, p->total, p->ndevices);
 	}
 	cJSON_AddItemToObject(root, "composition", composition_json(&p->total_comp, hz));
