@@ -21,7 +21,7 @@
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
-#define IN_BUF (256u << 10)
+#define IN_BUF (64u << 10)
 
 static const char *const codec_names[] = {"plain", "gzip", "zstd", "xz"};
 

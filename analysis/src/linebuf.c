@@ -11,7 +11,7 @@
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
-#define LINEBUF_INIT (1u << 20)
+#define LINEBUF_INIT (64u << 10)
 
 static int linebuf_init(struct sb_linebuf *lb, const char *name)
 {
@@ -53,6 +53,7 @@ static int refill(struct sb_linebuf *lb)
 	if (lb->start > 0) {
 		memmove(lb->buf, lb->buf + lb->start, lb->end - lb->start);
 		lb->end -= lb->start;
+		lb->base += lb->start;
 		lb->start = 0;
 	}
 	if (lb->end > SB_TRACE_LINE_MAX)
@@ -74,6 +75,15 @@ static int refill(struct sb_linebuf *lb)
 	if (n == 0) {
 		lb->eof = true;
 		return 1;
+	}
+	/* text has no NUL byte: checked once per chunk, reported with the line that holds it */
+	if (!lb->nul) {
+		const char *z = memchr(lb->buf + lb->end, '\0', (size_t)n);
+
+		if (z) {
+			lb->nul = true;
+			lb->nul_at = lb->base + (uint64_t)(z - lb->buf);
+		}
 	}
 	lb->end += (size_t)n;
 	return 0;
@@ -105,7 +115,7 @@ int sb_linebuf_next(struct sb_linebuf *lb, char **line, size_t *len)
 	if (*len > SB_TRACE_LINE_MAX)
 		return sb_trace_parse_error(lb->name, lb->line + 1, "longer than %u bytes",
 		                            SB_TRACE_LINE_MAX);
-	if (memchr(*line, '\0', *len))
+	if (lb->nul && lb->nul_at <= lb->base + (uint64_t)(nl - lb->buf))
 		return sb_trace_parse_error(lb->name, lb->line + 1, "a NUL byte: not a text file");
 	if (*len > 0 && (*line)[*len - 1] == '\r')
 		(*len)--;

@@ -190,27 +190,49 @@ struct ss_opts {
  */
 static int ss_prescan(const char *path, const char *rel, bool *sorted)
 {
-	struct sb_linebuf lb;
+	enum { CHUNK = 64 << 10 };
+	struct sb_instream in;
 	uint64_t back = 0, rows = 0;
 	int64_t max = 0, jump = 0, v;
-	char *line, *comma;
-	size_t len;
-	int err;
+	char *buf;
+	size_t len = 0;
+	int n, err;
 
 	*sorted = true;
-	if ((err = sb_linebuf_open(&lb, path)) < 0)
+	if ((err = sb_instream_open(&in, path)) < 0)
 		return err;
-	while ((err = sb_linebuf_next(&lb, &line, &len)) > 0) {
-		comma = memchr(line, ',', len);
-		if (sb_parse_int_field(line, comma ? comma : line + len, &v) < 0)
-			continue;
-		if (rows++ && v < max) {
-			back++;
-			jump = max - v > jump ? max - v : jump;
-		}
-		max = rows == 1 || v > max ? v : max;
+	if (!(buf = malloc(CHUNK))) {
+		sb_instream_close(&in);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
-	sb_linebuf_close(&lb);
+	/* lines as raw chunks: only the cycle column is read; what is not a number is skipped */
+	for (;;) {
+		char *p = buf, *nl, *end;
+
+		if ((n = sb_instream_read(&in, buf + len, CHUNK - len)) < 0)
+			break;
+		end = buf + len + n;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) || (n == 0 && p < end)) {
+			char *le = nl ? nl : end, *comma = memchr(p, ',', (size_t)(le - p));
+
+			if (sb_parse_int_field(p, comma ? comma : le, &v) == 0) {
+				if (rows++ && v < max) {
+					back++;
+					jump = max - v > jump ? max - v : jump;
+				}
+				max = rows == 1 || v > max ? v : max;
+			}
+			p = nl ? nl + 1 : end;
+		}
+		if (n == 0)
+			break;
+		len = (size_t)(end - p);
+		if (len == CHUNK)
+			len = 0; /* a line longer than a chunk: the real pass reports it */
+		memmove(buf, p, len);
+	}
+	free(buf);
+	sb_instream_close(&in);
 	sb_error_clear(); /* the real pass reports what is wrong in the file */
 	if (back) {
 		*sorted = false;
