@@ -10,9 +10,10 @@
  * last buffer are merged, at most SORT_FANIN at a time (more runs are merged in passes first).
  * Ties between runs go to the earlier run, so the merge is stable too.
  *
- * Bounds: memory is the buffer (mem × 64 bytes: the record and its sort key) plus, while
- * merging, SORT_FANIN open runs (one decoded sbt block and a batch of records each, about 2 MiB);
- * disk is the compressed records (about 1-3 bytes per record in sbt), twice during a pass.
+ * Bounds: memory is the buffer (grown as needed up to mem × 48 bytes; while a buffer is sorted,
+ * 64 bytes more per record: its sort key and the sorted copy) plus, while merging, SORT_FANIN
+ * open runs (one decoded sbt block and a batch of records each, about 2 MiB); disk is the
+ * compressed records (about 1-3 bytes per record in sbt), twice during a pass.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ struct sort_reader {
 	struct sb_trace_reader *in;
 	size_t mem; /* records held in memory at most */
 	struct sb_trace_record *recs;
-	struct key *keys;
+	size_t cap;    /* records recs holds now (grown up to mem) */
 	size_t n, pos; /* records in recs; next to emit (in memory) */
 	struct run *runs;
 	size_t nruns, capruns;
@@ -70,21 +71,29 @@ static int cmp_key(const void *a, const void *b)
 static int sort_buffer(struct sort_reader *s)
 {
 	struct sb_trace_record *sorted;
+	struct key *keys;
 	size_t i;
 
 	for (i = 1; i < s->n && s->recs[i].time >= s->recs[i - 1].time; i++)
 		;
 	if (i >= s->n)
 		return 0; /* in order already */
-	for (i = 0; i < s->n; i++)
-		s->keys[i] = (struct key){s->recs[i].time, i};
-	qsort(s->keys, s->n, sizeof(*s->keys), cmp_key);
-	if (!(sorted = malloc(s->n * sizeof(*sorted))))
+	keys = malloc(s->n * sizeof(*keys));
+	sorted = malloc(s->n * sizeof(*sorted));
+	if (!keys || !sorted) {
+		free(keys);
+		free(sorted);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory sorting '%s'", s->base.name);
+	}
 	for (i = 0; i < s->n; i++)
-		sorted[i] = s->recs[s->keys[i].seq];
-	memcpy(s->recs, sorted, s->n * sizeof(*sorted));
-	free(sorted);
+		keys[i] = (struct key){s->recs[i].time, i};
+	qsort(keys, s->n, sizeof(*keys), cmp_key);
+	for (i = 0; i < s->n; i++)
+		sorted[i] = s->recs[keys[i].seq];
+	free(s->recs);
+	free(keys);
+	s->recs = sorted;
+	s->cap = s->n;
 	return 0;
 }
 
@@ -340,6 +349,16 @@ static int fill(struct sort_reader *s)
 	int n, err;
 
 	for (;;) {
+		if (s->n == s->cap && s->cap < s->mem) {
+			size_t nc = s->cap * 2 < s->mem ? s->cap * 2 : s->mem;
+			struct sb_trace_record *nr = realloc(s->recs, nc * sizeof(*nr));
+
+			if (!nr)
+				return sb_error_set(SB_ERR_NOMEM, "out of memory sorting '%s'",
+				                    s->base.name);
+			s->recs = nr;
+			s->cap = nc;
+		}
 		if (s->n == s->mem) {
 			struct run *run;
 
@@ -355,7 +374,7 @@ static int fill(struct sort_reader *s)
 			}
 			s->n = s->pos = 0;
 		}
-		n = sb_trace_read(s->in, s->recs + s->n, s->mem - s->n);
+		n = sb_trace_read(s->in, s->recs + s->n, s->cap - s->n);
 		if (n < 0)
 			return n;
 		if (n == 0)
@@ -399,7 +418,6 @@ static void sort_free(struct sb_trace_reader *r)
 	free(s->runs);
 	free(s->heap);
 	free(s->recs);
-	free(s->keys);
 	sb_trace_reader_free(s->in);
 	free(s);
 }
@@ -416,14 +434,12 @@ int sb_trace_sort(struct sb_trace_reader **r, struct sb_trace_reader *in, size_t
 		mem_records = SB_TRACE_SORT_RECORDS;
 	if (s) {
 		s->mem = mem_records;
-		s->recs = malloc(s->mem * sizeof(*s->recs));
-		s->keys = malloc(s->mem * sizeof(*s->keys));
+		s->cap = mem_records < 4096 ? mem_records : 4096;
+		s->recs = malloc(s->cap * sizeof(*s->recs));
 	}
-	if (!s || !s->recs || !s->keys) {
-		if (s) {
+	if (!s || !s->recs) {
+		if (s)
 			free(s->recs);
-			free(s->keys);
-		}
 		free(s);
 		sb_trace_reader_free(in);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");

@@ -3,9 +3,9 @@
  * libFuzzer: the SCALE-Sim importer on a folder of files built from the input. Input: one byte
  * of flags, then the six trace files separated by NUL bytes (a NUL cannot occur in a text file
  * the importer accepts). Flags: bits 0..5 keep file k (IFMAP/FILTER/OFMAP × SRAM/DRAM); bit 6
- * makes a run folder of two layers (the files in layer0/ and layer1/); bit 7 sorts out-of-order
- * rows through the disk (8 records in memory). The folder is made once per process and
- * rewritten for every input.
+ * makes a run folder of two layers (the files in layer0/ and layer1/); bit 7 alone sorts
+ * out-of-order rows through the disk (64 records in memory). The folder is made once per process
+ * and rewritten for every input.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +68,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		put(l1, names[k], p, n, keep && (flags & 0x40));
 		p = q ? q + 1 : end;
 	}
-	if (flags & 0x80)
-		opt.sort_records = 8;
+	if ((flags & 0xc0) == 0x80)
+		opt.sort_records = 64;
 	if (sb_trace_open(&r, SB_TRACE_SCALESIM, root, &opt) == 0) {
 		sb_fuzz_drain(r, 1);
 		sb_trace_reader_free(r);
