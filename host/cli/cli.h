@@ -28,6 +28,7 @@ struct sb_cli_command {
 /* The commands, in the order `stackbench --help` lists them. */
 extern const struct sb_cli_command sb_cmd_info;
 extern const struct sb_cli_command sb_cmd_devices;
+extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_locality;
@@ -45,6 +46,30 @@ int sb_cli_error(int err);
 
 /* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
 int sb_cli_device_error(int err);
+
+/*
+ * Errors of a campaign (running it or checking it), by where they came from (sum): a board or
+ * an instrument that cannot be opened 3 (4 when its URI or connection string is malformed:
+ * the file's fault), a point the boards cannot run 4, a bad --jobs for the file's devices 2,
+ * anything during the run 1. Prints the message.
+ */
+struct sb_run_summary;
+int sb_cli_campaign_error(int err, const struct sb_run_summary *sum);
+
+/* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
+
+/*
+ * Errors opening a results database: one that does not exist, is not a stackbench database,
+ * or has a newer schema is a bad input file (4); anything else 1. Prints the message.
+ */
+int sb_cli_store_error(int err);
+
+/* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
+
+/* "0.1.0 (git f1beaf5, RelWithDebInfo, sanitizers none, gcc 12.2.0)": --version and info. */
+const char *sb_cli_build_facts(void);
 
 /* "stackbench CMD: MESSAGE" + "try 'stackbench CMD --help'" on stderr; returns SB_EXIT_USAGE. */
 int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

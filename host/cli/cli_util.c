@@ -1,10 +1,16 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
+#include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/version.h"
 
 int sb_cli_error(int err)
 {
@@ -48,4 +54,85 @@ const char *sb_cli_default_device(void)
 	const char *env = getenv("STACKBENCH_DEVICE");
 
 	return env && *env ? env : "sim:";
+}
+
+const char *sb_cli_build_facts(void)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s (git %s, %s build, sanitizers %s, %s)", sb_version(),
+	         sb_build_git(), sb_build_type(), sb_build_sanitizers(), sb_build_compiler());
+	return buf;
+}
+
+int sb_cli_campaign_error(int err, const struct sb_run_summary *sum)
+{
+	sb_cli_error(err);
+	if (sum->check_failed || err == SB_ERR_URI || err == SB_ERR_PARSE ||
+	    (sum->open_failed && err == SB_ERR_INVAL))
+		return SB_EXIT_INPUT;
+	if (sum->open_failed)
+		return SB_EXIT_DEVICE;
+	/* before anything opened: the command line (--jobs against the file's devices) */
+	if (err == SB_ERR_INVAL && !sum->run && !sum->campaign_id)
+		return SB_EXIT_USAGE;
+	return SB_EXIT_FAILURE;
+}
+
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+	bool plain = *s != '\0';
+
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/._-+=:,@%", *p))
+			plain = false;
+	if (plain) {
+		snprintf(buf, size, "%s", s);
+		return buf;
+	}
+	if (size < 3)
+		return "''";
+	buf[n++] = '\'';
+	for (; *s && n + 5 < size; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns)
+{
+	static const struct {
+		double ns;
+		const char *unit;
+	} units[] = {{3600e9, "h"}, {60e9, "min"}, {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+
+	if (ns >= 3600e9) {
+		double m = floor(ns / 60e9 + 0.5);
+
+		snprintf(buf, size, "%.0f h %.0f min", floor(m / 60), fmod(m, 60));
+		return buf;
+	}
+	for (size_t i = 1; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns >= units[i].ns) {
+			snprintf(buf, size, "%.4g %s", ns / units[i].ns, units[i].unit);
+			return buf;
+		}
+	snprintf(buf, size, "%.4g ns", ns);
+	return buf;
+}
+
+int sb_cli_store_error(int err)
+{
+	sb_cli_error(err);
+	return err == SB_ERR_NOT_FOUND || err == SB_ERR_DB || err == SB_ERR_VERSION
+	           ? SB_EXIT_INPUT
+	           : SB_EXIT_FAILURE;
 }

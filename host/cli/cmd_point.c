@@ -17,6 +17,7 @@
 #include "stackbench/instrument.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
+#include "stackbench/provenance.h"
 #include "stackbench/util.h"
 
 static void point_help(FILE *out)
@@ -69,8 +70,11 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
-	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
+	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
+	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
+	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
+	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
@@ -118,15 +122,15 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 {
 	cJSON *c, *f;
 
-	add_num_or_null(o, "temperature_c", r->has_temperature, r->temperature_c);
-	add_num_or_null(o, "temperature_start_c", r->has_temperature, r->temperature_start_c);
-	add_num_or_null(o, "temperature_max_c", r->has_temperature, r->temperature_max_c);
+	add_num_or_null(o, "temp_c_steady", r->has_temperature, r->temperature_c);
+	add_num_or_null(o, "temp_c_start", r->has_temperature, r->temperature_start_c);
+	add_num_or_null(o, "temp_c_max", r->has_temperature, r->temperature_max_c);
 	if (r->has_temperature)
-		cJSON_AddBoolToObject(o, "temperature_steady", r->temperature_steady);
+		cJSON_AddBoolToObject(o, "temp_steady", r->temperature_steady);
 	else
-		cJSON_AddNullToObject(o, "temperature_steady");
-	add_num_or_null(o, "power_w", r->has_power, r->power_w);
-	add_num_or_null(o, "power_max_w", r->has_power, r->power_max_w);
+		cJSON_AddNullToObject(o, "temp_steady");
+	add_num_or_null(o, "power_w_avg", r->has_power, r->power_w);
+	add_num_or_null(o, "power_w_max", r->has_power, r->power_max_w);
 	cJSON_AddNumberToObject(o, "instrument_samples", r->inst_samples);
 	if (r->has_cooling) {
 		c = cJSON_AddObjectToObject(o, "cooling");
@@ -145,9 +149,9 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 		return;
 	}
 	f = cJSON_AddObjectToObject(o, "failure");
-	cJSON_AddNumberToObject(f, "time_s", r->failure.t_ns / 1e9);
-	cJSON_AddNumberToObject(f, "after_s", r->failure.after_ns / 1e9);
-	add_num_or_null(f, "temperature_c", r->has_temperature, r->failure.temperature_c);
+	cJSON_AddNumberToObject(f, "t_ns", (double)r->failure.t_ns);
+	cJSON_AddNumberToObject(f, "after_ns", (double)r->failure.after_ns);
+	add_num_or_null(f, "temp_c", r->has_temperature, r->failure.temperature_c);
 	add_num_or_null(f, "power_w", r->has_power, r->failure.power_w);
 	cJSON_AddNumberToObject(f, "reads", (double)r->failure.total.reads);
 	cJSON_AddNumberToObject(f, "writes", (double)r->failure.total.writes);
@@ -159,15 +163,15 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 }
 
 static int print_json(const struct sb_point_spec *s, const char *pattern,
-                      const struct sb_point_result *r)
+                      const struct sb_point_result *r, const struct sb_provenance *prov)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
-	cJSON *o = cJSON_CreateObject(), *ports;
+	cJSON *o = cJSON_CreateObject(), *ports, *pj;
 	char buf[32];
 	char *text;
 
 	cJSON_AddStringToObject(o, "type", sb_req_type_name(s->type));
-	cJSON_AddNumberToObject(o, "size", s->size);
+	cJSON_AddNumberToObject(o, "size_b", s->size);
 	cJSON_AddStringToObject(o, "pattern", pattern);
 	snprintf(buf, sizeof(buf), "0x%09llx", (unsigned long long)s->mask);
 	cJSON_AddStringToObject(o, "mask", buf);
@@ -185,9 +189,10 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddNumberToObject(o, "latency_avg_ns", m->lat_avg_ns);
 	cJSON_AddNumberToObject(o, "latency_max_ns", m->lat_max_ns);
 	cJSON_AddNumberToObject(o, "occupancy", m->occupancy);
-	cJSON_AddNumberToObject(o, "duration_ns", (double)r->duration_ns);
+	cJSON_AddNumberToObject(o, "duration_ns", (double)s->duration_ns);
+	cJSON_AddNumberToObject(o, "elapsed_ns", (double)r->duration_ns);
 	cJSON_AddBoolToObject(o, "fast_forward", r->fast_forward);
-	cJSON_AddNumberToObject(o, "fast_forward_ns", (double)r->ff_skipped_ns);
+	cJSON_AddNumberToObject(o, "ff_skipped_ns", (double)r->ff_skipped_ns);
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
 	if (s->stream) {
@@ -197,6 +202,8 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	ports = cJSON_AddArrayToObject(o, "per_port");
 	for (unsigned i = 0; i < r->ports; i++)
 		cJSON_AddItemToArray(ports, port_json(&r->port[i], r->clock_hz));
+	if ((pj = sb_provenance_cjson(prov)))
+		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -210,12 +217,13 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
                        const struct sb_point_result *r)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
+	char dur[32];
 
 	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s\n",
 	       sb_req_type_name(s->type), s->size, pattern,
 	       s->gen == SB_GEN_LINEAR ? "linear" : "random", r->ports, r->ports == 1 ? "" : "s",
 	       s->stream ? " (stream)" : "");
-	printf("duration   %.3f us%s\n", r->duration_ns / 1e3,
+	printf("duration   %s%s\n", sb_cli_fmt_ns(dur, sizeof(dur), (double)r->duration_ns),
 	       r->fast_forward ? " (steady state fast-forwarded)" : "");
 	printf("requests   %llu reads, %llu writes\n", (unsigned long long)r->total.reads,
 	       (unsigned long long)r->total.writes);
@@ -330,6 +338,7 @@ static int point_run(int argc, char **argv)
 	const char *uri = sb_cli_default_device(), *pattern = "all", *mask_arg = NULL;
 	struct sb_point_spec spec;
 	struct sb_point_result res;
+	struct sb_provenance prov;
 	struct sb_board_info board;
 	struct sb_hmc_status hst;
 	struct sb_geometry geo;
@@ -380,6 +389,10 @@ static int point_run(int argc, char **argv)
 				                          optarg);
 			break;
 		case 'D':
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_u64(optarg, "--duration-us", false, &v) < 0 ||
 			    v > 1000000000ull)
 				return sb_cli_usage_error("point", "--duration-us %s: microseconds",
@@ -388,6 +401,10 @@ static int point_run(int argc, char **argv)
 			duration_set = true;
 			break;
 		case OPT_DURATION_S:
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_double(optarg, "--duration-s", &d) < 0 || !(d > 0) || d > 1e6)
 				return sb_cli_usage_error("point", "--duration-s %s: seconds (> 0)",
 				                          optarg);
@@ -466,7 +483,7 @@ static int point_run(int argc, char **argv)
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
 		return rc;
 	}
@@ -484,20 +501,33 @@ static int point_run(int argc, char **argv)
 		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
 		goto out;
 	}
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
 		rc = err == SB_ERR_INVAL || err == SB_ERR_NOT_FOUND
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_error(err);
 		goto out;
 	}
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, dev);
+	sb_provenance_instruments(&prov, &spec.inst);
+	sb_provenance_point(&prov, spec.seed, &res);
 	if (json)
-		rc = print_json(&spec, pattern, &res);
+		rc = print_json(&spec, pattern, &res, &prov);
 	else {
 		print_text(&spec, pattern, &res);
 		rc = SB_EXIT_OK;
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
+	if (res.inst_lost) {
+		fprintf(stderr,
+		        "stackbench: an instrument was lost at %.3f s of the point (%s); the ports "
+		        "were stopped and it reconnected: the point is incomplete\n",
+		        res.inst_lost_ns / 1e9, res.inst_lost_msg);
+		rc = SB_EXIT_FAILURE;
+	}
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);

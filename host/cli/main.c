@@ -11,8 +11,9 @@
 #include "stackbench/version.h"
 
 static const struct sb_cli_command *const commands[] = {
-    &sb_cmd_info,   &sb_cmd_devices, &sb_cmd_point,     &sb_cmd_run,   &sb_cmd_list,
-    &sb_cmd_export, &sb_cmd_report,  &sb_cmd_lifetimes, &sb_cmd_trace, &sb_cmd_locality,
+    &sb_cmd_info,      &sb_cmd_devices, &sb_cmd_instruments, &sb_cmd_point,
+    &sb_cmd_run,       &sb_cmd_list,    &sb_cmd_export,      &sb_cmd_report,
+    &sb_cmd_lifetimes, &sb_cmd_trace,   &sb_cmd_locality,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -67,6 +68,57 @@ static int parse_level(const char *s, int *level)
 	return -1;
 }
 
+/*
+ * Take -v, -q, --verbose, --quiet and --log-level LEVEL out of a command's arguments (up to a
+ * "--"), applying them to *level. No command uses these names for itself. Returns 0 or an exit
+ * code.
+ */
+static int global_options_after(int *argc, char **argv, int *level)
+{
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (!strcmp(a, "--")) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			*level += *level < SB_LOG_TRACE;
+			continue;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			*level -= *level > SB_LOG_NONE;
+			continue;
+		}
+		if (!strncmp(a, "--log-level=", 12))
+			val = a + 12;
+		else if (!strcmp(a, "--log-level")) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "stackbench: --log-level needs a LEVEL\n");
+				return SB_EXIT_USAGE;
+			}
+			val = argv[++i];
+		}
+		if (val) {
+			if (parse_level(val, level) < 0) {
+				fprintf(stderr,
+				        "stackbench: unknown log level '%s' (none, error, warn, "
+				        "info, debug, trace)\n",
+				        val);
+				return SB_EXIT_USAGE;
+			}
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -101,7 +153,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return SB_EXIT_OK;
 		case 'V':
-			printf("stackbench %s\n", sb_version());
+			printf("stackbench %s\n", sb_cli_build_facts());
 			return SB_EXIT_OK;
 		default:
 			usage(stderr);
@@ -134,6 +186,10 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* the global options are taken after the command name too ("stackbench run -q") */
+	if ((c = global_options_after(&argc, argv, &level)) != 0)
+		return c;
+	sb_log_set_level((enum sb_log_level)level);
 	optind = 0; /* restart getopt for the subcommand */
 	return cmd->run(argc, argv);
 }

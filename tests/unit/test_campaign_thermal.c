@@ -201,7 +201,7 @@ Test(campaign_thermal, steady_state_matches_the_calibration_and_figures)
 		                   cfgs[i - 1]),
 		             "weaker cooling: more power at the same bandwidth (leakage)");
 	}
-	/* hmc-facts §7: ro in Cfg2, +3 C and +2 W per 15 GB/s. */
+	/* docs/hmc.md §7: ro in Cfg2, +3 C and +2 W per 15 GB/s. */
 	cr_assert_float_eq((steady("Cfg2", "ro", 9) - steady("Cfg2", "ro", 2)) /
 	                       (value("SELECT bandwidth_gbps FROM points WHERE cooling = 'Cfg2' "
 	                              "AND type = 'ro' AND ports = 9") -
@@ -491,7 +491,8 @@ Test(campaign_thermal, a_cool_down_that_cannot_succeed_stops_the_run)
 	          "json_extract(data, '$.cool_s') = 30 AND json_extract(data, '$.cooling') "
 	          "= ''"),
 	    1);
-	cr_assert_eq(value("SELECT count(*) FROM campaigns WHERE status = 'running'"), 1);
+	/* stopped by an error: marked so (resumable), not left "running" */
+	cr_assert_eq(value("SELECT count(*) FROM campaigns WHERE status = 'error'"), 1);
 }
 
 /* Instruments named in the file are opened on each worker's board; a bad option is reported

@@ -4,7 +4,8 @@
  * through its uapi (driver/include/uapi/linux/stackbench.h).
  *
  * Register access: on a board the module reports SB_DEVICE_F_MMAP_EXACT and registers are
- * plain loads and stores on a mapping of the register region (no system call per access). In
+ * plain loads and stores on a mapping of the register region (no system call per access),
+ * when the opener may map it writable (CAP_SYS_RAWIO: SB_REGION_F_MMAP_WRITE), else ioctls. In
  * test mode (the simulated board behind QEMU's ivshmem, served by the bridge) a mapping is
  * only an image of the registers, so each access is an SB_IOC_REG_ACCESS ioctl, which the
  * module performs exactly. The URI option access=mmap|ioctl overrides the choice.
@@ -28,6 +29,7 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 #include "stackbench/transport.h"
+#include "stackbench/util.h"
 
 struct devt {
 	int fd;
@@ -37,6 +39,7 @@ struct devt {
 	bool use_mmap;
 	volatile uint32_t *map; /* the register region, when use_mmap */
 	bool trace_in_use;
+	uint32_t api_version; /* the module's uapi version, major << 16 | minor */
 };
 
 static int errno_to_sb(int e)
@@ -101,6 +104,7 @@ static int identify(struct devt *d)
 		                    "%u.x; update the module or the host",
 		                    d->path, v.version >> 16, v.version & 0xFFFF,
 		                    SB_UAPI_VERSION_MAJOR);
+	d->api_version = v.version;
 	d->info.size = sizeof(d->info);
 	if ((err = ioc(d, SB_IOC_DEVICE_INFO, &d->info, "device info")) < 0 ||
 	    (err = region_info(d, SB_REGION_REGS, &d->regs)) < 0 ||
@@ -149,8 +153,11 @@ static int dev_open(const struct sb_uri *uri, void **priv)
 	}
 	if ((err = identify(d)) < 0)
 		goto fail_identify;
+	/* From 1.1 a writable register mapping needs CAP_SYS_RAWIO (SB_REGION_F_MMAP_WRITE). */
 	d->use_mmap = access_opt ? !strcmp(access_opt, "mmap")
-	                         : (d->info.flags & SB_DEVICE_F_MMAP_EXACT) != 0;
+	                         : (d->info.flags & SB_DEVICE_F_MMAP_EXACT) &&
+	                               ((d->api_version & 0xFFFF) < 1 ||
+	                                (d->regs.flags & SB_REGION_F_MMAP_WRITE));
 	if (d->use_mmap) {
 		map = mmap(NULL, d->regs.length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
 		           (off_t)d->regs.offset);
@@ -356,6 +363,33 @@ static int dev_pci_address(void *priv, char *bdf, size_t size)
 	return 0;
 }
 
+/* The kernel module (its version from sysfs when it declares one) and the board's ids. */
+static int dev_describe(void *priv, char *buf, size_t size)
+{
+	const struct devt *d = priv;
+	static const char *const files[] = {"/sys/module/stackbench/version",
+	                                    "/sys/module/stackbench/srcversion"};
+	char ver[64] = "unknown";
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(files); i++) {
+		FILE *f = fopen(files[i], "re");
+
+		if (!f)
+			continue;
+		if (fgets(ver, sizeof(ver), f))
+			ver[strcspn(ver, "\r\n")] = '\0';
+		fclose(f);
+		break;
+	}
+	snprintf(buf, size,
+	         "kernel module stackbench %s (uapi %u.%u) on %s, PCI %04x:%04x, %u interrupt "
+	         "vectors%s",
+	         ver, d->api_version >> 16, d->api_version & 0xFFFF, d->path, d->info.vendor,
+	         d->info.device, d->info.irq_vectors,
+	         d->info.flags & SB_DEVICE_F_TEST_MODE ? ", test mode" : "");
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_dev = {
     .name = "dev",
     .open = dev_open,
@@ -370,4 +404,5 @@ const struct sb_transport_ops sb_transport_dev = {
     .dma_free = dev_dma_free,
     .wait_event = dev_wait_event,
     .pci_address = dev_pci_address,
+    .describe = dev_describe,
 };
