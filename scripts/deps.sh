@@ -16,8 +16,8 @@ qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
 help2man bash-completion python3-pandas
 "
-# analysis: compressed traces (.gz through zlib, .xz through liblzma); clang for the trace fuzzers
-PKGS="$PKGS zlib1g-dev liblzma-dev clang"
+# analysis: compressed traces (.gz through zlib, .xz through liblzma)
+PKGS="$PKGS zlib1g-dev liblzma-dev"
 
 missing=""
 for p in $PKGS; do
