@@ -620,7 +620,6 @@ struct op {
 	uint64_t key, h;
 	int64_t time;
 	uint32_t bits;
-	uint32_t sample;
 	uint16_t sp;
 	uint8_t act;
 };
@@ -637,7 +636,6 @@ static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_r
 
 	o->time = r->time;
 	o->bits = r->size * 8u;
-	o->sample = r->sample;
 	o->sp = (uint16_t)sp;
 	if (UNLIKELY(sp >= eng->nsp)) {
 		o->act = A_BADSP;
@@ -746,12 +744,6 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 		return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
 		                    (unsigned)o->sp, eng->nsp);
 	s = &eng->sp[o->sp];
-	if (UNLIKELY(eng->windowed && o->sample != s->window)) {
-		/* a new sample: the values of the previous one are cut at its end */
-		if (s->started && (err = end_window(s)) < 0)
-			return err;
-		s->window = o->sample;
-	}
 	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
 		return err;
 	if (o->act == A_READ) { /* counted when applied, with the other reads of its time */
@@ -774,6 +766,23 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 	return rare_action(s, o->act);
 }
 
+/* Windowed traces: a record of another sample than its subpartition's cuts the values first. */
+static inline int window_check(struct sb_lifetime *eng, const struct op *o, uint32_t sample)
+{
+	struct sp_state *s;
+	int err;
+
+	if (o->act == A_BADSP)
+		return 0; /* reported by apply() */
+	s = &eng->sp[o->sp];
+	if (LIKELY(sample == s->window))
+		return 0;
+	if (s->started && (err = end_window(s)) < 0)
+		return err;
+	s->window = sample;
+	return 0;
+}
+
 int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
@@ -793,12 +802,19 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 		decode(eng, &recs[i], &ring[i]);
 	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
 		decode(eng, &recs[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % RING]);
+		if (UNLIKELY(eng->windowed) &&
+		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+			return err;
 		if ((err = apply(eng, &ring[i % RING])) < 0)
 			return err;
 	}
-	for (; i < n; i++)
+	for (; i < n; i++) {
+		if (UNLIKELY(eng->windowed) &&
+		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+			return err;
 		if ((err = apply(eng, &ring[i % RING])) < 0)
 			return err;
+	}
 	return 0;
 }
 
