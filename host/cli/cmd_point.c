@@ -15,6 +15,7 @@
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
 #include "stackbench/instrument.h"
+#include "stackbench/lock.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
 #include "stackbench/provenance.h"
@@ -345,6 +346,7 @@ static int point_run(int argc, char **argv)
 	struct sb_point_instruments inst;
 	struct inst_args ia = {0};
 	struct sb_device *dev;
+	struct sb_lock *lock;
 	uint64_t v, ports = 0;
 	double d;
 	bool duration_set = false;
@@ -478,13 +480,19 @@ static int point_run(int argc, char **argv)
 	if (spec.cooling && ia.none)
 		return sb_cli_usage_error("point",
 		                          "--cooling needs a cooling rig (not --no-instruments)");
-	if ((err = sb_device_open(&dev, uri)) < 0)
+	/* The board is ours alone while the point runs (busy: exit 3, naming the holder). */
+	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
+	if ((err = sb_device_open(&dev, uri)) < 0) {
+		sb_lock_release(lock);
+		return sb_cli_device_error(err);
+	}
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
+		sb_lock_release(lock);
 		return rc;
 	}
 	spec.inst = inst;
@@ -531,6 +539,7 @@ static int point_run(int argc, char **argv)
 out:
 	close_instruments(&inst);
 	sb_device_close(dev);
+	sb_lock_release(lock);
 	return rc;
 }
 
