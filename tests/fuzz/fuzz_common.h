@@ -9,6 +9,8 @@
 #ifndef SB_FUZZ_COMMON_H
 #define SB_FUZZ_COMMON_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,9 @@
 #include "stackbench/locality.h"
 #include "stackbench/log.h"
 #include "stackbench/trace.h"
+
+/* The entry point every harness defines (declared for -Wmissing-prototypes). */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static inline void sb_fuzz_quiet(void)
 {

@@ -4,8 +4,8 @@
  * of flags, then the six trace files separated by NUL bytes (a NUL cannot occur in a text file
  * the importer accepts). Flags: bits 0..5 keep file k (IFMAP/FILTER/OFMAP × SRAM/DRAM); bit 6
  * makes a run folder of two layers (the files in layer0/ and layer1/); bit 7 alone sorts
- * out-of-order rows through the disk (64 records in memory). The folder is made once per process
- * and rewritten for every input.
+ * out-of-order rows through the disk (64 records in memory). The folder is made once per process,
+ * rewritten for every input and removed at exit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +35,24 @@ static void put(const char *dir, const char *name, const uint8_t *p, size_t n, i
 	fclose(f);
 }
 
+static char root[64], l0[96], l1[96];
+
+/* The folder goes when the fuzzer exits. */
+static void cleanup(void)
+{
+	const char *const dirs[3] = {l0, l1, root};
+
+	for (int d = 0; d < 3; d++) {
+		for (int k = 0; k < 6 && d < 2; k++)
+			put(dirs[d], names[k], NULL, 0, 0);
+		for (int k = 0; k < 6 && d == 2; k++)
+			put(root, names[k], NULL, 0, 0);
+		rmdir(dirs[d]);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char root[64], l0[96], l1[96];
 	struct sb_trace_options opt = {0};
 	struct sb_trace_reader *r;
 	const uint8_t *p, *end = data + size;
@@ -52,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(l1, sizeof(l1), "%s/layer1", root);
 		mkdir(l0, 0700);
 		mkdir(l1, 0700);
+		atexit(cleanup);
 	}
 	if (size < 1)
 		return 0;
