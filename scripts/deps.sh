@@ -23,6 +23,8 @@ libmicrohttpd-dev libsystemd-dev chromium
 # the cooling rig: its firmware (an ATmega328P, firmware/) and the simavr board of its tests
 gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "
+# analysis: compressed traces (.gz through zlib, .xz through liblzma)
+PKGS="$PKGS zlib1g-dev liblzma-dev"
 
 missing=""
 # (the list's comment lines are not packages)

@@ -31,6 +31,7 @@ extern const struct sb_cli_command sb_cmd_devices;
 extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
+extern const struct sb_cli_command sb_cmd_locality;
 extern const struct sb_cli_command sb_cmd_trace;
 extern const struct sb_cli_command sb_cmd_run;
 extern const struct sb_cli_command sb_cmd_list;
