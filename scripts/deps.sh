@@ -20,6 +20,8 @@ qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
 help2man bash-completion python3-pandas
 libmicrohttpd-dev libsystemd-dev chromium
+# the cooling rig: its firmware (an ATmega328P, firmware/) and the simavr board of its tests
+gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "
 # analysis: compressed traces (.gz through zlib, .xz through liblzma)
 PKGS="$PKGS zlib1g-dev liblzma-dev"

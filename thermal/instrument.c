@@ -34,7 +34,7 @@ static const struct driver cooling_drivers[] = {
     {"sigrok", "a fan supply libsigrok drives", &sb_cooling_sigrok},
     {"korad", "Korad/Tenma KA3005P fan supply (= sigrok:korad-kaxxxxp:conn=...)",
      &sb_cooling_sigrok},
-    /* rig: the cooling-rig controller (firmware/) goes here. */
+    {"rig", "the stackbench cooling-rig controller (FTDI serial)", &sb_cooling_rig},
 };
 
 const char *sb_conn_opt(const struct sb_conn *c, const char *key)
@@ -479,4 +479,12 @@ int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_stat
 const char *sb_cooling_driver(const struct sb_cooling *c)
 {
 	return c->h.driver;
+}
+
+int sb_cooling_recover(struct sb_cooling *c)
+{
+	if (!cooling_ops(c)->recover)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "cooling actuator '%s' has no fail-safe",
+		                    c->h.conn);
+	return cooling_ops(c)->recover(c->h.priv);
 }

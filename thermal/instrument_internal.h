@@ -48,12 +48,15 @@ struct sb_cooling_ops {
 	unsigned (*count)(void *priv);
 	const char *(*name)(void *priv, unsigned i);
 	int (*describe)(void *priv, unsigned i, struct sb_cooling_state *st);
+	int (*recover)(void *priv); /* NULL: no fail-safe */
 };
 
 /* The simulated bench's instruments (instrument_sim.c). */
 extern const struct sb_temp_ops sb_temp_sim;
 extern const struct sb_power_ops sb_power_sim;
 extern const struct sb_cooling_ops sb_cooling_sim;
+/* The cooling-rig controller (rig.c). */
+extern const struct sb_cooling_ops sb_cooling_rig;
 
 /* Real instruments. */
 extern const struct sb_temp_ops sb_temp_flirone;      /* flirone.c (libusb) */

@@ -51,7 +51,7 @@ head -1 "$work/p.csv" | grep -q "temp_c_avg,temp_c_max,power_w_avg,.*,attempt,te
 	fail "points header: $(head -1 "$work/p.csv")"
 [ "$(wc -l <"$work/p.csv")" -eq 10 ] || fail "9 runs + header"
 "$exe" export --db "$db" --format csv --table samples --out "$work/s.csv" || fail "export samples"
-head -1 "$work/s.csv" | grep -q "^campaign_id,point_idx,attempt,point_id,seq,t_ns,.*,temp_c,power_w,volts_v,amps_a$" ||
+head -1 "$work/s.csv" | grep -q "^campaign_id,point_idx,attempt,point_id,seq,t_ns,.*,temp_c,power_w,volts_v,amps_a,heatsink_c$" ||
 	fail "samples header: $(head -1 "$work/s.csv")"
 [ "$(($(wc -l <"$work/s.csv") - 1))" -eq "$(q "SELECT count(*) FROM samples")" ] || fail "every sample exported"
 

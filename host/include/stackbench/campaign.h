@@ -60,6 +60,9 @@ struct sb_campaign_recovery {
 	double cool_max_s;    /* longest cool-down (bench time); without a camera: its length */
 	char cooling[SB_AXIS_NAME_MAX]; /* strongest, keep, or a configuration name */
 	int line; /* line of recovery.cooling, else of 'recovery' (0: not in the file) */
+	/* A cooling rig in its fail-safe (recovery.rig_fault): abort the campaign, or recover
+	 * (wait until the fault's cause is gone, up to cool_max_s, clear it, run again). */
+	bool rig_abort;
 };
 
 /* The sweep axes, in expansion order (outermost first). */
@@ -130,6 +133,9 @@ struct sb_campaign {
 	struct sb_campaign_instruments inst;
 	int instruments_line;
 	struct sb_campaign_recovery recovery;
+	/* After a cooling change, wait for the actuator's heatsink to settle (key
+	 * 'cooling_settle'; actuators without a heatsink sensor are not waited on). */
+	struct sb_cooling_settle settle;
 	double bandwidth_s, thermal_s;
 	uint64_t stream_groups;
 	double sample_interval_ms;
@@ -177,6 +183,7 @@ struct sb_sample {
 	double temp_c;          /* camera hot spot; NAN without a temperature source */
 	double power_w;         /* mean power since the previous sample; NAN without a meter */
 	double volts_v, amps_a; /* NAN when the meter does not report them */
+	double heatsink_c;      /* the cooling actuator's heatsink thermocouple; NAN without one */
 };
 
 /* What the engine reports after each finished point (for progress display). */

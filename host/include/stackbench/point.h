@@ -35,6 +35,7 @@ struct sb_point_sample {
 	bool has_temp, has_power;
 	struct sb_temp_reading temp;   /* temp.frame: the whole frame, valid during the call */
 	struct sb_power_reading power; /* mean power since the previous sample */
+	double heatsink_c; /* the cooling actuator's heatsink thermocouple (NAN: none) */
 };
 
 /* What the point knew when it saw the cube fail. */
@@ -71,6 +72,8 @@ struct sb_point_spec {
 	 * end; inst_sample, if set, sees every sample (nonzero stops the point). */
 	struct sb_point_instruments inst;
 	const char *cooling; /* apply this cooling configuration first (needs inst.cooling) */
+	/* ... then wait for the actuator's heatsink to settle (window_s 0: do not wait). */
+	struct sb_cooling_settle settle;
 	uint64_t inst_sample_ns;
 	int (*inst_sample)(void *ctx, const struct sb_point_sample *s);
 	void *inst_sample_ctx;
@@ -102,8 +105,11 @@ struct sb_point_result {
 	double power_w;          /* mean power over the point */
 	double power_max_w;      /* highest reading */
 	unsigned inst_samples;
-	struct sb_cooling_state cooling; /* the configuration the point ran in */
-	struct sb_point_failure failure; /* valid when failed */
+	struct sb_cooling_state cooling;   /* the configuration the point ran in */
+	struct sb_cooling_settled settled; /* the wait for the heatsink before the point */
+	bool rig_fault; /* the cooling rig went into its fail-safe: the point stopped there */
+	struct sb_cooling_state rig_state; /* ... what it reported then */
+	struct sb_point_failure failure;   /* valid when failed */
 	/* An instrument was lost mid-point and came back: the ports were stopped at
 	 * inst_lost_ns, the counters and metrics cover the point until then (incomplete). */
 	bool inst_lost;
@@ -116,8 +122,10 @@ void sb_point_spec_init(struct sb_point_spec *s, unsigned ports);
 
 /*
  * Run a point. Returns 0 (also when the cube failed: r->failed says so, r->failure says when,
- * how hot and what had been measured, and the counters hold what was measured),
- * SB_ERR_THERMAL if the cube was already failed, SB_ERR_INVAL for a bad spec (or a cooling
+ * how hot and what had been measured, and the counters hold what was measured; and when the
+ * cooling rig went into its fail-safe: r->rig_fault, the point stopped at that sample),
+ * SB_ERR_THERMAL if the cube was already failed, SB_ERR_STATE if the cooling rig is in its
+ * fail-safe before the point, SB_ERR_INVAL for a bad spec (or a cooling
  * configuration without a cooling actuator), SB_ERR_NOT_FOUND for an unknown cooling
  * configuration, or a device or instrument error. An instrument lost mid-point stops the ports
  * first; if it comes back within reconnect_ms the point returns 0 with r->inst_lost set (what

@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 3
+#define SB_STORE_SCHEMA_VERSION 4
 
 struct sb_store;
 

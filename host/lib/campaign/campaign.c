@@ -58,6 +58,11 @@ struct worker {
 	 * two); NULL when the campaign has none of that kind. */
 	struct sb_point_instruments inst;
 	char recovery_cooling[SB_AXIS_NAME_MAX]; /* "" : keep the point's configuration */
+	/* A cooling rig (an actuator with a heatsink sensor and a fail-safe): the configuration
+	 * applied and settled last, and whether it went into its fail-safe (and what it said). */
+	char settled[SB_AXIS_NAME_MAX];
+	bool rig_fault, cube_failed;
+	struct sb_cooling_state rig_state;
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
 	int sample_err;
@@ -173,6 +178,25 @@ static void power_close(void *ctx)
 	sb_power_source_close(ctx);
 }
 
+/* The cooling rig's heatsink thermocouple, with every sample; a rig that went into its
+ * fail-safe stops the point (sample_cb). */
+static int heatsink_read(void *ctx, uint64_t t_ns, struct sb_sample *s)
+{
+	struct worker *w = ctx;
+	struct sb_cooling_state st;
+	int e = sb_cooling_status(w->inst.cooling, &st);
+
+	(void)t_ns;
+	if (e < 0)
+		return e;
+	s->heatsink_c = st.heatsink_c;
+	if (st.failsafe && !w->rig_fault) {
+		w->rig_fault = true;
+		w->rig_state = st;
+	}
+	return 0;
+}
+
 /* Where the campaign names an instrument, for messages. */
 static void inst_where(const struct sb_campaign *c, enum sb_campaign_inst k, char *buf, size_t n)
 {
@@ -275,12 +299,18 @@ static int open_sources(struct worker *w)
 		    (struct sample_source){"power", power_read, power_close, w->inst.power};
 	}
 	if (sb_campaign_has_inst(c, SB_INST_COOLING)) {
+		struct sb_cooling_state st;
+
 		if ((e = sb_cooling_open(&w->inst.cooling, c->inst.conn[SB_INST_COOLING], w->dev)) <
 		    0)
 			goto fail_where_cooling;
-		if ((e = check_cooling(w)) < 0)
+		if ((e = check_cooling(w)) < 0 || (e = sb_cooling_status(w->inst.cooling, &st)) < 0)
 			goto fail;
+		if (st.has_heatsink)
+			w->src[w->nsources++] =
+			    (struct sample_source){"heatsink", heatsink_read, NULL, w};
 	}
+	w->settled[0] = '\0';
 	return 0;
 
 fail_where_temp:
@@ -327,6 +357,7 @@ static int take_sample(struct worker *w, uint64_t t_ns, const struct sb_port_cou
 	    .power_w = NAN,
 	    .volts_v = NAN,
 	    .amps_a = NAN,
+	    .heatsink_c = NAN,
 	};
 	for (unsigned i = 0; i < w->nsources; i++) {
 		int e = w->src[i].read(w->src[i].ctx, t_ns, s);
@@ -351,7 +382,7 @@ static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *to
 	}
 	run_event(w, SB_RUN_SAMPLE);
 	report_in_point(w, t_ns, &w->samples[w->nsamples - 1]);
-	return stop_requested(w->en) || w->en->abort;
+	return stop_requested(w->en) || w->en->abort || w->rig_fault;
 }
 
 /* --- points -------------------------------------------------------------------------------- */
@@ -661,6 +692,157 @@ static void failure_event(const struct worker *w, const struct sb_campaign_point
 	         (unsigned long long)(f->total.read_data_flits * 16), bw);
 }
 
+/* --- the cooling rig ----------------------------------------------------------------------- */
+
+/* What the rig said, as the JSON data of an event (caller frees with cJSON_free). */
+static char *rig_json(const struct sb_cooling_state *st, unsigned attempt, double waited_s)
+{
+	cJSON *d = cJSON_CreateObject();
+	char *text;
+
+	if (!d)
+		return NULL;
+	cJSON_AddNumberToObject(d, "attempt", attempt);
+	cJSON_AddNumberToObject(d, "faults", st->faults);
+	cJSON_AddStringToObject(d, "faults_text", st->faults_text);
+	cJSON_AddNumberToObject(d, "active", st->faults_active);
+	cJSON_AddNumberToObject(d, "heatsink_c", st->heatsink_c);
+	cJSON_AddNumberToObject(d, "ambient_c", st->ambient_c);
+	cJSON_AddStringToObject(d, "cooling", st->name);
+	if (waited_s >= 0)
+		cJSON_AddNumberToObject(d, "waited_s", waited_s);
+	text = cJSON_PrintUnformatted(d);
+	cJSON_Delete(d);
+	return text;
+}
+
+/*
+ * Apply the point's cooling configuration; after a change, wait for the rig's heatsink to
+ * settle (campaign key cooling_settle; an event 'settled' says how it went). SB_ERR_STATE with
+ * w->rig_fault set when the rig is in its fail-safe.
+ */
+static int apply_cooling(struct worker *w, const struct sb_campaign_point *p, unsigned attempt)
+{
+	struct sb_cooling_settled out;
+	int e;
+
+	if (!strcmp(p->cooling, "none"))
+		return 0;
+	e = sb_cooling_apply(w->inst.cooling, p->cooling);
+	if (e == 0 && strcmp(w->settled, p->cooling)) {
+		e = sb_cooling_settle(w->inst.cooling, w->dev, &w->en->c->settle, &out);
+		if (e == 0 && out.waited) {
+			cJSON *d = cJSON_CreateObject();
+			char *data = NULL;
+
+			if (d) {
+				cJSON_AddNumberToObject(d, "attempt", attempt);
+				cJSON_AddStringToObject(d, "cooling", p->cooling);
+				cJSON_AddBoolToObject(d, "settled", out.settled);
+				cJSON_AddNumberToObject(d, "seconds", out.seconds);
+				cJSON_AddNumberToObject(d, "heatsink_c", out.heatsink_c);
+				cJSON_AddNumberToObject(d, "span_c", out.span_c);
+				data = cJSON_PrintUnformatted(d);
+				cJSON_Delete(d);
+			}
+			pthread_mutex_lock(&w->en->lock);
+			event(w->en, (int)p->index, "settled", data,
+			      "'%s': cooling %s: the heatsink %s at %.2f C after %.1f s", w->uri,
+			      p->cooling, out.settled ? "settled" : "did not settle",
+			      out.heatsink_c, out.seconds);
+			pthread_mutex_unlock(&w->en->lock);
+			cJSON_free(data);
+		}
+		if (e == 0)
+			snprintf(w->settled, sizeof(w->settled), "%s", p->cooling);
+	}
+	if (e == SB_ERR_STATE && sb_cooling_status(w->inst.cooling, &w->rig_state) == 0 &&
+	    w->rig_state.failsafe)
+		w->rig_fault = true;
+	return e;
+}
+
+/* The rig went into its fail-safe during a run: the run ends there, failed, with what it
+ * measured (stored with a rig_fault event). */
+static void rig_fault_run(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                          struct sb_point_result *r, char *msg, size_t size, char **data)
+{
+	const struct sb_cooling_state *st = &w->rig_state;
+
+	if (!r->failed) {
+		r->failed = true;
+		r->t_fail_ns = sb_device_now_ns(w->dev);
+		r->failure.t_ns = r->duration_ns;
+		r->failure.after_ns = w->nsamples > 1 ? w->samples[w->nsamples - 2].t_ns : 0;
+		r->failure.total = r->total;
+	}
+	*data = rig_json(st, attempt, -1);
+	snprintf(msg, size,
+	         "'%s': cooling rig fail-safe %.3f s into point %u '%s' (run %u): %s, heatsink "
+	         "%.1f C; the ports stopped%s; so far %llu reads, %llu writes",
+	         w->uri, (double)r->failure.t_ns * 1e-9, p->index, p->key, attempt + 1,
+	         st->faults_text, st->heatsink_c, w->cube_failed ? " (the cube failed too)" : "",
+	         (unsigned long long)r->failure.total.reads,
+	         (unsigned long long)r->failure.total.writes);
+}
+
+/*
+ * After a rig fault (before a run, or stored with one): recovery.rig_fault abort stops the
+ * campaign; recover stops the ports, waits on the bench and the rig's clocks until the fault's
+ * cause is gone (clearing it every SB_RECOVERY_POLL_NS, up to recovery.cool_max_s), and
+ * settles again before the next run. Events: rig_fault (before a run), rig_recovered or
+ * recovery_failed.
+ */
+static int rig_recover(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                       bool before)
+{
+	struct engine *en = w->en;
+	const struct sb_campaign_recovery *opt = &en->c->recovery;
+	uint64_t waited = 0, max_ns = (uint64_t)llround(opt->cool_max_s * 1e9);
+	char *data = before ? rig_json(&w->rig_state, attempt, -1) : NULL;
+	int e;
+
+	if (before) {
+		pthread_mutex_lock(&en->lock);
+		event(en, (int)p->index, "rig_fault", data,
+		      "'%s': the cooling rig is in its fail-safe before point %u '%s' (run %u): %s",
+		      w->uri, p->index, p->key, attempt + 1, w->rig_state.faults_text);
+		pthread_mutex_unlock(&en->lock);
+		cJSON_free(data);
+	}
+	if (opt->rig_abort)
+		return sb_error_set(SB_ERR_STATE,
+		                    "'%s': the cooling rig went into its fail-safe (%s); "
+		                    "recovery.rig_fault is abort",
+		                    w->uri, w->rig_state.faults_text);
+	sb_warn("'%s': the cooling rig is in its fail-safe (%s): recovering", w->uri,
+	        w->rig_state.faults_text);
+	if ((e = sb_hmc_reset_ports(w->dev)) < 0)
+		return e;
+	while ((e = sb_cooling_recover(w->inst.cooling)) == SB_ERR_STATE && waited < max_ns) {
+		if ((e = sb_cooling_wait(w->inst.cooling, w->dev, SB_RECOVERY_POLL_NS)) < 0)
+			break;
+		waited += SB_RECOVERY_POLL_NS;
+	}
+	if (e < 0)
+		sb_error_wrap(e, "'%s': the cooling rig did not recover in %.0f s", w->uri,
+		              (double)waited * 1e-9);
+	sb_cooling_status(w->inst.cooling, &w->rig_state);
+	data = rig_json(&w->rig_state, attempt, (double)waited * 1e-9);
+	pthread_mutex_lock(&en->lock);
+	if (e < 0)
+		event(en, (int)p->index, "recovery_failed", data, "%s", sb_error_detail());
+	else
+		event(en, (int)p->index, "rig_recovered", data,
+		      "'%s': the cooling rig left its fail-safe after %.0f s", w->uri,
+		      (double)waited * 1e-9);
+	pthread_mutex_unlock(&en->lock);
+	cJSON_free(data);
+	w->rig_fault = false;
+	w->settled[0] = '\0'; /* settle again before the next run */
+	return e;
+}
+
 /* --- running and storing ------------------------------------------------------------------- */
 
 static void report_progress(struct engine *en, const struct worker *w,
@@ -848,7 +1030,7 @@ again:
 	}
 	if ((e = make_spec(w, p, &spec)) < 0)
 		return e;
-	if (strcmp(p->cooling, "none") && (e = sb_cooling_apply(w->inst.cooling, p->cooling)) < 0)
+	if ((e = apply_cooling(w, p, attempt)) < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	w->cur = p;
 	w->cur_attempt = attempt;
@@ -873,10 +1055,14 @@ again:
 	}
 	if (stop_requested(en) || en->abort)
 		return 0; /* stopped part-way: not stored, runs again on resume */
+	w->cube_failed = r->failed;
+	if (w->rig_fault)
+		rig_fault_run(w, p, attempt, r, msg, sizeof(msg), &data);
 	if (r->failed) {
 		if ((e = note_failure(w, r)) < 0)
 			return e;
-		failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
+		if (!w->rig_fault)
+			failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
 	}
 	/* what produced this run, stored with it */
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
@@ -900,7 +1086,7 @@ again:
 	    .wall_s = wall_now() - t0,
 	};
 	if (r->failed) {
-		rec.event.kind = "thermal_failure";
+		rec.event.kind = w->rig_fault ? "rig_fault" : "thermal_failure";
 		rec.event.message = msg;
 		rec.event.data = data;
 	}
@@ -931,15 +1117,15 @@ static int run_point(struct worker *w, const struct sb_campaign_point *p)
 {
 	struct engine *en = w->en;
 	struct sb_point_result r;
-	unsigned attempt;
-	bool stored;
+	unsigned attempt, rig_rounds = 0;
+	bool stored, rerun = false;
 	int e;
 
 	pthread_mutex_lock(&en->lock);
 	attempt = en->attempts[p->index];
 	pthread_mutex_unlock(&en->lock);
 	for (;;) {
-		if (attempt) {
+		if (attempt && !rerun) {
 			pthread_mutex_lock(&en->lock);
 			en->nretried++;
 			event(en, (int)p->index, "retry", NULL,
@@ -947,9 +1133,23 @@ static int run_point(struct worker *w, const struct sb_campaign_point *p)
 			      attempt + 1, en->c->recovery.retries + 1);
 			pthread_mutex_unlock(&en->lock);
 		}
-		if ((e = run_attempt(w, p, attempt, &r, &stored)) < 0 || !stored || !r.failed)
+		w->rig_fault = false;
+		e = run_attempt(w, p, attempt, &r, &stored);
+		rerun = false;
+		if (e < 0 && w->rig_fault && !stored) {
+			/* The rig refused the configuration, or failed while settling: nothing
+			 * ran; recover and try the same run again. */
+			if (++rig_rounds > SB_RECOVERY_ROUNDS ||
+			    (e = rig_recover(w, p, attempt, true)) < 0)
+				return e;
+			rerun = true;
+			continue;
+		}
+		if (e < 0 || !stored || !r.failed)
 			return e;
-		if ((e = recover(w, p, attempt, r.failure.temperature_c)) < 0)
+		if (w->rig_fault && (e = rig_recover(w, p, attempt, false)) < 0)
+			return e;
+		if (w->cube_failed && (e = recover(w, p, attempt, r.failure.temperature_c)) < 0)
 			return e;
 		if (attempt >= en->c->recovery.retries || stop_requested(en) || en->abort)
 			return 0;

@@ -79,6 +79,12 @@ static const char *const kind_names[] = {"bandwidth", "thermal", NULL};
 /* Recovery defaults (docs/campaigns.md). */
 #define RECOVERY_MARGIN_C 5.0
 #define RECOVERY_MAX_S 1800.0
+/* Settle criterion after a cooling change (docs/rig-protocol.md): 0.5 C over 30 s, read every
+ * second, at most 15 min. */
+#define SETTLE_TOLERANCE_C 0.5
+#define SETTLE_WINDOW_S 30.0
+#define SETTLE_MAX_S 900.0
+#define SETTLE_POLL_S 1.0
 
 /* Check an integer value of an axis (at names the node for messages); canonical text out. */
 static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node *at,
@@ -576,15 +582,16 @@ static int parse_instruments(struct parse *p, struct fy_node *n)
 	return 0;
 }
 
-/* recovery: {retries, cool_margin_c, cool_max_s, cooling}. */
+/* recovery: {retries, cool_margin_c, cool_max_s, cooling, rig_fault}. */
 static int parse_recovery(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s", "cooling",
-	                                   NULL};
+	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s",
+	                                   "cooling", "rig_fault",     NULL};
+	static const char *const rig_fault[] = {"recover", "abort", NULL};
 	struct sb_campaign_recovery *r = &p->c->recovery;
 	const char *s = NULL;
 	uint64_t retries = 0;
-	int e;
+	int e, idx;
 
 	r->line = sb_yaml_line(n);
 	if ((e = sb_yaml_expect_map(&p->y, n, "key 'recovery'")) < 0 ||
@@ -596,6 +603,10 @@ static int parse_recovery(struct parse *p, struct fy_node *n)
 	        0 ||
 	    (e = sb_yaml_get_str(&p->y, n, "cooling", false, &s)) < 0)
 		return e;
+	if ((e = sb_yaml_get_enum(&p->y, n, "rig_fault", false, rig_fault, &idx)) < 0)
+		return e;
+	if (e == 1)
+		r->rig_abort = idx == 1;
 	r->retries = (unsigned)retries;
 	if (s) {
 		if ((e = cooling_name(p, sb_yaml_get(n, "cooling"), "key 'cooling'", s)) < 0)
@@ -606,13 +617,31 @@ static int parse_recovery(struct parse *p, struct fy_node *n)
 	return 0;
 }
 
+/* cooling_settle: {tolerance_c, window_s, max_s, poll_s} (window_s 0: do not wait). */
+static int parse_settle(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"tolerance_c", "window_s", "max_s", "poll_s", NULL};
+	struct sb_cooling_settle *s = &p->c->settle;
+	int e;
+
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'cooling_settle'")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "cooling_settle", keys)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "tolerance_c", false, 0.01, 20, &s->tolerance_c)) <
+	        0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "window_s", false, 0, 3600, &s->window_s)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "max_s", false, 0, 86400, &s->max_s)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "poll_s", false, 0.01, 60, &s->poll_s)) < 0)
+		return e;
+	return 0;
+}
+
 static int parse_root(struct parse *p)
 {
 	static const char *const keys[] = {
-	    "format", "name",         "description", "kind",
-	    "bench",  "instruments",  "durations",   "sample_interval_ms",
-	    "seed",   "fast_forward", "sweep",       "exclude",
-	    "only",   "recovery",     NULL};
+	    "format", "name",         "description",    "kind",
+	    "bench",  "instruments",  "durations",      "sample_interval_ms",
+	    "seed",   "fast_forward", "sweep",          "exclude",
+	    "only",   "recovery",     "cooling_settle", NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;
@@ -647,6 +676,8 @@ static int parse_root(struct parse *p)
 	if ((n = sb_yaml_get(root, "instruments")) && (e = parse_instruments(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "recovery")) && (e = parse_recovery(p, n)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "cooling_settle")) && (e = parse_settle(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "durations")) && (e = parse_durations(p, n)) < 0)
 		return e;
@@ -996,13 +1027,24 @@ static int normalize(struct sb_campaign *c)
 	 * their defaults, so that older campaigns keep their content hash (and resume). */
 	if (c->recovery.retries || c->recovery.cool_margin_c != RECOVERY_MARGIN_C ||
 	    c->recovery.cool_max_s != RECOVERY_MAX_S ||
-	    strcmp(c->recovery.cooling, SB_RECOVERY_STRONGEST)) {
+	    strcmp(c->recovery.cooling, SB_RECOVERY_STRONGEST) || c->recovery.rig_abort) {
 		cJSON *r = cJSON_AddObjectToObject(o, "recovery");
 
 		cJSON_AddNumberToObject(r, "retries", c->recovery.retries);
 		cJSON_AddNumberToObject(r, "cool_margin_c", c->recovery.cool_margin_c);
 		cJSON_AddNumberToObject(r, "cool_max_s", c->recovery.cool_max_s);
 		cJSON_AddStringToObject(r, "cooling", c->recovery.cooling);
+		if (c->recovery.rig_abort)
+			cJSON_AddStringToObject(r, "rig_fault", "abort");
+	}
+	if (c->settle.tolerance_c != SETTLE_TOLERANCE_C || c->settle.window_s != SETTLE_WINDOW_S ||
+	    c->settle.max_s != SETTLE_MAX_S || c->settle.poll_s != SETTLE_POLL_S) {
+		cJSON *st = cJSON_AddObjectToObject(o, "cooling_settle");
+
+		cJSON_AddNumberToObject(st, "tolerance_c", c->settle.tolerance_c);
+		cJSON_AddNumberToObject(st, "window_s", c->settle.window_s);
+		cJSON_AddNumberToObject(st, "max_s", c->settle.max_s);
+		cJSON_AddNumberToObject(st, "poll_s", c->settle.poll_s);
 	}
 	c->normalized = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -1033,6 +1075,8 @@ static void set_defaults(struct sb_campaign *c, const char *name)
 	c->recovery.cool_margin_c = RECOVERY_MARGIN_C;
 	c->recovery.cool_max_s = RECOVERY_MAX_S;
 	snprintf(c->recovery.cooling, sizeof(c->recovery.cooling), "%s", SB_RECOVERY_STRONGEST);
+	c->settle = (struct sb_cooling_settle){SETTLE_TOLERANCE_C, SETTLE_WINDOW_S, SETTLE_MAX_S,
+	                                       SETTLE_POLL_S};
 	c->bandwidth_s = 20;
 	c->thermal_s = 200;
 	c->stream_groups = 1000;

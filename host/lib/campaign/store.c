@@ -302,6 +302,16 @@ static int migrate_v3(struct sb_store *st)
 	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 3") : 0;
 }
 
+/* Version 3 to 4 (the cooling rig): samples gain the cooling actuator's heatsink thermocouple.
+ * Inside the caller's transaction. */
+static int migrate_v4(struct sb_store *st)
+{
+	int e = exec(st, "ALTER TABLE samples ADD COLUMN heatsink_c REAL;"
+	                 "INSERT INTO schema_version VALUES (4, " NOW_SQL ");");
+
+	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 4") : 0;
+}
+
 /*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
@@ -358,6 +368,11 @@ static int schema_write(struct sb_store *st)
 		if ((e = migrate_v3(st)) < 0)
 			goto rollback;
 		v = 3;
+	}
+	if (v < 4) {
+		if ((e = migrate_v4(st)) < 0)
+			goto rollback;
+		v = 4;
 	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
@@ -913,8 +928,8 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	if ((e = prepare(st,
 	                 "INSERT INTO samples (point_id, seq, t_ns, reads, writes, "
 	                 "read_data_bytes, lat_sum_cycles, lat_count, bandwidth_gbps, mrps, "
-	                 "latency_avg_ns, temp_c, power_w, volts_v, amps_a) VALUES (?1, ?2, ?3, "
-	                 "?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	                 "latency_avg_ns, temp_c, power_w, volts_v, amps_a, heatsink_c) VALUES "
+	                 "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	                 &s)) < 0)
 		return e;
 	for (unsigned i = 0; i < rec->nsamples && !e; i++) {
@@ -947,6 +962,7 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 		bind_opt(s, 13, true, x->power_w);
 		bind_opt(s, 14, true, x->volts_v);
 		bind_opt(s, 15, true, x->amps_a);
+		bind_opt(s, 16, true, x->heatsink_c);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			e = db_error(st, "storing samples");
 		sqlite3_reset(s);

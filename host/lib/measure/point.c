@@ -199,6 +199,7 @@ static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s)
 /* What the instruments said during a point. */
 struct inst_rec {
 	const struct sb_point_spec *s;
+	struct sb_device *dev;
 	uint64_t interval_ns;
 	struct {
 		uint64_t t_ns;
@@ -266,6 +267,24 @@ static int inst_sample(struct inst_rec *ir, struct sb_point_result *r, uint64_t 
 			r->temperature_start_c = ps.temp.hotspot_c;
 		if (isnan(r->temperature_max_c) || ps.temp.hotspot_c > r->temperature_max_c)
 			r->temperature_max_c = ps.temp.hotspot_c;
+	}
+	ps.heatsink_c = NAN;
+	if (s->inst.cooling && r->cooling.has_heatsink) {
+		struct sb_cooling_state cs;
+
+		if ((err = sb_cooling_status(s->inst.cooling, &cs)) < 0)
+			return err;
+		ps.heatsink_c = cs.heatsink_c;
+		if (cs.failsafe && !r->rig_fault) {
+			/* The rig holds the fans at 100 %: what follows is not this point's
+			 * cooling. Stop here. */
+			r->rig_fault = true;
+			r->rig_state = cs;
+			*stop = true;
+			sb_warn("'%s': the cooling rig went into its fail-safe (%s) at %.3f s of "
+			        "the point: stopping it",
+			        sb_device_uri(ir->dev), cs.faults_text, t_ns / 1e9);
+		}
 	}
 	if (s->inst.power) {
 		if ((err = sb_power_source_sample(s->inst.power, &ps.power)) < 0) {
@@ -339,6 +358,10 @@ static int apply_cooling(struct sb_device *dev, const struct sb_point_spec *s,
 	if (!s->inst.cooling)
 		return 0;
 	if (s->cooling && (err = sb_cooling_apply(s->inst.cooling, s->cooling)) < 0)
+		return err;
+	/* After the change, the heatsink settles (an actuator without a heatsink sensor is not
+	 * waited on; docs/rig-protocol.md has the criterion). */
+	if ((err = sb_cooling_settle(s->inst.cooling, dev, &s->settle, &r->settled)) < 0)
 		return err;
 	if ((err = sb_cooling_status(s->inst.cooling, &r->cooling)) < 0)
 		return err;
@@ -694,6 +717,7 @@ int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb
 	if (!ir)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory running a point");
 	inst_init(ir, s, r);
+	ir->dev = dev;
 	err = run_point(dev, s, r, ir, &board);
 	if (err >= 0)
 		inst_finish(ir, r, r->duration_ns);

@@ -18,8 +18,9 @@
  *                sigrok:DRIVER[:conn=...&serialcomm=...][?configs=FILE.yaml]
  *                                          a fan supply libsigrok drives (korad-kaxxxxp, ...)
  *                korad:/dev/ttyACMn        alias of sigrok:korad-kaxxxxp:conn=/dev/ttyACMn
- *
- * (rig: — the cooling-rig controller of firmware/ — has its own driver table entry.)
+ *                rig:/dev/ttyUSBn          the cooling-rig controller (firmware/, docs/rig-
+ *                rig:ftdi[:SERIAL]         protocol.md) on a tty or its FT232R through libftdi;
+ *                                          ?config=RIGFILE&heatsink_max_c=C&silence_s=S&stall_s=S
  *
  * sim: instruments measure the simulated bench of an open sim: device (sb_device_bench());
  * real ones ignore the device or use it for nothing but the clock. Every reading carries the
@@ -119,12 +120,25 @@ int sb_power_source_reconnect(struct sb_power_source *s, unsigned timeout_ms);
 
 /* ---- cooling ---------------------------------------------------------------------------- */
 
+#define SB_COOLING_MAX_FANS 4
+
 struct sb_cooling_state {
 	char name[SB_INSTRUMENT_NAME_MAX]; /* applied configuration */
-	double fan_supply_v, fan_supply_a; /* backplane fans' supply */
+	double fan_supply_v, fan_supply_a; /* backplane fans' supply (NAN: not known) */
 	double fan_rpm;
-	double desk_fan_distance_cm; /* 0: off */
+	double desk_fan_distance_cm; /* 0: off (NAN: not known) */
 	double cooling_power_w;
+	/* Controllers with their own fans, sensors and fail-safe (rig:) also report these;
+	 * others leave them zero (nfans 0, has_heatsink false). */
+	unsigned nfans;
+	double duty_pct[SB_COOLING_MAX_FANS], rpm[SB_COOLING_MAX_FANS];
+	bool has_heatsink;
+	double heatsink_c, ambient_c; /* thermocouples; NAN while one is faulty */
+	bool failsafe;                /* the controller holds every fan at 100 % */
+	unsigned faults;              /* latched faults (docs/rig-protocol.md) */
+	unsigned faults_active;       /* ... whose condition is still present */
+	char faults_text[96];         /* named, comma-separated; "" when none */
+	uint64_t clock_ns;            /* the controller's own clock (its uptime) */
 };
 
 struct sb_cooling;
@@ -140,6 +154,41 @@ const char *sb_cooling_name(const struct sb_cooling *c, unsigned i);
 /* What the i-th configuration sets (fans, cooling power), without applying it. SB_ERR_RANGE. */
 int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_state *st);
 const char *sb_cooling_driver(const struct sb_cooling *c);
+/*
+ * Leave a fail-safe: clear the controller's latched faults and put the applied configuration
+ * back. SB_ERR_STATE (detail names them) while a fault's condition is still present,
+ * SB_ERR_NOT_SUPPORTED for actuators without a fail-safe.
+ */
+int sb_cooling_recover(struct sb_cooling *c);
+
+/*
+ * Wait ns as both the bench and the cooling actuator count it: the bench clock advances
+ * (sb_device_wait_ns), and if the actuator's own clock (clock_ns) moved less — a real rig next
+ * to a simulated board — the rest is slept. Actuators without a clock: the bench wait alone.
+ */
+int sb_cooling_wait(struct sb_cooling *c, struct sb_device *dev, uint64_t ns);
+
+/*
+ * The settle criterion after a cooling change: the heatsink (the actuator's own sensor) moved
+ * by at most tolerance_c over the last window_s, read every poll_s; max_s bounds the wait.
+ * Times are the actuator's clock (the heatsink's physical time).
+ */
+struct sb_cooling_settle {
+	double tolerance_c, window_s, max_s, poll_s; /* window_s 0: do not wait */
+};
+
+struct sb_cooling_settled {
+	bool waited;       /* the actuator has a heatsink sensor and a window was asked */
+	bool settled;      /* the criterion was met (else max_s passed: a warning) */
+	double seconds;    /* waited, on the actuator's clock */
+	double heatsink_c; /* last reading */
+	double span_c;     /* max - min over the last window */
+};
+
+/* Wait until settled. Returns 0 (also when max_s passed: out->settled false, a warning),
+ * SB_ERR_STATE if the actuator is or goes into its fail-safe, or an instrument error. */
+int sb_cooling_settle(struct sb_cooling *c, struct sb_device *dev,
+                      const struct sb_cooling_settle *crit, struct sb_cooling_settled *out);
 
 /* ---- discovery -------------------------------------------------------------------------- */
 
