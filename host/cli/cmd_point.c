@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "stackbench/capture.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
@@ -30,7 +31,9 @@ static void point_help(FILE *out)
 	    "                        [--posted] [--no-fast-forward] [--json]\n"
 	    "                        [--duration-s S] [--cooling NAME] [--camera CONN]\n"
 	    "                        [--meter CONN] [--rig CONN] [--sample-ms MS]\n"
-	    "                        [--no-instruments]\n"
+	    "                        [--no-instruments] [--trace OUT.sbt [--trace-burst N]\n"
+	    "                        [--trace-gap N] [--trace-ports LIST] [--trace-banks]\n"
+	    "                        [--trace-path onchip|dma]]\n"
 	    "\n"
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
 	    "and print bandwidth, request rate and latency.\n"
@@ -59,6 +62,15 @@ static void point_help(FILE *out)
 	    "      --sample-ms MS    instrument sample interval (default: duration / 20,\n"
 	    "                        1 ms .. 1 s)\n"
 	    "      --no-instruments  do not sample instruments\n"
+	    "      --trace OUT.sbt   capture the requests into a sampled trace (sbt): bursts of\n"
+	    "                        N records separated by gaps, with the board's own request\n"
+	    "                        counts for the sampling density; subpartitions are vaults\n"
+	    "      --trace-burst N   records per burst (default 1024; 0: one endless burst)\n"
+	    "      --trace-gap N     user-clock cycles between bursts (default 15360)\n"
+	    "      --trace-ports L   ports recorded, e.g. 0,2,4-8 (default: all)\n"
+	    "      --trace-banks     subpartitions per bank (vaultV.bankB) instead of per vault\n"
+	    "      --trace-path P    onchip (register polling) or dma (host ring; default on\n"
+	    "                        dev: boards)\n"
 	    "  -j, --json            print one JSON object\n"
 	    "  -h, --help            this help\n"
 	    "\n"
@@ -158,8 +170,44 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 	cJSON_AddNumberToObject(f, "errstat", r->failure.errstat);
 }
 
+/* What a trace capture wrote. */
+static void print_trace(const char *path, const struct sb_capture_stats *t)
+{
+	printf("trace      %s: %llu records of %llu requests executed (density %.4f), %llu "
+	       "bursts\n",
+	       path, (unsigned long long)t->records, (unsigned long long)t->executed, t->density,
+	       (unsigned long long)t->bursts);
+	if (t->dropped || t->corrupt || t->late)
+		printf("trace lost %llu records (%llu dropped by the board in %llu bursts, %llu "
+		       "corrupt, %llu late)\n",
+		       (unsigned long long)(t->dropped + t->corrupt + t->late),
+		       (unsigned long long)t->dropped, (unsigned long long)t->lost_bursts,
+		       (unsigned long long)t->corrupt, (unsigned long long)t->late);
+}
+
+static void trace_json(cJSON *o, const char *path, const struct sb_capture_stats *t)
+{
+	cJSON *j;
+
+	if (!path) {
+		cJSON_AddNullToObject(o, "trace");
+		return;
+	}
+	j = cJSON_AddObjectToObject(o, "trace");
+	cJSON_AddStringToObject(j, "file", path);
+	cJSON_AddStringToObject(j, "path", t->path == SB_CAPTURE_DMA ? "dma" : "onchip");
+	cJSON_AddNumberToObject(j, "records", (double)t->records);
+	cJSON_AddNumberToObject(j, "executed", (double)t->executed);
+	cJSON_AddNumberToObject(j, "density", t->density);
+	cJSON_AddNumberToObject(j, "bursts", (double)t->bursts);
+	cJSON_AddNumberToObject(j, "lost_records", (double)(t->dropped + t->corrupt + t->late));
+	cJSON_AddNumberToObject(j, "lost_bursts", (double)t->lost_bursts);
+	cJSON_AddNumberToObject(j, "drains", (double)t->polls);
+}
+
 static int print_json(const struct sb_point_spec *s, const char *pattern,
-                      const struct sb_point_result *r)
+                      const struct sb_point_result *r, const char *trace_path,
+                      const struct sb_capture_stats *trace)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
 	cJSON *o = cJSON_CreateObject(), *ports;
@@ -190,6 +238,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddNumberToObject(o, "fast_forward_ns", (double)r->ff_skipped_ns);
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
+	trace_json(o, trace_path, trace);
 	if (s->stream) {
 		cJSON_AddNumberToObject(o, "stream_groups", r->stream_groups);
 		cJSON_AddNumberToObject(o, "mismatches", r->mismatches);
@@ -264,6 +313,12 @@ enum {
 	OPT_RIG,
 	OPT_SAMPLE_MS,
 	OPT_NO_INST,
+	OPT_TRACE,
+	OPT_TRACE_BURST,
+	OPT_TRACE_GAP,
+	OPT_TRACE_PORTS,
+	OPT_TRACE_BANKS,
+	OPT_TRACE_PATH,
 };
 
 struct inst_args {
@@ -323,6 +378,12 @@ static int point_run(int argc, char **argv)
 	    {"rig", required_argument, NULL, OPT_RIG},
 	    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
 	    {"no-instruments", no_argument, NULL, OPT_NO_INST},
+	    {"trace", required_argument, NULL, OPT_TRACE},
+	    {"trace-burst", required_argument, NULL, OPT_TRACE_BURST},
+	    {"trace-gap", required_argument, NULL, OPT_TRACE_GAP},
+	    {"trace-ports", required_argument, NULL, OPT_TRACE_PORTS},
+	    {"trace-banks", no_argument, NULL, OPT_TRACE_BANKS},
+	    {"trace-path", required_argument, NULL, OPT_TRACE_PATH},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -335,6 +396,10 @@ static int point_run(int argc, char **argv)
 	struct sb_geometry geo;
 	struct sb_point_instruments inst;
 	struct inst_args ia = {0};
+	struct sb_capture_config ccfg;
+	struct sb_capture_stats cst;
+	const char *trace_out = NULL;
+	bool trace_opts = false;
 	struct sb_device *dev;
 	uint64_t v, ports = 0;
 	double d;
@@ -342,6 +407,8 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	sb_point_spec_init(&spec, 0);
+	sb_capture_config_init(&ccfg);
+	memset(&cst, 0, sizeof(cst));
 	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -416,6 +483,45 @@ static int point_run(int argc, char **argv)
 		case OPT_NO_INST:
 			ia.none = true;
 			break;
+		case OPT_TRACE:
+			trace_out = optarg;
+			break;
+		case OPT_TRACE_BURST:
+		case OPT_TRACE_GAP:
+			if (sb_parse_u64(optarg,
+			                 c == OPT_TRACE_GAP ? "--trace-gap" : "--trace-burst",
+			                 false, &v) < 0 ||
+			    v > UINT32_MAX)
+				return sb_cli_usage_error("point", "%s: 0..%u",
+				                          c == OPT_TRACE_GAP ? "--trace-gap"
+				                                             : "--trace-burst",
+				                          UINT32_MAX);
+			if (c == OPT_TRACE_GAP)
+				ccfg.gap_cycles = (uint32_t)v;
+			else
+				ccfg.burst_records = (uint32_t)v;
+			trace_opts = true;
+			break;
+		case OPT_TRACE_PORTS:
+			if (sb_capture_parse_ports(optarg, &ccfg.port_mask) < 0)
+				return sb_cli_usage_error("point", "--trace-ports: %s",
+				                          sb_error_detail());
+			trace_opts = true;
+			break;
+		case OPT_TRACE_BANKS:
+			ccfg.banks = true;
+			trace_opts = true;
+			break;
+		case OPT_TRACE_PATH:
+			if (!strcmp(optarg, "onchip"))
+				ccfg.path = SB_CAPTURE_ONCHIP;
+			else if (!strcmp(optarg, "dma"))
+				ccfg.path = SB_CAPTURE_DMA;
+			else
+				return sb_cli_usage_error("point", "--trace-path %s: onchip or dma",
+				                          optarg);
+			trace_opts = true;
+			break;
 		case OPT_STREAM:
 			if (sb_parse_u64(optarg, "--stream", false, &v) < 0 || v < 1 ||
 			    v > SB_STREAM_MAX)
@@ -461,6 +567,11 @@ static int point_run(int argc, char **argv)
 	if (spec.cooling && ia.none)
 		return sb_cli_usage_error("point",
 		                          "--cooling needs a cooling rig (not --no-instruments)");
+	if (trace_opts && !trace_out)
+		return sb_cli_usage_error("point", "the --trace-* options need --trace OUT.sbt");
+	if (trace_out && spec.stream)
+		return sb_cli_usage_error("point",
+		                          "--trace records GUPS ports, not --stream groups");
 	if ((err = sb_device_open(&dev, uri)) < 0)
 		return sb_cli_device_error(err);
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
@@ -484,21 +595,37 @@ static int point_run(int argc, char **argv)
 		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
 		goto out;
 	}
+	if (trace_out && (err = sb_capture_open(&spec.capture, dev, &ccfg, trace_out)) < 0) {
+		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("point", "%s", sb_error_detail())
+		                         : sb_cli_error(err);
+		goto out;
+	}
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
 		rc = err == SB_ERR_INVAL || err == SB_ERR_NOT_FOUND
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_error(err);
 		goto out;
 	}
+	if (spec.capture) {
+		err = sb_capture_close(spec.capture, &cst);
+		spec.capture = NULL;
+		if (err < 0) {
+			rc = sb_cli_error(err);
+			goto out;
+		}
+	}
 	if (json)
-		rc = print_json(&spec, pattern, &res);
+		rc = print_json(&spec, pattern, &res, trace_out, &cst);
 	else {
 		print_text(&spec, pattern, &res);
+		if (trace_out)
+			print_trace(trace_out, &cst);
 		rc = SB_EXIT_OK;
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
 out:
+	sb_capture_abort(spec.capture);
 	close_instruments(&inst);
 	sb_device_close(dev);
 	return rc;

@@ -74,6 +74,10 @@ struct sb_point_spec {
 	uint64_t inst_sample_ns;
 	int (*inst_sample)(void *ctx, const struct sb_point_sample *s);
 	void *inst_sample_ctx;
+	/* Trace capture (stackbench/capture.h, opened by the caller; NULL: none): started before
+	 * the ports, drained while they run, stopped after they drained with the executed count
+	 * of the ports it records. The caller closes it. GUPS traffic only. */
+	struct sb_capture *capture;
 };
 
 struct sb_point_result {
