@@ -12,7 +12,7 @@
 
 static const struct sb_cli_command *const commands[] = {
     &sb_cmd_info,   &sb_cmd_devices, &sb_cmd_point,     &sb_cmd_run,   &sb_cmd_list,
-    &sb_cmd_export, &sb_cmd_report,  &sb_cmd_lifetimes, &sb_cmd_trace,
+    &sb_cmd_export, &sb_cmd_report,  &sb_cmd_lifetimes, &sb_cmd_trace, &sb_cmd_replay,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
