@@ -791,8 +791,10 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 
 	if (!tr->enable || !(tr->port_mask & (1u << p->idx)) || d->t_issue < tr->gap_until)
 		return;
+	/* Issue to the first response beat, as the port's latency monitor counts (the RTL). */
 	if (d->t_done != SB_TICK_NEVER && d->t_done > d->t_issue)
-		lat = (uint32_t)sb_div(&m->tm.div_cycle, d->t_done - d->t_issue);
+		lat = (uint32_t)sb_div(&m->tm.div_cycle, d->t_done - d->t_issue) -
+		      (done_write(d) ? 0 : done_flits(d) - 1);
 	memset(rec, 0, sizeof(rec));
 	rec[SB_TRACE_RECORD_TIME_LO_WORD] = (uint32_t)cyc;
 	rec[SB_TRACE_RECORD_TIME_HI_WORD] = (uint32_t)(cyc >> 32);

@@ -425,6 +425,9 @@ int sb_capture_poll(struct sb_capture *c)
 			return err;
 	}
 	c->st.polls++;
+	sb_dbg("trace capture: drain at cycle %" PRIu64 ": %zu records, board dropped %" PRIu64
+	       ", next in %" PRIu64 " ns",
+	       now, got, dropped, c->interval_ns);
 	if (dropped > c->b_dropped) {
 		/* Records were lost in the bursts since the last drain (at most one per record). */
 		uint64_t bursts = (uint64_t)(sample - c->b_sample) + 1,
@@ -683,17 +686,20 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory for a trace capture");
 		goto fail;
 	}
-	/* Drain often enough that the buffer never fills at one record per cycle (twice that
-	 * with the smallest requests on the model), seldom in the gaps between bursts. */
+	/* Drain often enough that the buffer never fills at two records per cycle (the model
+	 * with the smallest requests), seldom in the gaps between bursts. */
 	cycle_ns = 1e9 / c->clock_hz;
 	c->min_ns =
 	    (uint64_t)(cycle_ns * (c->cfg.path == SB_CAPTURE_DMA ? c->ring_records : c->depth) / 4);
 	if (c->min_ns < 100)
 		c->min_ns = 100;
 	c->max_ns = 1000000;
-	if (c->cfg.burst_records && c->cfg.burst_records <= c->depth / 2) {
+	if (c->cfg.burst_records && c->cfg.burst_records <= c->depth) {
+		/* Between two drains P apart the buffer gets at most one burst, or the end of one
+		 * and the start of the next: lambda (P - gap) records, at most B / 2 at the highest
+		 * rate of two records per cycle when P <= gap + B / 4. */
 		uint64_t period =
-		    (uint64_t)(cycle_ns * (c->cfg.gap_cycles + c->cfg.burst_records / 2));
+		    (uint64_t)(cycle_ns * (c->cfg.gap_cycles + c->cfg.burst_records / 4));
 
 		if (period < c->max_ns)
 			c->max_ns = period > c->min_ns ? period : c->min_ns;
