@@ -1,0 +1,66 @@
+#!/bin/sh
+# The loop of issue 14 through the tool, on the simulated bench:
+#   1. capture a one-vault point into a sampled trace: every record in vault 0, as many
+#      records per executed request as the burst and gap settings give, and the lifetime
+#      analysis reads it;
+#   2. replay the SCALE-Sim sample with --trace: the simulator's trace comes back as a
+#      measured one (real memory timing) and the lifetime analysis reads it;
+#   3. replay the captured (sampled) trace with --interpolate.
+#   capture_flow.sh STACKBENCH_EXE SCALESIM_RUN_FOLDER
+set -eu
+exe=$1
+run=$2
+work=$(mktemp -d /tmp/sb-capture-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "capture_flow: FAIL: $*" >&2; exit 1; }
+# jq-like access with sqlite3's JSON functions (sqlite3 is a dependency of the tests).
+json() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
+
+# 1. Capture.
+"$exe" point --pattern 1vault --duration-us 2000 --trace "$work/t.sbt" --no-instruments --json \
+	>"$work/p.json" 2>"$work/p.err" || fail "point --trace: $(cat "$work/p.err")"
+reads=$(json "$work/p.json" '$.reads')
+records=$(json "$work/p.json" '$.trace.records')
+executed=$(json "$work/p.json" '$.trace.executed')
+lost=$(json "$work/p.json" '$.trace.lost_records')
+[ "$executed" = "$reads" ] || fail "executed $executed, the ports read $reads"
+[ "$lost" = 0 ] || fail "$lost records lost"
+# r = B / (B + lambda G): bursts of 1024 records, gaps of 15360 cycles, lambda requests per cycle
+awk -v n="$records" -v e="$executed" 'BEGIN {
+	lambda = e / (2000e-6 * 187.5e6); expect = 1024 / (1024 + lambda * 15360); r = n / e;
+	if (n % 1024 != 0 || (r - expect) / expect > 0.03 || (expect - r) / expect > 0.03) {
+		printf "density %.4f, settings give %.4f (%d records)\n", r, expect, n; exit 1 }
+}' || fail "sampling density"
+"$exe" trace info "$work/t.sbt" >"$work/info" || fail "trace info"
+grep -Eq "^  vault0 +scratchpad +1 +16 +$records +0 " "$work/info" || fail "vault0: $(cat "$work/info")"
+others=$(awk '$1 ~ /^vault([1-9]|1[0-5])$/ { s += $5 + $6 } END { print s + 0 }' "$work/info")
+[ "$others" = 0 ] || fail "$others records outside vault 0"
+grep -q "sampled *$records of $executed accesses executed" "$work/info" || fail "capture: $(cat "$work/info")"
+"$exe" lifetimes "$work/t.sbt" --json "$work/lt.json" >"$work/lt.out" 2>&1 ||
+	fail "lifetimes of the capture: $(cat "$work/lt.out")"
+[ "$(json "$work/lt.json" '$.records')" = "$records" ] || fail "lifetimes read $(json "$work/lt.json" '$.records') records"
+
+# 2. SCALE-Sim through the board and back.
+"$exe" replay "$run" --trace "$work/m.sbt" --json "$work/rep.json" >"$work/rep.out" 2>&1 ||
+	fail "replay: $(cat "$work/rep.out")"
+requests=$(json "$work/rep.json" '$.requests')
+[ "$requests" -gt 1000 ] || fail "replay: $requests requests"
+[ "$(json "$work/rep.json" '$.issued')" = "$requests" ] || fail "issued $(json "$work/rep.json" '$.issued') of $requests"
+[ "$(json "$work/rep.json" '$.completed')" = "$requests" ] || fail "completed"
+[ "$(json "$work/rep.json" '$.select')" = dram ] || fail "SCALE-Sim: DRAM traffic"
+[ "$(json "$work/rep.json" '$.trace.records')" = "$requests" ] || fail "measured trace records"
+sum=$(sqlite3 :memory: "SELECT sum(value ->> 'requests') FROM json_each(readfile('$work/rep.json'), '\$.vaults')")
+[ "$sum" = "$requests" ] || fail "vault requests sum to $sum"
+"$exe" lifetimes "$work/m.sbt" --json "$work/ml.json" >"$work/ml.out" 2>&1 ||
+	fail "lifetimes of the measured trace: $(cat "$work/ml.out")"
+[ "$(json "$work/ml.json" '$.records')" = "$requests" ] || fail "lifetimes of the measured trace"
+[ "$(json "$work/ml.json" '$.source')" = stackbench-capture ] || fail "source"
+[ "$(json "$work/ml.json" '$.clock_hz')" = 187500000 ] || fail "clock of the measured trace"
+
+# 3. The sampled capture replayed with interpolation: time scaled by its density.
+"$exe" replay "$work/t.sbt" --interpolate --json "$work/ri.json" >"$work/ri.out" 2>&1 ||
+	fail "replay --interpolate: $(cat "$work/ri.out")"
+[ "$(json "$work/ri.json" '$.issued')" = "$records" ] || fail "interpolated replay issued"
+awk -v d="$(json "$work/ri.json" '$.density')" -v n="$records" -v e="$executed" \
+	'BEGIN { r = n / e; if (d - r > 1e-9 || r - d > 1e-9) exit 1 }' || fail "density $(json "$work/ri.json" '$.density')"
+echo "capture_flow: ok"
