@@ -63,4 +63,32 @@ sum=$(sqlite3 :memory: "SELECT sum(value ->> 'requests') FROM json_each(readfile
 [ "$(json "$work/ri.json" '$.issued')" = "$records" ] || fail "interpolated replay issued"
 awk -v d="$(json "$work/ri.json" '$.density')" -v n="$records" -v e="$executed" \
 	'BEGIN { r = n / e; if (d - r > 1e-9 || r - d > 1e-9) exit 1 }' || fail "density $(json "$work/ri.json" '$.density')"
+# 4. A campaign with a trace section: one sbt per point beside the database, in the store.
+cat >"$work/c.yaml" <<'YAML'
+name: traced
+durations: {bandwidth_s: 0.0005}
+instruments: none
+trace: {burst: 512, gap: 4000, ports: "0-3"}
+sweep:
+  type: [ro, wo]
+  pattern: [1vault, 4vault]
+YAML
+"$exe" run "$work/c.yaml" --db "$work/lab.db" >"$work/run.out" 2>&1 || fail "run: $(cat "$work/run.out")"
+[ "$(sqlite3 "$work/lab.db" "SELECT count(*) FROM point_traces")" = 4 ] || fail "point_traces rows"
+[ "$(sqlite3 "$work/lab.db" "SELECT count(*) FROM point_traces WHERE port_mask = 15 AND lost_records = 0 AND records > 0 AND burst_records = 512 AND gap_cycles = 4000")" = 4 ] ||
+	fail "point_traces: $(sqlite3 "$work/lab.db" "SELECT * FROM point_traces")"
+file=$(sqlite3 "$work/lab.db" "SELECT file FROM point_traces t JOIN points p ON p.id = t.point_id WHERE p.idx = 2")
+n=$(sqlite3 "$work/lab.db" "SELECT records FROM point_traces t JOIN points p ON p.id = t.point_id WHERE p.idx = 2")
+[ "$file" = lab.traces/campaign1/point00002.sbt ] || fail "trace file '$file'"
+"$exe" trace info "$work/$file" >"$work/ci" || fail "trace info of a campaign trace"
+grep -q "^records *$n\$" "$work/ci" || fail "campaign trace: $(head -5 "$work/ci")"
+"$exe" export --db "$work/lab.db" --format csv --table point_traces >"$work/t.csv" || fail "export point_traces"
+[ "$(wc -l <"$work/t.csv")" -eq 5 ] || fail "point_traces CSV: $(cat "$work/t.csv")"
+"$exe" export --db "$work/lab.db" --format json --out "$work/e.json" || fail "export json"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$work/e.json'), '\$.point_traces')")" = 4 ] || fail "JSON point_traces"
+printf 'name: bad
+trace: {burts: 4}
+' >"$work/bad.yaml"
+if "$exe" run "$work/bad.yaml" --db "$work/bad.db" >"$work/bad.out" 2>&1; then fail "a bad trace key ran"; fi
+grep -q "line 2: unknown key 'burts' in 'trace'" "$work/bad.out" || fail "bad key: $(cat "$work/bad.out")"
 echo "capture_flow: ok"

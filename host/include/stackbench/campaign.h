@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stackbench/capture.h"
 #include "stackbench/gups.h"
 #include "stackbench/point.h"
 
@@ -60,6 +61,16 @@ struct sb_campaign_recovery {
 	double cool_max_s;    /* longest cool-down (bench time); without a camera: its length */
 	char cooling[SB_AXIS_NAME_MAX]; /* strongest, keep, or a configuration name */
 	int line; /* line of recovery.cooling, else of 'recovery' (0: not in the file) */
+};
+
+/*
+ * Trace capture of every GUPS point (key 'trace'; docs/campaigns.md): one sbt per run of a
+ * point beside the results database, recorded in the store (table point_traces).
+ */
+struct sb_campaign_trace {
+	bool enabled;
+	struct sb_capture_config cfg; /* burst, gap, ports, banks, path */
+	int line;                     /* line of 'trace' in the file (0: not in the file) */
 };
 
 /* The sweep axes, in expansion order (outermost first). */
@@ -130,6 +141,7 @@ struct sb_campaign {
 	struct sb_campaign_instruments inst;
 	int instruments_line;
 	struct sb_campaign_recovery recovery;
+	struct sb_campaign_trace trace;
 	double bandwidth_s, thermal_s;
 	uint64_t stream_groups;
 	double sample_interval_ms;

@@ -96,7 +96,8 @@ struct sb_capture_stats {
 	uint64_t polls;       /* drains */
 	uint64_t cycles;      /* length of the captured interval */
 	enum sb_capture_path path;
-	double density; /* records / executed (0 when nothing executed) */
+	uint32_t port_mask; /* ports recorded */
+	double density;     /* records / executed (0 when nothing executed) */
 };
 
 struct sb_capture;

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "campaign_trace.h"
 #include "sb_regmap.h"
 #include <cjson/cJSON.h>
 
@@ -647,11 +648,13 @@ static void report_progress(struct engine *en, const struct worker *w,
 		en->o->progress(en->o->progress_ctx, &pr);
 }
 
-/* Sample the instruments at t = 0 (just before the ports start), then run the point. */
+/* Sample the instruments at t = 0 (just before the ports start), then run the point; with a
+ * trace capture (pt->cap) the point records its requests, and the capture is finished. */
 static int start_point(struct worker *w, const struct sb_point_spec *spec,
-                       struct sb_point_result *r)
+                       struct sb_point_result *r, struct sb_point_trace *pt)
 {
 	static const struct sb_port_counters zero;
+	struct sb_point_spec traced;
 	int e;
 
 	w->nsamples = 0;
@@ -662,7 +665,13 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 		/* The meter's reading covers the time before the point: keep only V and A. */
 		w->samples[0].power_w = NAN;
 	}
-	return sb_point_run(w->dev, spec, r);
+	if (!pt->cap)
+		return sb_point_run(w->dev, spec, r);
+	traced = *spec;
+	traced.capture = pt->cap;
+	if ((e = sb_point_run(w->dev, &traced, r)) < 0)
+		return e;
+	return sb_point_trace_close(pt);
 }
 
 /*
@@ -675,6 +684,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct engine *en = w->en;
 	struct sb_point_spec spec;
 	struct sb_point_record rec;
+	struct sb_point_trace pt;
 	double t0 = wall_now();
 	char msg[1024], *data = NULL;
 	int e;
@@ -696,13 +706,20 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 		return e;
 	if (strcmp(p->cooling, "none") && (e = sb_cooling_apply(w->inst.cooling, p->cooling)) < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
-	e = start_point(w, &spec, r);
+	if ((e = sb_point_trace_open(&pt, en->c, sb_store_path(en->st), en->id, p, attempt,
+	                             w->dev)) < 0)
+		return e;
+	e = start_point(w, &spec, r, &pt);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
-		if ((e = recover(w, p, attempt, NAN)) < 0)
+		if ((e = recover(w, p, attempt, NAN)) < 0) {
+			sb_point_trace_abort(&pt);
 			return e;
-		e = start_point(w, &spec, r);
+		}
+		e = start_point(w, &spec, r, &pt);
 	}
+	if (e < 0 || w->sample_err < 0 || stop_requested(en) || en->abort)
+		sb_point_trace_abort(&pt);
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (w->sample_err < 0)
@@ -727,6 +744,9 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	    .samples = w->samples,
 	    .nsamples = w->nsamples,
 	    .wall_s = wall_now() - t0,
+	    .trace_file = pt.done ? pt.rel : NULL,
+	    .trace = &pt.st,
+	    .trace_cfg = &en->c->trace.cfg,
 	};
 	if (r->failed) {
 		rec.event.kind = "thermal_failure";
@@ -747,6 +767,8 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 		report_progress(en, w, &rec);
 	}
 	pthread_mutex_unlock(&en->lock);
+	if (e < 0)
+		sb_point_trace_abort(&pt);
 	cJSON_free(data);
 	return e;
 }

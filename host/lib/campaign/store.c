@@ -22,7 +22,8 @@
 struct sb_store {
 	sqlite3 *db;
 	char *path;
-	int version; /* schema version of the open database */
+	int version;     /* schema version of the open database */
+	bool has_traces; /* the point_traces table exists (named migration, below) */
 };
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -280,6 +281,52 @@ out:
 	return e;
 }
 
+/*
+ * Named migration "point_traces" (trace capture, issue 14), independent of the schema version
+ * number: the table of the runs' trace captures, and schema_migrations recording it. Applied to
+ * every database opened for writing; readers see the table when it is there.
+ */
+static const char migrate_point_traces_sql[] =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS point_traces ("
+    " point_id INTEGER PRIMARY KEY REFERENCES points(id),"
+    " file TEXT NOT NULL," /* relative to the database's folder */
+    " path TEXT NOT NULL," /* onchip or dma */
+    " burst_records INTEGER NOT NULL,"
+    " gap_cycles INTEGER NOT NULL,"
+    " port_mask INTEGER NOT NULL,"
+    " subpartitions TEXT NOT NULL," /* vault or bank */
+    " records INTEGER NOT NULL,"
+    " executed INTEGER NOT NULL,"
+    " density REAL NOT NULL,"
+    " captured INTEGER NOT NULL,"
+    " lost_records INTEGER NOT NULL,"
+    " bursts INTEGER NOT NULL,"
+    " lost_bursts INTEGER NOT NULL,"
+    " cycles INTEGER NOT NULL);"
+    "INSERT OR IGNORE INTO schema_migrations VALUES ('point_traces', " NOW_SQL ");";
+
+static int migrate_point_traces(struct sb_store *st, bool writable)
+{
+	int e;
+
+	if (writable) {
+		if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
+			return e;
+		if ((e = exec(st, migrate_point_traces_sql)) < 0) {
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			return sb_error_wrap(e, "migration 'point_traces'");
+		}
+		if ((e = exec(st, "COMMIT")) < 0)
+			return e;
+	}
+	if ((e = table_exists(st, "point_traces")) < 0)
+		return e;
+	st->has_traces = e;
+	return 0;
+}
+
 /* Create the schema in an empty database, or check the version of an existing one. */
 static int schema(struct sb_store *st, bool writable)
 {
@@ -374,7 +421,8 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 		    (e = exec(st, "PRAGMA synchronous=FULL")) < 0)
 			goto fail;
 	}
-	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 || (e = schema(st, writable)) < 0)
+	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 || (e = schema(st, writable)) < 0 ||
+	    (e = migrate_point_traces(st, writable)) < 0)
 		goto fail;
 	*out = st;
 	return 0;
@@ -874,6 +922,44 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	return e;
 }
 
+/* The run's trace capture (table point_traces). */
+static int insert_trace(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
+{
+	const struct sb_capture_stats *t = rec->trace;
+	const struct sb_capture_config *c = rec->trace_cfg;
+	sqlite3_stmt *s;
+	int e = 0, i = 1;
+
+	if (!st->has_traces)
+		return sb_error_set(SB_ERR_DB, "results database '%s' has no point_traces table",
+		                    st->path);
+	if ((e = prepare(
+	         st,
+	         "INSERT INTO point_traces VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	         "?11, ?12, ?13, ?14, ?15)",
+	         &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, i++, point_id);
+	sqlite3_bind_text(s, i++, rec->trace_file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, t->path == SB_CAPTURE_DMA ? "dma" : "onchip", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, c->burst_records);
+	sqlite3_bind_int64(s, i++, c->gap_cycles);
+	sqlite3_bind_int64(s, i++, t->port_mask);
+	sqlite3_bind_text(s, i++, c->banks ? "bank" : "vault", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, (int64_t)t->records);
+	sqlite3_bind_int64(s, i++, (int64_t)t->executed);
+	sqlite3_bind_double(s, i++, t->density);
+	sqlite3_bind_int64(s, i++, (int64_t)t->captured);
+	sqlite3_bind_int64(s, i++, (int64_t)(t->dropped + t->corrupt + t->late));
+	sqlite3_bind_int64(s, i++, (int64_t)t->bursts);
+	sqlite3_bind_int64(s, i++, (int64_t)t->lost_bursts);
+	sqlite3_bind_int64(s, i++, (int64_t)t->cycles);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "storing a point's trace capture");
+	sqlite3_finalize(s);
+	return e;
+}
+
 int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
                           const struct sb_point_record *rec)
 {
@@ -889,6 +975,8 @@ int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
 	if (rec->event.kind &&
 	    (e = sb_store_event_data(st, campaign_id, (int)rec->point->index, rec->event.kind,
 	                             rec->event.message, rec->event.data)) < 0)
+		goto fail;
+	if (rec->trace_file && (e = insert_trace(st, point_id, rec)) < 0)
 		goto fail;
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto fail;
@@ -955,7 +1043,8 @@ int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
 	return e < 0 ? e : rows;
 }
 
-static const char *const table_names[] = {"points", "ports", "samples", "events", "campaigns"};
+static const char *const table_names[] = {"points", "ports",     "samples",
+                                          "events", "campaigns", "point_traces"};
 
 /* The rows of each table, ?1 = campaign id (0 = all); per-point rows carry the point's index
  * and run (attempt, 0 in a version-1 database read as it is). */
@@ -973,9 +1062,14 @@ static const char *const table_names[] = {"points", "ports", "samples", "events"
 #define CAMPAIGN_ROWS                                                                              \
 	"SELECT c.*, (SELECT count(DISTINCT idx) FROM points p WHERE p.campaign_id = c.id) AS "    \
 	"points_done FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id"
-static const char *const table_sql[2][5] = {
-    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS},
-    {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS},
+#define TRACE_ROWS                                                                                 \
+	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, t.* FROM point_traces t " \
+	"JOIN points p ON p.id = t.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
+	"p.campaign_id, p.idx, p.id"
+static const char *const table_sql[2][6] = {
+    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS},
+    {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS,
+     TRACE_ROWS},
 };
 
 static const char *table_query(const struct sb_store *st, enum sb_export_table t)
@@ -991,9 +1085,10 @@ int sb_export_table_parse(const char *name, enum sb_export_table *t)
 			return 0;
 		}
 	}
-	return sb_error_set(
-	    SB_ERR_INVAL, "unknown table '%s' (expected points, ports, samples, events, campaigns)",
-	    name);
+	return sb_error_set(SB_ERR_INVAL,
+	                    "unknown table '%s' (expected points, ports, samples, events, "
+	                    "campaigns, point_traces)",
+	                    name);
 }
 
 struct csv_ctx {
@@ -1087,7 +1182,7 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 	} parts[] = {
 	    {"campaigns", SB_TABLE_CAMPAIGNS}, {"points", SB_TABLE_POINTS},
 	    {"point_ports", SB_TABLE_PORTS},   {"events", SB_TABLE_EVENTS},
-	    {"samples", SB_TABLE_SAMPLES},
+	    {"samples", SB_TABLE_SAMPLES},     {"point_traces", SB_TABLE_POINT_TRACES},
 	};
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -1100,7 +1195,8 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 	for (size_t i = 0; i < SB_ARRAY_SIZE(parts) && e >= 0; i++) {
 		cJSON *arr;
 
-		if (parts[i].table == SB_TABLE_SAMPLES && !samples)
+		if ((parts[i].table == SB_TABLE_SAMPLES && !samples) ||
+		    (parts[i].table == SB_TABLE_POINT_TRACES && !st->has_traces))
 			continue;
 		arr = cJSON_AddArrayToObject(o, parts[i].key);
 		e = sb_store_query(st, table_query(st, parts[i].table), campaign_id, json_row, arr);
@@ -1131,6 +1227,10 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 		return e;
 	if (fmt == SB_EXPORT_JSON)
 		return export_json(st, out, campaign_id, samples);
+	if (table == SB_TABLE_POINT_TRACES && !st->has_traces)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "results database '%s' has no trace captures (point_traces)",
+		                    st->path);
 	e = sb_store_query(st, table_query(st, table), campaign_id, csv_row, &ctx);
 	if (e < 0)
 		return e;

@@ -680,6 +680,7 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		c->cfg.path = SB_CAPTURE_ONCHIP;
 	}
 	c->st.path = c->cfg.path;
+	c->st.port_mask = c->port_mask;
 	c->words = malloc((size_t)c->depth * SB_TRACE_RECORD_BYTES);
 	c->info = malloc(sizeof(*c->info));
 	if (!c->words || !c->info) {
