@@ -839,7 +839,7 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 		return; /* a burst counts the records written */
 	} else {
 		/* The on-chip buffer is a ring: rd_release removes its oldest records. */
-		uint32_t slot = (tr->onchip_head + tr->onchip_count) % tr->onchip_depth;
+		uint32_t slot = (tr->onchip_head + tr->onchip_count) & (tr->onchip_depth - 1);
 
 		memcpy(&tr->onchip[slot * SB_TRACE_RECORD_WORDS], rec, sizeof(rec));
 		tr->onchip_count++;
@@ -1460,9 +1460,11 @@ uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uin
 		return tr->onchip_count;
 	case SB_TRACE_RD_DATA: {
 		uint32_t idx = tr->rd_index, w = SB_TRACE_RECORD_WORDS;
+		/* onchip_depth is a power of two (the RTL's BRAM) */
 		uint32_t v =
 		    idx < tr->onchip_count * w
-		        ? tr->onchip[(tr->onchip_head + idx / w) % tr->onchip_depth * w + idx % w]
+		        ? tr->onchip[((tr->onchip_head + idx / w) & (tr->onchip_depth - 1)) * w +
+		                     idx % w]
 		        : 0;
 
 		tr->rd_index = idx + 1;
@@ -1488,7 +1490,7 @@ void sb_engine_trace_write(struct sb_model *m, const struct sb_regloc *l, uint32
 	if (l->reg->offset == SB_TRACE_RD_RELEASE) {
 		uint32_t n = value < tr->onchip_count ? value : tr->onchip_count;
 
-		tr->onchip_head = (tr->onchip_head + n) % tr->onchip_depth;
+		tr->onchip_head = (tr->onchip_head + n) & (tr->onchip_depth - 1);
 		tr->onchip_count -= n;
 		tr->rd_index = 0;
 		sb_regfile_set32(&m->rf, m->blk_trace + SB_TRACE_RD_INDEX, 0);

@@ -37,9 +37,10 @@ struct sb_capture {
 	struct sb_device *dev;
 	struct sb_capture_config cfg;
 	struct sb_geometry geo;
-	uint32_t trace; /* block offset */
-	uint32_t irq;   /* UINT32_MAX: none */
-	uint32_t depth; /* on-chip records */
+	unsigned vault_lo, vault_bits, bank_lo, bank_bits; /* of geo */
+	uint32_t trace;                                    /* block offset */
+	uint32_t irq;                                      /* UINT32_MAX: none */
+	uint32_t depth;                                    /* on-chip records */
 	uint32_t port_mask;
 	double clock_hz;
 	bool started, stopped;
@@ -285,7 +286,8 @@ static int take_words(struct sb_capture *c, const uint32_t *words, size_t n, siz
 			c->st.late++;
 			continue;
 		}
-		sb_capture_map(&c->geo, r.addr, &vault, &bank);
+		vault = (unsigned)(r.addr >> c->vault_lo) & ((1u << c->vault_bits) - 1);
+		bank = (unsigned)(r.addr >> c->bank_lo) & ((1u << c->bank_bits) - 1);
 		t->subpart =
 		    (uint16_t)(c->cfg.banks ? vault * c->geo.banks_per_vault + bank : vault);
 		t->addr = r.addr;
@@ -654,6 +656,7 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 	c->geo.vaults = b.vaults;
 	c->geo.banks_per_vault = b.banks_per_vault;
 	c->geo.block_bytes = hs.addr_mode_bytes;
+	sb_geometry_fields(&c->geo, &c->vault_lo, &c->vault_bits, &c->bank_lo, &c->bank_bits);
 	if (cfg->banks && b.vaults * b.banks_per_vault > SB_TRACE_MAX_SUBPARTS) {
 		err = sb_error_set(SB_ERR_INVAL,
 		                   "'%s': %u banks are more subpartitions than a "
