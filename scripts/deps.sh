@@ -8,9 +8,13 @@ build-essential cmake pkg-config git ca-certificates
 libfyaml-dev libcjson-dev libsqlite3-dev sqlite3 libzstd-dev
 libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev
 libcriterion-dev
+# bench instruments: supplies through libsigrok; replayed USB and tty devices in the tests
+libsigrok-dev umockdev libumockdev-dev
 gnuplot-nox
 verilator iverilog yosys
 qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
+clang-14 libclang-rt-14-dev
+help2man bash-completion python3-pandas
 "
 
 missing=""

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fitting the bench model to the calibration data (hmc-facts.md section 7) and comparing
+ * Fitting the bench model to the calibration data (docs/hmc.md §7) and comparing
  * the two. docs/bench-model.md describes the procedure; sb-bench-fit prints both.
  */
 #include <math.h>

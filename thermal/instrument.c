@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* Instruments by connection string: parsing, the driver tables, the public calls. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "instrument_internal.h"
 #include "stackbench/error.h"
+#include "stackbench/log.h"
 #include "stackbench/util.h"
 
-/* A driver: its scheme, what it is, its operations (NULL: not built yet). */
+/* A driver: its scheme, what it is, its operations. */
 struct driver {
 	const char *scheme, *what;
 	const void *ops;
@@ -17,20 +20,21 @@ struct driver {
 
 static const struct driver temp_drivers[] = {
     {"sim", "the simulated bench's camera", &sb_temp_sim},
-    {"flirone", "FLIR One camera over USB (09cb:1996)", NULL},
-    {"lepton", "FLIR Lepton on a PureThermal board (UVC, 1e4e:0100)", NULL},
+    {"flirone", "FLIR One camera over USB (09cb:1996, libusb)", &sb_temp_flirone},
 };
 
 static const struct driver power_drivers[] = {
     {"sim", "the simulated bench's power meter", &sb_power_sim},
-    {"wattsup", "Watts up? PRO meter (FTDI serial)", NULL},
-    {"wt310", "Yokogawa WT310 meter (SCPI over USBTMC)", NULL},
+    {"wattsup", "Watts up? PRO meter (tty or libftdi)", &sb_power_wattsup},
+    {"wt310", "Yokogawa WT310 meter (SCPI over USBTMC)", &sb_power_wt310},
 };
 
 static const struct driver cooling_drivers[] = {
     {"sim", "the simulated bench's cooling rig", &sb_cooling_sim},
-    {"korad", "Korad/Tenma KA3005P fan supply (serial)", NULL},
-    {"rig", "the stackbench cooling-rig controller (FTDI serial)", NULL},
+    {"sigrok", "a fan supply libsigrok drives", &sb_cooling_sigrok},
+    {"korad", "Korad/Tenma KA3005P fan supply (= sigrok:korad-kaxxxxp:conn=...)",
+     &sb_cooling_sigrok},
+    /* rig: the cooling-rig controller (firmware/) goes here. */
 };
 
 const char *sb_conn_opt(const struct sb_conn *c, const char *key)
@@ -128,12 +132,6 @@ static int lookup(const char *kind, const char *text, const struct driver *d, si
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(d[i].scheme, c->scheme))
 			continue;
-		if (!d[i].ops)
-			return sb_error_set(
-			    SB_ERR_NOT_SUPPORTED,
-			    "%s '%s': the %s driver (%s) is not built yet; use sim: on "
-			    "the simulated bench",
-			    kind, text, d[i].scheme, d[i].what);
 		*ops = d[i].ops;
 		return 0;
 	}
@@ -169,10 +167,82 @@ int sb_instrument_check(enum sb_instrument_kind kind, const char *conn)
 /* What every instrument handle holds. */
 struct handle {
 	const void *ops;
-	void *priv;
+	void *priv; /* NULL after a reconnect that failed */
 	char conn[256];
-	const char *driver;
+	const char *driver, *kind;
+	struct sb_device *dev;
 };
+
+uint64_t sb_inst_mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+int sb_conn_opt_uint(const struct sb_conn *c, const char *key, unsigned min, unsigned max,
+                     unsigned *out)
+{
+	const char *v = sb_conn_opt(c, key);
+	unsigned long x;
+	char *end;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	x = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || errno || x < min || x > max)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "connection string '%s': option %s='%s' is not a number in "
+		                    "[%u, %u]",
+		                    c->text, key, v, min, max);
+	*out = (unsigned)x;
+	return 1;
+}
+
+/* A handle whose driver is gone (a reconnect failed): every call says so. */
+static int not_connected(const struct handle *h)
+{
+	return sb_error_set(SB_ERR_IO, "%s '%s' is not connected (the last reconnect failed)",
+	                    h->kind, h->conn);
+}
+
+/*
+ * Close the driver of a handle and open its connection string again, every 250 ms until it
+ * opens or timeout_ms have passed.
+ */
+static int reconnect(struct handle *h, void (*close_fn)(const void *ops, void *priv),
+                     int (*open_fn)(const void *ops, const struct sb_conn *c, struct sb_device *dev,
+                                    void **priv),
+                     unsigned timeout_ms)
+{
+	uint64_t until = sb_inst_mono_ns() + (uint64_t)timeout_ms * 1000000u;
+	unsigned attempts = 0;
+	struct sb_conn c;
+	int err;
+
+	if (h->priv)
+		close_fn(h->ops, h->priv);
+	h->priv = NULL;
+	if ((err = conn_parse(h->conn, &c)) < 0)
+		return err;
+	for (;;) {
+		void *priv = NULL;
+
+		attempts++;
+		if ((err = open_fn(h->ops, &c, h->dev, &priv)) >= 0) {
+			h->priv = priv;
+			sb_info("%s '%s' reconnected (attempt %u)", h->kind, h->conn, attempts);
+			return 0;
+		}
+		if (sb_inst_mono_ns() >= until)
+			break;
+		nanosleep(&(struct timespec){0, 250000000}, NULL);
+	}
+	return sb_error_wrap(err, "%s '%s' did not come back within %.1f s (%u attempts)", h->kind,
+	                     h->conn, timeout_ms / 1000.0, attempts);
+}
 
 static int open_handle(struct handle **out, size_t size, const char *kind, const char *text,
                        const struct driver *d, size_t n, struct sb_device *dev,
@@ -192,8 +262,10 @@ static int open_handle(struct handle **out, size_t size, const char *kind, const
 		return sb_error_set(SB_ERR_NOMEM, "out of memory opening %s '%s'", kind, text);
 	h->ops = ops;
 	sb_strlcpy(h->conn, text, sizeof(h->conn));
-	for (size_t i = 0; i < n; i++)
-		if (d[i].ops == ops)
+	h->dev = dev;
+	h->kind = kind;
+	for (size_t i = 0; i < n && !h->driver; i++)
+		if (!strcmp(d[i].scheme, c.scheme))
 			h->driver = d[i].scheme;
 	if ((err = open_fn(ops, &c, dev, &h->priv)) < 0) {
 		free(h);
@@ -234,19 +306,34 @@ void sb_temp_source_close(struct sb_temp_source *s)
 {
 	if (!s)
 		return;
-	temp_ops(s)->close(s->h.priv);
+	if (s->h.priv)
+		temp_ops(s)->close(s->h.priv);
 	free(s);
 }
 
 int sb_temp_source_sample(struct sb_temp_source *s, struct sb_temp_reading *r)
 {
 	memset(r, 0, sizeof(*r));
+	if (!s->h.priv)
+		return not_connected(&s->h);
 	return temp_ops(s)->sample(s->h.priv, r);
 }
 
 int sb_temp_source_set_roi(struct sb_temp_source *s, const struct sb_roi *roi)
 {
+	if (!s->h.priv)
+		return not_connected(&s->h);
 	return temp_ops(s)->set_roi(s->h.priv, roi);
+}
+
+static void temp_close_fn(const void *ops, void *priv)
+{
+	((const struct sb_temp_ops *)ops)->close(priv);
+}
+
+int sb_temp_source_reconnect(struct sb_temp_source *s, unsigned timeout_ms)
+{
+	return reconnect(&s->h, temp_close_fn, temp_open_fn, timeout_ms);
 }
 
 const char *sb_temp_source_driver(const struct sb_temp_source *s)
@@ -290,19 +377,37 @@ void sb_power_source_close(struct sb_power_source *s)
 {
 	if (!s)
 		return;
-	power_ops(s)->close(s->h.priv);
+	if (s->h.priv)
+		power_ops(s)->close(s->h.priv);
 	free(s);
 }
 
 int sb_power_source_sample(struct sb_power_source *s, struct sb_power_reading *r)
 {
 	memset(r, 0, sizeof(*r));
+	if (!s->h.priv)
+		return not_connected(&s->h);
 	return power_ops(s)->sample(s->h.priv, r);
 }
 
 const char *sb_power_source_driver(const struct sb_power_source *s)
 {
 	return s->h.driver;
+}
+
+const char *sb_power_source_conn(const struct sb_power_source *s)
+{
+	return s->h.conn;
+}
+
+static void power_close_fn(const void *ops, void *priv)
+{
+	((const struct sb_power_ops *)ops)->close(priv);
+}
+
+int sb_power_source_reconnect(struct sb_power_source *s, unsigned timeout_ms)
+{
+	return reconnect(&s->h, power_close_fn, power_open_fn, timeout_ms);
 }
 
 /* ---- cooling ---------------------------------------------------------------------------- */

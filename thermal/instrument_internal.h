@@ -3,6 +3,9 @@
 #ifndef SB_INSTRUMENT_INTERNAL_H
 #define SB_INSTRUMENT_INTERNAL_H
 
+#include <pthread.h>
+#include <stddef.h>
+
 #include "stackbench/instrument.h"
 
 #define SB_CONN_MAX_OPTS 8
@@ -51,5 +54,57 @@ struct sb_cooling_ops {
 extern const struct sb_temp_ops sb_temp_sim;
 extern const struct sb_power_ops sb_power_sim;
 extern const struct sb_cooling_ops sb_cooling_sim;
+
+/* Real instruments. */
+extern const struct sb_temp_ops sb_temp_flirone;      /* flirone.c (libusb) */
+extern const struct sb_power_ops sb_power_wattsup;    /* wattsup.c (tty, libftdi) */
+extern const struct sb_power_ops sb_power_wt310;      /* wt310.c (USBTMC) */
+extern const struct sb_cooling_ops sb_cooling_sigrok; /* sigrok.c (libsigrok) */
+
+/* Monotonic clock in ns (reader threads stamp what they receive with it). */
+uint64_t sb_inst_mono_ns(void);
+
+/* Parse an option as an unsigned number in [min, max]; SB_ERR_INVAL names the option. */
+int sb_conn_opt_uint(const struct sb_conn *c, const char *key, unsigned min, unsigned max,
+                     unsigned *out);
+
+/*
+ * What a meter's reader thread has received since the last sample (meter_common.c): the
+ * records' mean power, the latest volts and amps, when the last record came, and the first
+ * error. The reader adds, the sampler takes; both under the lock.
+ */
+struct sb_meter_acc {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	double sum_w, last_w, volts, amps;
+	bool has_va;
+	unsigned n;
+	uint64_t records, last_mono_ns;
+	int err;
+	char err_msg[256];
+};
+
+void sb_meter_acc_init(struct sb_meter_acc *a);
+void sb_meter_acc_release(struct sb_meter_acc *a);
+void sb_meter_acc_add(struct sb_meter_acc *a, double w, bool has_va, double v, double amps);
+void sb_meter_acc_fail(struct sb_meter_acc *a, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Wait up to ms for the first record (open); 0, the reader's error, or SB_ERR_TIMEOUT. */
+int sb_meter_acc_wait_first(struct sb_meter_acc *a, const char *conn, unsigned ms);
+/*
+ * A reading: the mean of the records since the last take (the latest again when none came),
+ * stamped t_ns; SB_ERR_TIMEOUT when no record came for stall_ms, or the reader's error.
+ */
+int sb_meter_acc_take(struct sb_meter_acc *a, const char *conn, unsigned stall_ms,
+                      double interval_s, uint64_t t_ns, struct sb_power_reading *r);
+
+/* Open a serial line raw at baud, 8N1, locked against other users (serial.c). SB_ERR_NOT_FOUND,
+ * SB_ERR_PERM, SB_ERR_BUSY (another process holds it), SB_ERR_IO; the detail names path. */
+int sb_tty_open(const char *path, unsigned baud, int *fd);
+/* Write all of buf (bounded by timeout_ms); SB_ERR_IO / SB_ERR_TIMEOUT. */
+int sb_fd_write_all(int fd, const void *buf, size_t len, unsigned timeout_ms);
+/* Read what arrives within timeout_ms (poll + read); returns bytes, 0 on timeout, SB_ERR_IO
+ * (and SB_ERR_NOT_FOUND for a device that went away). */
+int sb_fd_read_some(int fd, void *buf, size_t cap, unsigned timeout_ms);
 
 #endif /* SB_INSTRUMENT_INTERNAL_H */

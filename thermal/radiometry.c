@@ -151,3 +151,103 @@ double sb_quantize(double v, double step)
 		return v;
 	return round(v / step) * step;
 }
+
+void sb_planck_default(struct sb_planck *p)
+{
+	*p = (struct sb_planck){
+	    .r1 = 16528.178,
+	    .b = 1427.5,
+	    .f = 1.0,
+	    .o = -1307.0,
+	    .r2 = 0.012258549,
+	    .t_refl_c = 20.0,
+	    .emissivity = 0.95,
+	    .raw_scale = 4.0,
+	};
+}
+
+void sb_hotspot_tracker_init(struct sb_hotspot_tracker *t)
+{
+	t->locked = false;
+	t->win = (struct sb_roi){0, 0, 0, 0};
+	t->margin = 3;
+	t->blob_delta_c = 2.0;
+	t->blob_pixels = 0;
+}
+
+/* The rectangle r grown by m pixels on each side, clipped to the frame. */
+static struct sb_roi grow(const struct sb_roi *r, unsigned m, unsigned w, unsigned h)
+{
+	unsigned x0 = r->x > m ? r->x - m : 0, y0 = r->y > m ? r->y - m : 0;
+	unsigned x1 = r->x + r->w + m, y1 = r->y + r->h + m;
+
+	if (x1 > w)
+		x1 = w;
+	if (y1 > h)
+		y1 = h;
+	return (struct sb_roi){x0, y0, x1 - x0, y1 - y0};
+}
+
+/* The bounding box of the blob of pixels >= floor_c 4-connected to (x, y). */
+static struct sb_roi blob_box(struct sb_hotspot_tracker *t, const struct sb_thermal_image *img,
+                              unsigned x, unsigned y, double floor_c)
+{
+	unsigned w = img->width, n = w * img->height, head = 0, tail = 0;
+	unsigned x0 = x, x1 = x, y0 = y, y1 = y;
+
+	memset(t->seen, 0, n);
+	t->queue[tail++] = y * w + x;
+	t->seen[y * w + x] = 1;
+	while (head < tail) {
+		uint32_t i = t->queue[head++];
+		unsigned px = i % w, py = i / w;
+		const int dx[4] = {1, -1, 0, 0}, dy[4] = {0, 0, 1, -1};
+
+		x0 = px < x0 ? px : x0;
+		x1 = px > x1 ? px : x1;
+		y0 = py < y0 ? py : y0;
+		y1 = py > y1 ? py : y1;
+		for (int k = 0; k < 4; k++) {
+			long nx = (long)px + dx[k], ny = (long)py + dy[k];
+			uint32_t j;
+
+			if (nx < 0 || ny < 0 || nx >= (long)w || ny >= (long)img->height)
+				continue;
+			j = (uint32_t)(ny * (long)w + nx);
+			if (t->seen[j] || !(img->t_c[j] >= floor_c))
+				continue;
+			t->seen[j] = 1;
+			t->queue[tail++] = j;
+		}
+	}
+	t->blob_pixels = tail;
+	return (struct sb_roi){x0, y0, x1 - x0 + 1, y1 - y0 + 1};
+}
+
+int sb_hotspot_track(struct sb_hotspot_tracker *t, const struct sb_thermal_image *img,
+                     struct sb_hotspot *hs, struct sb_roi *roi)
+{
+	struct sb_roi all = {0, 0, img->width, img->height}, search, box;
+	int err;
+
+	if (!img->width || !img->height || img->width * img->height > SB_FLIR_MAX_PIXELS)
+		return sb_error_set(SB_ERR_RANGE, "thermal image of %ux%u pixels", img->width,
+		                    img->height);
+	if (t->locked && (t->win.x + t->win.w > img->width || t->win.y + t->win.h > img->height))
+		t->locked = false; /* another frame size */
+	search = t->locked ? grow(&t->win, t->margin, img->width, img->height) : all;
+	err = sb_hotspot_find(img, &search, hs);
+	if (err == SB_ERR_NOT_FOUND && t->locked) {
+		t->locked = false; /* the window went dark: search the whole frame again */
+		search = all;
+		err = sb_hotspot_find(img, &search, hs);
+	}
+	if (err < 0)
+		return err;
+	box = blob_box(t, img, hs->x, hs->y, hs->max_c - t->blob_delta_c);
+	t->win = grow(&box, t->margin, img->width, img->height);
+	t->locked = true;
+	*roi = t->win;
+	/* The reading describes the window it reports. */
+	return sb_hotspot_find(img, &t->win, hs);
+}

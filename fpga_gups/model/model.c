@@ -323,6 +323,11 @@ const char *sb_model_profile_name(const struct sb_model *m)
 	return m->prof.name;
 }
 
+const char *sb_model_profile_path(const struct sb_model *m)
+{
+	return m->prof.path;
+}
+
 int sb_model_read32(struct sb_model *m, uint32_t offset, uint32_t *value)
 {
 	return sb_regfile_read(&m->rf, offset, value);

@@ -36,6 +36,8 @@ void sb_model_free(struct sb_model *m);
 
 /* The name of the profile the model was built from. */
 const char *sb_model_profile_name(const struct sb_model *m);
+/* The file it was read from ("" for the built-in default). */
+const char *sb_model_profile_path(const struct sb_model *m);
 
 /*
  * Register access at a byte offset; offsets outside the register space read 0xFFFFFFFF and

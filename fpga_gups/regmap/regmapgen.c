@@ -1307,7 +1307,8 @@ int main(int argc, char **argv)
 	}
 	if (!src_name)
 		src_name = argv[optind];
-	if (sb_yaml_load_file(&y, argv[optind]) < 0 || parse(&y, &m) < 0) {
+	if (sb_yaml_load_file_flags(&y, argv[optind], SB_YAML_ALLOW_ALIASES) < 0 ||
+	    parse(&y, &m) < 0) {
 		fprintf(stderr, "regmapgen: %s\n", sb_error_detail());
 		sb_yaml_release(&y);
 		return 1;

@@ -28,6 +28,7 @@ struct sb_cli_command {
 /* The commands, in the order `stackbench --help` lists them. */
 extern const struct sb_cli_command sb_cmd_info;
 extern const struct sb_cli_command sb_cmd_devices;
+extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_trace;
@@ -45,6 +46,9 @@ int sb_cli_error(int err);
 
 /* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
 int sb_cli_device_error(int err);
+
+/* "0.1.0 (git f1beaf5, RelWithDebInfo, sanitizers none, gcc 12.2.0)": --version and info. */
+const char *sb_cli_build_facts(void);
 
 /* "stackbench CMD: MESSAGE" + "try 'stackbench CMD --help'" on stderr; returns SB_EXIT_USAGE. */
 int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "stackbench/error.h"
+#include "stackbench/version.h"
 
 int sb_cli_error(int err)
 {
@@ -48,4 +49,13 @@ const char *sb_cli_default_device(void)
 	const char *env = getenv("STACKBENCH_DEVICE");
 
 	return env && *env ? env : "sim:";
+}
+
+const char *sb_cli_build_facts(void)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s (git %s, %s build, sanitizers %s, %s)", sb_version(),
+	         sb_build_git(), sb_build_type(), sb_build_sanitizers(), sb_build_compiler());
+	return buf;
 }

@@ -12,6 +12,7 @@
 #include "sb_regmap.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
+#include "stackbench/provenance.h"
 
 static void info_help(FILE *out)
 {
@@ -52,6 +53,16 @@ static int print_json(struct sb_device *dev)
 	cJSON_AddStringToObject(root, "regmap_hash", buf);
 	cJSON_AddBoolToObject(root, "regmap_matches", fw->regmap_hash == SB_REGMAP_HASH);
 	cJSON_AddNumberToObject(root, "ports", sb_device_port_count(dev));
+	{
+		/* the same facts every result stores */
+		struct sb_provenance prov;
+		cJSON *pj;
+
+		sb_provenance_init(&prov);
+		sb_provenance_device(&prov, dev);
+		if ((pj = sb_provenance_cjson(&prov)))
+			cJSON_AddItemToObject(root, "provenance", pj);
+	}
 	blocks = cJSON_AddArrayToObject(root, "blocks");
 	for (unsigned i = 0; i < sb_device_block_count(dev); i++) {
 		const struct sb_block_info *b = sb_device_block(dev, i);
@@ -76,9 +87,14 @@ static int print_json(struct sb_device *dev)
 static void print_text(struct sb_device *dev)
 {
 	const struct sb_fw_info *fw = sb_device_fw(dev);
+	struct sb_device_identity id;
 	char buf[32];
 
+	sb_device_identity(dev, &id);
+	printf("stackbench %s\n", sb_cli_build_facts());
 	printf("device     %s (transport %s)\n", sb_device_uri(dev), sb_device_transport(dev));
+	if (id.detail[0])
+		printf("           %s\n", id.detail);
 	printf("firmware   magic 0x%08x, version %s, build 0x%08x\n", fw->magic,
 	       vname(buf, sizeof(buf), fw->fw_version), fw->build_id);
 	printf("regmap     hash 0x%08x (%s), %u bytes\n", fw->regmap_hash,

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* stackbench list: the campaigns of a results database. */
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
 
 #include "cli.h"
 #include "stackbench/error.h"
@@ -10,12 +14,13 @@
 static void list_help(FILE *out)
 {
 	fprintf(out,
-	        "usage: stackbench list [--db PATH]\n"
+	        "usage: stackbench list [--db PATH] [--json]\n"
 	        "\n"
 	        "List the campaigns of a results database: id, name, status, points stored of\n"
 	        "points in all, start and finish time (UTC), content hash and campaign file.\n"
 	        "\n"
 	        "  -d, --db PATH   results database (default: $STACKBENCH_DB or stackbench.db)\n"
+	        "      --json      one JSON object: schema_version and the campaigns\n"
 	        "  -h, --help      this help\n");
 }
 
@@ -32,15 +37,64 @@ static int print_campaign(void *ctx, const struct sb_store_campaign *c)
 	return 0;
 }
 
+static int json_campaign(void *ctx, const struct sb_store_campaign *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	cJSON_AddNumberToObject(o, "id", (double)c->id);
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddStringToObject(o, "status", c->status);
+	cJSON_AddNumberToObject(o, "points_done", c->points_done);
+	cJSON_AddNumberToObject(o, "points_total", c->points_total);
+	cJSON_AddStringToObject(o, "created_at", c->created_at);
+	if (c->finished_at[0])
+		cJSON_AddStringToObject(o, "finished_at", c->finished_at);
+	else
+		cJSON_AddNullToObject(o, "finished_at");
+	cJSON_AddStringToObject(o, "hash", c->hash);
+	cJSON_AddStringToObject(o, "file", c->file);
+	cJSON_AddItemToArray(ctx, o);
+	return 0;
+}
+
+/* The campaigns as JSON on stdout. */
+static int list_json(struct sb_store *st)
+{
+	cJSON *root = cJSON_CreateObject(), *arr;
+	char *text;
+	int e;
+
+	if (!root || !(arr = cJSON_AddArrayToObject(root, "campaigns"))) {
+		cJSON_Delete(root);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	cJSON_AddNumberToObject(root, "schema_version", sb_store_schema_version(st));
+	if ((e = sb_store_campaign_list(st, json_campaign, arr)) < 0) {
+		cJSON_Delete(root);
+		return e;
+	}
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (!text)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
 static int list_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"db", required_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'J'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *db = sb_cli_default_db();
 	struct sb_store *st;
+	bool json = false;
 	unsigned n = 0;
 	int c, e;
 
@@ -48,6 +102,9 @@ static int list_run(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			db = optarg;
+			break;
+		case 'J':
+			json = true;
 			break;
 		case 'h':
 			list_help(stdout);
@@ -60,11 +117,11 @@ static int list_run(int argc, char **argv)
 		return sb_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
 	if ((e = sb_store_open_readonly(&st, db)) < 0)
 		return sb_cli_error(e);
-	e = sb_store_campaign_list(st, print_campaign, &n);
+	e = json ? list_json(st) : sb_store_campaign_list(st, print_campaign, &n);
 	sb_store_close(st);
 	if (e < 0)
 		return sb_cli_error(e);
-	if (!n)
+	if (!n && !json)
 		printf("no campaigns in '%s'\n", db);
 	return SB_EXIT_OK;
 }

@@ -18,6 +18,7 @@
 #include "stackbench/instrument.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
+#include "stackbench/provenance.h"
 #include "stackbench/util.h"
 
 static void point_help(FILE *out)
@@ -81,8 +82,11 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:, lepton: (camera); sim:,\n"
-	    "wattsup:, wt310: (meter); sim:, korad:, rig: (cooling); see docs/instruments.md.\n");
+	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
+	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
+	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
+	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
+	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
 static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
@@ -206,11 +210,11 @@ static void trace_json(cJSON *o, const char *path, const struct sb_capture_stats
 }
 
 static int print_json(const struct sb_point_spec *s, const char *pattern,
-                      const struct sb_point_result *r, const char *trace_path,
-                      const struct sb_capture_stats *trace)
+                      const struct sb_point_result *r, const struct sb_provenance *prov,
+                      const char *trace_path, const struct sb_capture_stats *trace)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
-	cJSON *o = cJSON_CreateObject(), *ports;
+	cJSON *o = cJSON_CreateObject(), *ports, *pj;
 	char buf[32];
 	char *text;
 
@@ -246,6 +250,8 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	ports = cJSON_AddArrayToObject(o, "per_port");
 	for (unsigned i = 0; i < r->ports; i++)
 		cJSON_AddItemToArray(ports, port_json(&r->port[i], r->clock_hz));
+	if ((pj = sb_provenance_cjson(prov)))
+		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -391,6 +397,7 @@ static int point_run(int argc, char **argv)
 	const char *uri = sb_cli_default_device(), *pattern = "all", *mask_arg = NULL;
 	struct sb_point_spec spec;
 	struct sb_point_result res;
+	struct sb_provenance prov;
 	struct sb_board_info board;
 	struct sb_hmc_status hst;
 	struct sb_geometry geo;
@@ -577,7 +584,7 @@ static int point_run(int argc, char **argv)
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
 		return rc;
 	}
@@ -600,6 +607,8 @@ static int point_run(int argc, char **argv)
 		                         : sb_cli_error(err);
 		goto out;
 	}
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
 		rc = err == SB_ERR_INVAL || err == SB_ERR_NOT_FOUND
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
@@ -614,8 +623,12 @@ static int point_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, dev);
+	sb_provenance_instruments(&prov, &spec.inst);
+	sb_provenance_point(&prov, spec.seed, &res);
 	if (json)
-		rc = print_json(&spec, pattern, &res, trace_out, &cst);
+		rc = print_json(&spec, pattern, &res, &prov, trace_out, &cst);
 	else {
 		print_text(&spec, pattern, &res);
 		if (trace_out)
@@ -624,6 +637,13 @@ static int point_run(int argc, char **argv)
 	}
 	if (res.failed && rc == SB_EXIT_OK)
 		rc = SB_EXIT_FAILURE;
+	if (res.inst_lost) {
+		fprintf(stderr,
+		        "stackbench: an instrument was lost at %.3f s of the point (%s); the ports "
+		        "were stopped and it reconnected: the point is incomplete\n",
+		        res.inst_lost_ns / 1e9, res.inst_lost_msg);
+		rc = SB_EXIT_FAILURE;
+	}
 out:
 	sb_capture_abort(spec.capture);
 	close_instruments(&inst);

@@ -11,8 +11,9 @@
 #include "stackbench/version.h"
 
 static const struct sb_cli_command *const commands[] = {
-    &sb_cmd_info,   &sb_cmd_devices, &sb_cmd_point,     &sb_cmd_run,   &sb_cmd_list,
-    &sb_cmd_export, &sb_cmd_report,  &sb_cmd_lifetimes, &sb_cmd_trace, &sb_cmd_replay,
+    &sb_cmd_info,      &sb_cmd_devices, &sb_cmd_instruments, &sb_cmd_point,
+    &sb_cmd_run,       &sb_cmd_list,    &sb_cmd_export,      &sb_cmd_report,
+    &sb_cmd_lifetimes, &sb_cmd_trace,   &sb_cmd_replay,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -101,7 +102,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return SB_EXIT_OK;
 		case 'V':
-			printf("stackbench %s\n", sb_version());
+			printf("stackbench %s\n", sb_cli_build_facts());
 			return SB_EXIT_OK;
 		default:
 			usage(stderr);

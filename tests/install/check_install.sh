@@ -22,4 +22,18 @@ done
 for h in stackbench.h device.h sb_regmap.h instrument.h lifetime.h campaign.h; do
 	test -f "$prefix/include/stackbench/$h" || { echo "missing include/stackbench/$h"; exit 1; }
 done
+# man pages (one per command) and bash completion
+for m in stackbench stackbench-run stackbench-point stackbench-report; do
+	test -f "$prefix/share/man/man1/$m.1" || { echo "missing share/man/man1/$m.1"; exit 1; }
+done
+grep -q '^\.TH STACKBENCH-RUN ' "$prefix/share/man/man1/stackbench-run.1" ||
+	{ echo "stackbench-run.1 has no STACKBENCH-RUN title"; exit 1; }
+grep -q 'resume' "$prefix/share/man/man1/stackbench-run.1" || { echo "stackbench-run.1 lacks the help text"; exit 1; }
+comp=$prefix/share/bash-completion/completions/stackbench
+test -f "$comp" || { echo "missing $comp"; exit 1; }
+# the completion offers the commands and a command's options, from the installed tool's help
+got=$(PATH="$prefix/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(stackbench ru); COMP_CWORD=1; _stackbench; echo "${COMPREPLY[*]}"' sh "$comp")
+[ "$got" = run ] || { echo "completion of 'ru': '$got'"; exit 1; }
+got=$(PATH="$prefix/bin:$PATH" bash -c '. "$1"; COMP_WORDS=(stackbench run --res); COMP_CWORD=2; _stackbench; echo "${COMPREPLY[*]}"' sh "$comp")
+[ "$got" = --resume ] || { echo "completion of 'run --res': '$got'"; exit 1; }
 echo "install: ok ($prefix)"

@@ -46,7 +46,7 @@ grep -q "campaign 1 'thermal-failure' complete: 8 points" "$work/out" || fail "$
 
 # Export with units in the column names; the samples of every run.
 "$exe" export --db "$db" --format csv --out "$work/p.csv" || fail "export"
-head -1 "$work/p.csv" | grep -q "temp_c_avg,temp_c_max,power_w_avg,.*,attempt,temp_c_start,temp_c_steady,power_w_max,fail_temp_c,fail_power_w,cooling_config,fan_supply_v,fan_supply_a,fan_rpm,desk_fan_distance_cm,cooling_power_w$" ||
+head -1 "$work/p.csv" | grep -q "temp_c_avg,temp_c_max,power_w_avg,.*,attempt,temp_c_start,temp_c_steady,power_w_max,fail_temp_c,fail_power_w,cooling_config,fan_supply_v,fan_supply_a,fan_rpm,desk_fan_distance_cm,cooling_power_w,provenance$" ||
 	fail "points header: $(head -1 "$work/p.csv")"
 [ "$(wc -l <"$work/p.csv")" -eq 11 ] || fail "10 runs + header"
 "$exe" export --db "$db" --format csv --table samples --out "$work/s.csv" || fail "export samples"

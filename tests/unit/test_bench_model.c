@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The bench model on its own: parameters and their errors, the fit and the calibration data
- * (hmc-facts section 7), dynamics, failure thresholds by traffic type, recovery, the simulated
+ * (docs/hmc.md §7), dynamics, failure thresholds by traffic type, recovery, the simulated
  * camera and meter.
  */
 #include <criterion/criterion.h>
@@ -197,7 +197,7 @@ Test(bench_model, steady_state_power_and_slopes)
 
 	sb_bench_gups_rates(SB_REQ_RO, 128, 5, &r5);
 	sb_bench_gups_rates(SB_REQ_RO, 128, 20, &r20);
-	/* 128 B reads: 160 bytes on the links per access (hmc-facts section 2). */
+	/* 128 B reads: 160 bytes on the links per access (docs/hmc.md §2). */
 	cr_assert_float_eq(r20.reads, 20e9 / 160, 1);
 	cr_assert_float_eq(r20.read_bytes, 20e9 / 160 * 128, 1);
 	cr_assert_float_eq(r20.flits, 20e9 / 16, 1);

@@ -201,7 +201,7 @@ Test(campaign_thermal, steady_state_matches_the_calibration_and_figures)
 		                   cfgs[i - 1]),
 		             "weaker cooling: more power at the same bandwidth (leakage)");
 	}
-	/* hmc-facts §7: ro in Cfg2, +3 C and +2 W per 15 GB/s. */
+	/* docs/hmc.md §7: ro in Cfg2, +3 C and +2 W per 15 GB/s. */
 	cr_assert_float_eq((steady("Cfg2", "ro", 9) - steady("Cfg2", "ro", 2)) /
 	                       (value("SELECT bandwidth_gbps FROM points WHERE cooling = 'Cfg2' "
 	                              "AND type = 'ro' AND ports = 9") -

@@ -4,8 +4,10 @@
  * rig on a simulated device, and the refusal of sim: instruments without a simulated bench.
  */
 #include <criterion/criterion.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fake_transport.h"
 #include "sb_regmap.h"
@@ -36,9 +38,8 @@ Test(instrument, unknown_and_malformed_connection_strings)
 
 	cr_assert_eq(sb_temp_source_open(&t, "thermo:", dev), SB_ERR_URI);
 	cr_assert_null(t);
-	cr_assert(
-	    strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:, lepton:)"),
-	    "%s", sb_error_detail());
+	cr_assert(strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:)"),
+	          "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "sim", dev), SB_ERR_URI);
 	cr_assert(strstr(sb_error_detail(), "expected SCHEME:"), "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "", dev), SB_ERR_URI);
@@ -53,25 +54,98 @@ Test(instrument, unknown_and_malformed_connection_strings)
 	             "a meter has no ROI");
 }
 
-Test(instrument, real_drivers_are_not_built_yet)
+Test(instrument, missing_real_instruments_name_their_connection_string)
 {
-	const char *temps[] = {"flirone:", "flirone:1:4", "lepton:"};
-	const char *powers[] = {"wattsup:ftdi:0403:6001", "wattsup:/dev/ttyUSB0", "wt310:usbtmc:0"};
-	const char *rigs[] = {"korad:/dev/ttyUSB1", "rig:ftdi:0403:6001:A1"};
+	const char *powers[] = {"wattsup:/dev/nonexistent-ttyUSB9",
+	                        "wt310:/dev/nonexistent-usbtmc9"};
 	struct sb_temp_source *t;
 	struct sb_power_source *p;
 	struct sb_cooling *c;
 
-	for (int i = 0; i < 3; i++) {
-		cr_assert_eq(sb_temp_source_open(&t, temps[i], dev), SB_ERR_NOT_SUPPORTED);
-		cr_assert(strstr(sb_error_detail(), "not built yet"), "%s", sb_error_detail());
-		cr_assert(strstr(sb_error_detail(), temps[i]), "%s", sb_error_detail());
-		cr_assert_eq(sb_power_source_open(&p, powers[i], dev), SB_ERR_NOT_SUPPORTED);
+	/* No FLIR One on a test machine: the detail names the id and the string. */
+	cr_assert_eq(sb_temp_source_open(&t, "flirone:1:4", dev), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(), "no FLIR One camera (USB 09cb:1996 at 1:4)"), "%s",
+	          sb_error_detail());
+	cr_assert(strstr(sb_error_detail(), "'flirone:1:4'"), "%s", sb_error_detail());
+	for (int i = 0; i < 2; i++) {
+		cr_assert_eq(sb_power_source_open(&p, powers[i], dev), SB_ERR_NOT_FOUND, "%s",
+		             sb_error_detail());
+		cr_assert(strstr(sb_error_detail(), "does not exist"), "%s", sb_error_detail());
+		cr_assert(strstr(sb_error_detail(), powers[i]), "%s", sb_error_detail());
 	}
-	for (int i = 0; i < 2; i++)
-		cr_assert_eq(sb_cooling_open(&c, rigs[i], dev), SB_ERR_NOT_SUPPORTED);
-	cr_assert_eq(sb_temp_source_open(&t, "flirone:", dev), SB_ERR_NOT_SUPPORTED);
-	cr_assert(strstr(sb_error_detail(), "09cb:1996"), "%s", sb_error_detail());
+	cr_assert_eq(sb_power_source_open(&p, "wt310:usbtmc:0", dev), SB_ERR_URI);
+	cr_assert_eq(sb_power_source_open(&p, "wattsup:COM1", dev), SB_ERR_URI);
+	cr_assert_eq(sb_temp_source_open(&t, "flirone:?stall_ms=5", dev), SB_ERR_INVAL);
+	cr_assert(strstr(sb_error_detail(), "stall_ms='5'"), "%s", sb_error_detail());
+	cr_assert_eq(sb_cooling_open(&c, "korad:/dev/nonexistent-ttyACM9", dev), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(), "found no supply there"), "%s", sb_error_detail());
+	cr_assert_eq(sb_cooling_open(&c, "sigrok:no-such-driver:conn=/dev/x", dev), SB_ERR_URI);
+	cr_assert(strstr(sb_error_detail(), "libsigrok has no driver 'no-such-driver'"), "%s",
+	          sb_error_detail());
+}
+
+Test(instrument, hotspot_tracker_follows_the_blob_not_a_hotter_distractor)
+{
+	static struct sb_thermal_image img;
+	static struct sb_hotspot_tracker tr;
+	struct sb_hotspot hs;
+	struct sb_roi roi;
+
+	img.width = 80;
+	img.height = 60;
+	sb_hotspot_tracker_init(&tr);
+	for (int step = 0; step < 4; step++) {
+		for (unsigned i = 0; i < 80 * 60; i++)
+			img.t_c[i] = 25.0f;
+		/* The cube: 5x5 at 60 C moving one pixel a frame, hottest pixel at its center. */
+		for (unsigned y = 20; y < 25; y++)
+			for (unsigned x = 30u + (unsigned)step; x < 35u + (unsigned)step; x++)
+				img.t_c[y * 80 + x] = 60.0f;
+		img.t_c[22 * 80 + 32 + (unsigned)step] = 61.0f;
+		/* From the second frame on, a hotter hand enters far away. */
+		if (step)
+			img.t_c[50 * 80 + 70] = 90.0f;
+		cr_assert_eq(sb_hotspot_track(&tr, &img, &hs, &roi), 0);
+		cr_assert_float_eq(hs.max_c, 61.0, 1e-6, "step %d: %g", step, hs.max_c);
+		cr_assert_eq(hs.x, 32u + (unsigned)step);
+		cr_assert_eq(hs.y, 22u);
+		cr_assert_eq(tr.blob_pixels, 25u);
+		cr_assert(roi.x <= 30u + (unsigned)step && roi.x + roi.w >= 35u + (unsigned)step &&
+		              roi.w <= 5 + 2 * tr.margin,
+		          "window %u,%u,%u,%u", roi.x, roi.y, roi.w, roi.h);
+	}
+	/* The window goes dark (camera moved away): the whole frame is searched again. */
+	for (unsigned i = 0; i < 80 * 60; i++)
+		img.t_c[i] = NAN;
+	img.t_c[5 * 80 + 5] = 40.0f;
+	cr_assert_eq(sb_hotspot_track(&tr, &img, &hs, &roi), 0);
+	cr_assert_eq(hs.x, 5u);
+	cr_assert_eq(hs.y, 5u);
+}
+
+Test(instrument, planck_calibration_file)
+{
+	char path[] = "/tmp/sb-calib-XXXXXX";
+	int fd = mkstemp(path);
+	struct sb_planck p, d;
+	const char *good = "camera: flirone\nplanck:\n  r1: 17000.5\n  emissivity: 0.9\n";
+	const char *bad = "planck:\n  r1: 17000.5\n  emisivity: 0.9\n";
+
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, good, strlen(good)), (ssize_t)strlen(good));
+	close(fd);
+	sb_planck_default(&d);
+	cr_assert_eq(sb_planck_load(path, &p), 0, "%s", sb_error_detail());
+	cr_assert_float_eq(p.r1, 17000.5, 1e-9);
+	cr_assert_float_eq(p.emissivity, 0.9, 1e-9);
+	cr_assert_float_eq(p.b, d.b, 1e-12, "left-out keys keep their defaults");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	cr_assert_eq(write(fd, bad, strlen(bad)), (ssize_t)strlen(bad));
+	close(fd);
+	cr_assert_eq(sb_planck_load(path, &p), SB_ERR_PARSE);
+	cr_assert(strstr(sb_error_detail(), "line 3") && strstr(sb_error_detail(), "emisivity"),
+	          "%s", sb_error_detail());
+	unlink(path);
 }
 
 Test(instrument, sim_instruments_need_a_simulated_bench)

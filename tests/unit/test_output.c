@@ -212,3 +212,20 @@ Test(gnuplot, missing_gnuplot_is_a_clear_error)
 	cr_assert_eq(sb_gnuplot_run("/nonexistent/gnuplot", "/tmp", "x.gp"), SB_ERR_NOT_FOUND);
 	cr_assert(strstr(sb_error_detail(), "gnuplot-nox"), "%s", sb_error_detail());
 }
+
+Test(util, numbers_print_shortest_and_read_back_exactly)
+{
+	static const double v[] = {51.7,   0.1,     1.0 / 3, 30.00802344, 187.55014649999998,
+	                           1e-300, -2.5e17, 0.0,     123456789.0};
+	char buf[32];
+
+	cr_assert_str_eq(sb_format_double(buf, sizeof(buf), 51.7), "51.7");
+	cr_assert_str_eq(sb_format_double(buf, sizeof(buf), 0.1), "0.1");
+	cr_assert_str_eq(sb_format_double(buf, sizeof(buf), 0.0), "0");
+	cr_assert_str_eq(sb_format_double(buf, sizeof(buf), 1.0 / 0.0), "inf");
+	cr_assert_str_eq(sb_format_double(buf, sizeof(buf), 0.0 / 0.0), "nan");
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		sb_format_double(buf, sizeof(buf), v[i]);
+		cr_assert_eq(strtod(buf, NULL), v[i], "%s", buf);
+	}
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -54,7 +55,7 @@ Test(store, schema_and_version)
 	char text[64];
 
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 2);
+	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 3);
 	cr_assert_eq(sb_store_schema_version(st), SB_STORE_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[128];
@@ -73,7 +74,7 @@ Test(store, schema_and_version)
 	cr_assert_eq(sb_store_query(st, "SELECT group_concat(version) FROM schema_version", 0,
 	                            first_text, text),
 	             1);
-	cr_assert_str_eq(text, "1,2", "made as version 1, upgraded to 2, once");
+	cr_assert_str_eq(text, "1,2,3", "made as version 1, upgraded to 2 and 3, once");
 	sb_store_close(st);
 }
 
@@ -91,7 +92,7 @@ Test(store, newer_schema_is_refused)
 	sqlite3_close(raw);
 	cr_assert_eq(sb_store_open(&st, db), SB_ERR_VERSION);
 	cr_assert(strstr(sb_error_detail(), "has schema version 7; this stackbench reads up to "
-	                                    "version 2"),
+	                                    "version 3"),
 	          "%s", sb_error_detail());
 	cr_assert_null(st);
 }
@@ -508,7 +509,7 @@ Test(store, runs_of_a_point_and_events_with_data)
 	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_POINTS, false);
 	cr_assert(strstr(text, ",attempt,temp_c_start,temp_c_steady,power_w_max,fail_temp_c,"
 	                       "fail_power_w,cooling_config,fan_supply_v,fan_supply_a,fan_rpm,"
-	                       "desk_fan_distance_cm,cooling_power_w\n"),
+	                       "desk_fan_distance_cm,cooling_power_w,provenance\n"),
 	          "units in the column names: %.400s", text);
 	free(text);
 	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_SAMPLES, false);
@@ -559,8 +560,11 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	sb_store_close(st);
 	/* Writable: upgraded in place, nothing lost. */
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(sb_store_schema_version(st), 2);
+	cr_assert_eq(sb_store_schema_version(st), 3);
 	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE attempt = 0"), 3);
+	/* version 3: provenance columns, empty for what was measured before */
+	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE provenance IS NULL"), 3);
+	cr_assert_eq(num(st, "SELECT count(*) FROM campaigns WHERE provenance IS NULL"), 1);
 	cr_assert_eq(num(st, "SELECT count(*) FROM samples WHERE volts_v IS NULL"), 6);
 	cr_assert_eq(num(st, "SELECT count(*) FROM point_ports"), 27);
 	cr_assert_eq(num(st, "SELECT count(*) FROM events WHERE data IS NULL"), 1);
@@ -578,4 +582,70 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	cr_assert_eq(num(st, "SELECT count(*) FROM campaigns WHERE status = 'complete'"), 1);
 	sb_campaign_release(&c);
 	sb_store_close(st);
+}
+
+/*
+ * Processes opening one database at once, all started together: with the schema checked outside
+ * the write transaction, all but one failed with "table schema_version already exists" on a
+ * fresh file (issue 17, item 9), or with a duplicate column when upgrading a version-1 file.
+ */
+static void open_concurrently(unsigned nproc)
+{
+	int go[2];
+	pid_t pids[16];
+
+	cr_assert_leq(nproc, 16);
+	cr_assert_eq(pipe(go), 0);
+	for (unsigned i = 0; i < nproc; i++) {
+		pids[i] = fork();
+		cr_assert_geq(pids[i], 0);
+		if (pids[i] == 0) {
+			struct sb_store *st;
+			char c;
+			int e;
+
+			close(go[1]);
+			/* all start at the same instant: when the pipe is closed */
+			if (read(go[0], &c, 1) < 0)
+				_exit(3);
+			e = sb_store_open(&st, db);
+			if (e < 0) {
+				fprintf(stderr, "child %u: %s\n", i, sb_error_detail());
+				_exit(1);
+			}
+			e = sb_store_schema_version(st);
+			sb_store_close(st);
+			_exit(e == SB_STORE_SCHEMA_VERSION ? 0 : 2);
+		}
+	}
+	close(go[0]);
+	close(go[1]);
+	for (unsigned i = 0; i < nproc; i++) {
+		int status;
+
+		cr_assert_eq(waitpid(pids[i], &status, 0), pids[i]);
+		cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 0, "process %u: status %d", i,
+		          status);
+	}
+}
+
+Test(store, concurrent_opens_of_a_fresh_database)
+{
+	for (int round = 0; round < 5; round++) {
+		unlink(db);
+		open_concurrently(8);
+	}
+}
+
+Test(store, concurrent_upgrades_of_a_version_1_database)
+{
+	for (int round = 0; round < 3; round++) {
+		char wal[160];
+
+		unlink(db);
+		snprintf(wal, sizeof(wal), "%s-wal", db);
+		unlink(wal);
+		make_v1();
+		open_concurrently(6);
+	}
 }

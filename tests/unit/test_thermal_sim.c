@@ -76,7 +76,7 @@ Test(thermal_sim, idle_temperature_of_each_configuration)
 	}
 }
 
-/* Temperature and power against bandwidth over ~5..20 GB/s in Cfg2 (hmc-facts section 7). */
+/* Temperature and power against bandwidth over ~5..20 GB/s in Cfg2 (docs/hmc.md §7). */
 Test(thermal_sim, temperature_and_power_slopes_in_cfg2)
 {
 	struct sb_point_result lo, hi, rwlo, rwhi;

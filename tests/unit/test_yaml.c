@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "stackbench/error.h"
 #include "stackbench/yaml.h"
@@ -100,6 +102,39 @@ Test(yaml, duplicate_keys_are_errors)
 	const char *t = "a: 1\na: 2\n";
 
 	cr_assert_eq(sb_yaml_load_string(&bad, "dup.yaml", t, strlen(t)), SB_ERR_PARSE);
+	cr_assert(strstr(sb_error_detail(), "'dup.yaml' line 2 column 1: duplicate key"), "%s",
+	          sb_error_detail());
+}
+
+Test(yaml, bounded_input)
+{
+	struct sb_yaml bad, ok;
+	const char *alias = "a: &x [1, 2]\nb: *x\n";
+	char path[] = "/tmp/sb-yaml-XXXXXX";
+	size_t big = SB_YAML_MAX_BYTES + 1;
+	char *huge = malloc(big);
+	int fd = mkstemp(path);
+
+	/* aliases: refused, unless the caller allows them (the register map) */
+	cr_assert_eq(sb_yaml_load_string(&bad, "a.yaml", alias, strlen(alias)), SB_ERR_PARSE);
+	cr_assert(strstr(sb_error_detail(), "'a.yaml' line 2: aliases ('*x') are not allowed"),
+	          "%s", sb_error_detail());
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, alias, strlen(alias)), (ssize_t)strlen(alias));
+	close(fd);
+	cr_assert_eq(sb_yaml_load_file_flags(&ok, path, SB_YAML_ALLOW_ALIASES), 0, "%s",
+	             sb_error_detail());
+	cr_assert_eq(sb_yaml_seq_len(sb_yaml_get(sb_yaml_root(&ok), "b")), 2);
+	sb_yaml_release(&ok);
+	/* size */
+	cr_assert_not_null(huge);
+	memset(huge, '#', big);
+	cr_assert_eq(sb_yaml_load_string(&bad, "big.yaml", huge, big), SB_ERR_PARSE);
+	cr_assert(strstr(sb_error_detail(), "bytes (at most 4194304)"), "%s", sb_error_detail());
+	free(huge);
+	cr_assert_eq(sb_yaml_load_file(&bad, "/dev/zero"), SB_ERR_PARSE);
+	cr_assert(strstr(sb_error_detail(), "larger than 4194304 bytes"), "%s", sb_error_detail());
+	unlink(path);
 }
 
 Test(yaml, missing_file_is_not_found)

@@ -2,7 +2,7 @@
 /*
  * Bench metrics of a measured point: bandwidth from flit accounting, request rate, latency.
  *
- * HMC packets are 16-byte flits with one flit of header + tail (hmc-facts §2):
+ * HMC packets are 16-byte flits with one flit of header + tail (docs/hmc.md §2):
  *   read request 1 flit, read response 1 + n flits, write request 1 + n flits, write response
  *   1 flit (none for posted writes), n = payload / 16.
  * Bandwidth = accesses x (request + response packet bytes) / elapsed time.

@@ -11,6 +11,7 @@
 #ifndef STACKBENCH_DEVICE_H
 #define STACKBENCH_DEVICE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -99,6 +100,23 @@ unsigned sb_device_count_blocks(const struct sb_device *dev, uint32_t type);
 unsigned sb_device_port_count(const struct sb_device *dev);
 
 const struct sb_fw_info *sb_device_fw(const struct sb_device *dev);
+
+/* What a board is, for the provenance of every result. */
+struct sb_device_identity {
+	char uri[256];       /* as opened */
+	char transport[8];   /* "sim", "pci", "dev" */
+	uint32_t fw_version; /* the design's version, major << 16 | minor */
+	uint32_t build_id;   /* the design's build identifier */
+	uint32_t regmap_hash;
+	bool regmap_matches; /* the design's register map is the one this host was built with */
+	char pci[16];        /* "DDDD:BB:DD.F", or "" */
+	/* The transport's own account: the model profile and its content hash and the bench on
+	 * sim:, the kernel module and uapi versions on dev:, the PCI ids on pci:. */
+	char detail[256];
+};
+
+/* Fill id for dev. Returns 0 (a transport that cannot describe itself leaves detail ""). */
+int sb_device_identity(struct sb_device *dev, struct sb_device_identity *id);
 
 /* Bench clock, in nanoseconds since the device was opened (simulation) or since boot. */
 uint64_t sb_device_now_ns(struct sb_device *dev);

@@ -2,7 +2,7 @@
 /*
  * Access patterns as address masks, built the way the hardware is driven: a pattern names the
  * banks or vaults it covers and becomes a (mask, anti-mask) pair for the GUPS ports, using the
- * cube's address mapping (hmc-facts §3: above the block offset come the vault bits, then the
+ * cube's address mapping (docs/hmc.md §3: above the block offset come the vault bits, then the
  * bank bits).
  *
  *   all           the whole address space

@@ -74,6 +74,9 @@ struct sb_point_spec {
 	uint64_t inst_sample_ns;
 	int (*inst_sample)(void *ctx, const struct sb_point_sample *s);
 	void *inst_sample_ctx;
+	/* When the temperature or power source fails mid-point (disconnect, stall, garbage): the
+	 * ports stop first, then the source is reopened for up to reconnect_ms (0: 10 s). */
+	unsigned reconnect_ms;
 	/* Trace capture (stackbench/capture.h, opened by the caller; NULL: none): started before
 	 * the ports, drained while they run, stopped after they drained with the executed count
 	 * of the ports it records. The caller closes it. GUPS traffic only. */
@@ -105,6 +108,11 @@ struct sb_point_result {
 	unsigned inst_samples;
 	struct sb_cooling_state cooling; /* the configuration the point ran in */
 	struct sb_point_failure failure; /* valid when failed */
+	/* An instrument was lost mid-point and came back: the ports were stopped at
+	 * inst_lost_ns, the counters and metrics cover the point until then (incomplete). */
+	bool inst_lost;
+	uint64_t inst_lost_ns;
+	char inst_lost_msg[256];
 };
 
 /* Defaults: ro, 128 B, random, all ports, 1 ms, no samples, no instruments, fast-forward on. */
@@ -115,7 +123,9 @@ void sb_point_spec_init(struct sb_point_spec *s, unsigned ports);
  * how hot and what had been measured, and the counters hold what was measured),
  * SB_ERR_THERMAL if the cube was already failed, SB_ERR_INVAL for a bad spec (or a cooling
  * configuration without a cooling actuator), SB_ERR_NOT_FOUND for an unknown cooling
- * configuration, or a device or instrument error.
+ * configuration, or a device or instrument error. An instrument lost mid-point stops the ports
+ * first; if it comes back within reconnect_ms the point returns 0 with r->inst_lost set (what
+ * was measured until then), otherwise the instrument's error (r holds the same partial data).
  */
 int sb_point_run(struct sb_device *dev, const struct sb_point_spec *s, struct sb_point_result *r);
 

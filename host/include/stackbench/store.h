@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 2
+#define SB_STORE_SCHEMA_VERSION 3
 
 struct sb_store;
 
@@ -58,6 +58,9 @@ struct sb_store_campaign {
 
 /* Create a campaign row (status running). */
 int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, int64_t *id);
+
+/* Record what created the campaign: a JSON object (stackbench/provenance.h). */
+int sb_store_campaign_provenance(struct sb_store *st, int64_t campaign_id, const char *json);
 
 /* The latest campaign of a name: 0, or SB_ERR_NOT_FOUND. */
 int sb_store_campaign_latest(struct sb_store *st, const char *name, struct sb_store_campaign *out);
@@ -108,6 +111,7 @@ struct sb_point_record {
 	const struct sb_sample *samples;
 	unsigned nsamples;
 	double wall_s;
+	const char *provenance; /* what produced this run: a JSON object (NULL: none) */
 	/* An event about this run (kind NULL: none), stored in the same transaction: a thermal
 	 * failure is recorded if and only if its point is. */
 	struct {

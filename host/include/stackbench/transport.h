@@ -41,6 +41,9 @@ struct sb_transport_ops {
 	 * the sim: instruments. Only the sim transport has one (NULL = SB_ERR_NOT_SUPPORTED).
 	 */
 	int (*bench)(void *priv, struct sb_bench_model **bench);
+	/* Optional: what the transport knows of the board, one line of text, for provenance
+	 * (struct sb_device_identity.detail). */
+	int (*describe)(void *priv, char *buf, size_t size);
 };
 
 /* The built-in transports. */

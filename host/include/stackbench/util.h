@@ -21,12 +21,24 @@ extern "C" {
  * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_PERM, SB_ERR_IO or SB_ERR_NOMEM.
  */
 int sb_read_file(const char *path, char **data, size_t *len);
+/* Same, refusing files larger than max bytes (SB_ERR_PARSE "larger than"): /dev/zero or a
+ * runaway file cannot exhaust memory. */
+int sb_read_file_max(const char *path, size_t max, char **data, size_t *len);
 
 /*
  * Write data to path atomically (stackbench/output.h: an exclusive temporary file in the same
  * folder, fsync, rename, folder synced). Returns 0, SB_ERR_IO, SB_ERR_PERM, SB_ERR_NOT_FOUND.
  */
 int sb_write_file_atomic(const char *path, const void *data, size_t len);
+
+/*
+ * The shortest decimal text of v that reads back as exactly v (51.7, not 51.700000000000003):
+ * what CSV, data files and JSON print. "nan", "inf", "-inf" for those. Returns buf.
+ */
+char *sb_format_double(char *buf, size_t size, double v);
+
+/* 64-bit FNV-1a of len bytes (content hashes of campaign and profile files). */
+uint64_t sb_fnv1a64(const void *data, size_t len);
 
 /* Copy src into dst of size bytes, always terminated; returns strlen(src) (truncated if >= size). */
 size_t sb_strlcpy(char *dst, const char *src, size_t size);

@@ -27,10 +27,23 @@ struct sb_yaml {
 };
 
 /*
- * Parse a file. Returns 0, SB_ERR_IO (cannot read), SB_ERR_PARSE (YAML syntax error, with line
- * and column) or SB_ERR_NOMEM. On error y is left released.
+ * Files are bounded, because they may come from anyone: at most SB_YAML_MAX_BYTES and
+ * SB_YAML_MAX_DEPTH levels of nesting, and no aliases (`*name`, also in `<<: *name` merge keys)
+ * unless the caller allows them — a few hundred bytes of nested aliases expand to gigabytes.
+ */
+#define SB_YAML_MAX_BYTES (4u << 20)
+#define SB_YAML_MAX_DEPTH 64
+
+/* sb_yaml_load_*_flags(): the register map (written by the project) may use aliases. */
+#define SB_YAML_ALLOW_ALIASES (1u << 0)
+
+/*
+ * Parse a file. Returns 0, SB_ERR_NOT_FOUND / SB_ERR_PERM / SB_ERR_IO (cannot read),
+ * SB_ERR_PARSE (YAML syntax error with line and column, a file too large, too deep, or with an
+ * alias) or SB_ERR_NOMEM. On error y is left released.
  */
 int sb_yaml_load_file(struct sb_yaml *y, const char *path);
+int sb_yaml_load_file_flags(struct sb_yaml *y, const char *path, unsigned flags);
 
 /* Parse text held in memory; name is used in messages. Same codes as sb_yaml_load_file(). */
 int sb_yaml_load_string(struct sb_yaml *y, const char *name, const char *text, size_t len);

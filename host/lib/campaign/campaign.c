@@ -24,6 +24,7 @@
 #include "stackbench/log.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
+#include "stackbench/provenance.h"
 #include "stackbench/store.h"
 #include "stackbench/topology.h"
 
@@ -60,6 +61,7 @@ struct worker {
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
 	int sample_err;
+	unsigned sample_err_src; /* the source whose read failed */
 	pthread_t thread;
 };
 
@@ -68,6 +70,7 @@ struct engine {
 	struct sb_store *st;
 	const struct sb_run_options *o;
 	int64_t id;
+	struct sb_device *dev0; /* the first worker's board (its identity is the campaign's) */
 	pthread_mutex_t lock;
 	bool *done;         /* finished: stored without a failure, or out of retries */
 	unsigned *attempts; /* runs stored of each point */
@@ -286,8 +289,10 @@ static int take_sample(struct worker *w, uint64_t t_ns, const struct sb_port_cou
 	for (unsigned i = 0; i < w->nsources; i++) {
 		int e = w->src[i].read(w->src[i].ctx, t_ns, s);
 
-		if (e < 0)
+		if (e < 0) {
+			w->sample_err_src = i;
 			return e;
+		}
 	}
 	return 0;
 }
@@ -674,6 +679,65 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 	return sb_point_trace_close(pt);
 }
 
+#define RECONNECT_MS 10000 /* how long a lost instrument is retried */
+#define RECONNECTS_MAX 3   /* per point */
+
+/*
+ * An instrument failed mid-point (disconnect, stall, garbage): the point stopped its ports
+ * when the sampling callback said so. Record what was measured until then as an event, then
+ * reopen the instrument for a bounded time. Returns 0 (it is back: run the point again) or the
+ * error that stops the run; nothing stored before is touched.
+ */
+static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
+                           const struct sb_point_result *r)
+{
+	struct engine *en = w->en;
+	const struct sample_source *src = &w->src[w->sample_err_src];
+	const struct sb_sample *last = w->nsamples ? &w->samples[w->nsamples - 1] : NULL;
+	bool temp = src->ctx == (void *)w->inst.temp;
+	const char *conn =
+	    temp ? sb_temp_source_conn(w->inst.temp) : sb_power_source_conn(w->inst.power);
+	char why[512], *data;
+	cJSON *d = cJSON_CreateObject();
+	int e;
+
+	snprintf(why, sizeof(why), "%s", sb_error_detail());
+	cJSON_AddStringToObject(d, "source", src->name);
+	cJSON_AddStringToObject(d, "conn", conn);
+	cJSON_AddStringToObject(d, "reason", why);
+	cJSON_AddNumberToObject(d, "t_s", last ? last->t_ns / 1e9 : 0);
+	cJSON_AddNumberToObject(d, "samples", w->nsamples);
+	cJSON_AddNumberToObject(d, "reads", (double)r->total.reads);
+	cJSON_AddNumberToObject(d, "writes", (double)r->total.writes);
+	if (last && !isnan(last->temp_c))
+		cJSON_AddNumberToObject(d, "last_temp_c", last->temp_c);
+	if (last && !isnan(last->power_w))
+		cJSON_AddNumberToObject(d, "last_power_w", last->power_w);
+	data = cJSON_PrintUnformatted(d);
+	cJSON_Delete(d);
+	pthread_mutex_lock(&en->lock);
+	event(en, (int)p->index, "instrument_lost", data,
+	      "'%s': the %s source '%s' failed at %.1f s of point %u '%s' (%s); the ports were "
+	      "stopped; "
+	      "%u samples until then are in this event",
+	      w->uri, src->name, conn, last ? last->t_ns / 1e9 : 0.0, p->index, p->key, why,
+	      w->nsamples);
+	pthread_mutex_unlock(&en->lock);
+	cJSON_free(data);
+	e = temp ? sb_temp_source_reconnect(w->inst.temp, RECONNECT_MS)
+	         : sb_power_source_reconnect(w->inst.power, RECONNECT_MS);
+	if (e < 0)
+		return sb_error_set(
+		    e, "point %u '%s' on '%s': the %s source '%s' was lost (%s) and %s", p->index,
+		    p->key, w->uri, src->name, conn, why, sb_error_detail());
+	pthread_mutex_lock(&en->lock);
+	event(en, (int)p->index, "instrument_reconnected", NULL,
+	      "'%s': the %s source '%s' is back; point %u '%s' runs again", w->uri, src->name, conn,
+	      p->index, p->key);
+	pthread_mutex_unlock(&en->lock);
+	return 0;
+}
+
 /*
  * One run of a point: reopen a fresh simulated board (bandwidth campaigns), apply its cooling,
  * run, store. *stored says whether a run was committed (not when stopped part-way).
@@ -685,11 +749,16 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct sb_point_spec spec;
 	struct sb_point_record rec;
 	struct sb_point_trace pt;
+	struct sb_provenance prov;
 	double t0 = wall_now();
-	char msg[1024], *data = NULL;
+	char msg[1024], *data = NULL, *prov_json;
+	unsigned reconnects = 0;
 	int e;
 
 	*stored = false;
+again:
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if (w->fresh) {
 		/*
 		 * A simulated board keeps the timing state of earlier points (refresh phase,
@@ -722,8 +791,15 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 		sb_point_trace_abort(&pt);
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
-	if (w->sample_err < 0)
-		return w->sample_err;
+	if (w->sample_err < 0) {
+		if (++reconnects > RECONNECTS_MAX)
+			return sb_error_wrap(w->sample_err,
+			                     "point %u '%s' on '%s': instruments lost %u times",
+			                     p->index, p->key, w->uri, RECONNECTS_MAX);
+		if ((e = instrument_lost(w, p, r)) < 0)
+			return e;
+		goto again;
+	}
 	if (stop_requested(en) || en->abort)
 		return 0; /* stopped part-way: not stored, runs again on resume */
 	if (r->failed) {
@@ -731,9 +807,16 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 			return e;
 		failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
 	}
+	/* what produced this run, stored with it */
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, w->dev);
+	sb_provenance_instruments(&prov, &w->inst);
+	sb_provenance_point(&prov, p->seed, r);
+	prov_json = sb_provenance_json(&prov);
 	rec = (struct sb_point_record){
 	    .point = p,
 	    .attempt = attempt,
+	    .provenance = prov_json,
 	    .device = w->uri,
 	    .worker = w->id,
 	    .mask = spec.mask,
@@ -770,6 +853,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	if (e < 0)
 		sb_point_trace_abort(&pt);
 	cJSON_free(data);
+	cJSON_free(prov_json);
 	return e;
 }
 
@@ -911,6 +995,28 @@ static int check_points(struct worker *w)
 	return 0;
 }
 
+/* What created (or resumed) a campaign: the build, the host, the first worker's board. */
+static char *engine_provenance(struct sb_device *dev)
+{
+	struct sb_provenance prov;
+
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
+	if (dev)
+		sb_provenance_device(&prov, dev);
+	return sb_provenance_json(&prov);
+}
+
+static int campaign_provenance(struct engine *en, int64_t id)
+{
+	char *json = engine_provenance(en->dev0);
+	int e = json ? sb_store_campaign_provenance(en->st, id, json)
+	             : sb_error_set(SB_ERR_NOMEM, "out of memory");
+
+	cJSON_free(json);
+	return e;
+}
+
 /* Create the campaign in the store, or find the one to resume. */
 static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 {
@@ -948,7 +1054,9 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 		    "one (use --resume to continue it)",
 		    (long long)prev.id, prev.name, sb_store_path(en->st), prev.points_done,
 		    prev.points_total);
-	return sb_store_campaign_create(en->st, c, &en->id);
+	if ((e = sb_store_campaign_create(en->st, c, &en->id)) < 0)
+		return e;
+	return campaign_provenance(en, en->id);
 }
 
 int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
@@ -985,15 +1093,23 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		if ((e = open_worker(&w[i])) < 0 || (e = check_points(&w[i])) < 0)
 			goto fail_workers;
 	}
+	en.dev0 = w[0].dev;
 	if ((e = setup_campaign(&en, sum)) < 0)
 		goto fail_workers;
 	sum->campaign_id = en.id;
 	for (unsigned i = 0; i < c->npoints; i++)
 		en.ndone += en.done[i];
 	sum->skipped = en.ndone;
-	event(&en, -1, sum->resumed ? "resume" : "start", NULL,
-	      "%u of %u points to run, %u worker%s (%s%s), content hash %s", c->npoints - en.ndone,
-	      c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri, jobs > 1 ? ", ..." : "", c->hash);
+	{
+		/* a resume records what resumed it: the build may have changed */
+		char *prov = sum->resumed ? engine_provenance(w[0].dev) : NULL;
+
+		event(&en, -1, sum->resumed ? "resume" : "start", prov,
+		      "%u of %u points to run, %u worker%s (%s%s), content hash %s",
+		      c->npoints - en.ndone, c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri,
+		      jobs > 1 ? ", ..." : "", c->hash);
+		cJSON_free(prov);
+	}
 	clock_gettime(CLOCK_MONOTONIC, &en.t0);
 	report_progress(&en, NULL, NULL);
 	if (jobs == 1) {

@@ -844,13 +844,7 @@ static bool keep_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX
 
 static uint64_t fnv1a64(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	return sb_fnv1a64(s, strlen(s));
 }
 
 static uint64_t splitmix64(uint64_t x)

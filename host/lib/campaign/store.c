@@ -181,6 +181,25 @@ static int exec(struct sb_store *st, const char *sql)
 	return 0;
 }
 
+/*
+ * Statements SQLite may answer with SQLITE_BUSY without waiting in the busy handler (changing
+ * the journal mode of a database another process is opening, to avoid a deadlock): retried for
+ * up to the busy timeout.
+ */
+static int exec_retry(struct sb_store *st, const char *sql)
+{
+	for (int i = 0;; i++) {
+		int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || i == 1000)
+			return sb_error_set(SB_ERR_DB, "results database '%s': %s", st->path,
+			                    sqlite3_errmsg(st->db));
+		usleep(10000);
+	}
+}
+
 static int prepare(struct sb_store *st, const char *sql, sqlite3_stmt **stmt)
 {
 	if (sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL) != SQLITE_OK)
@@ -243,7 +262,10 @@ static bool sql_add(char **buf, size_t *len, const char *text)
 	return true;
 }
 
-/* Version 1 to 2, in one transaction (foreign keys off while the points table is rebuilt). */
+/*
+ * Version 1 to 2: run inside the caller's transaction, with foreign keys off (the points table
+ * is rebuilt).
+ */
 static int migrate_v2(struct sb_store *st)
 {
 	char *sql = NULL;
@@ -265,26 +287,100 @@ static int migrate_v2(struct sb_store *st)
 		free(sql);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
-	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 || (e = exec(st, "BEGIN IMMEDIATE")) < 0)
-		goto out;
-	if ((e = exec(st, sql)) < 0) {
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		goto out;
-	}
-	e = exec(st, "COMMIT");
-out:
+	e = exec(st, sql);
 	free(sql);
-	if (e == 0)
-		e = exec(st, "PRAGMA foreign_keys=ON");
-	else
-		sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
+	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 2") : 0;
+}
+
+/* Version 2 to 3: the provenance of every campaign and of every run of a point (JSON objects,
+ * stackbench/provenance.h). Inside the caller's transaction. */
+static int migrate_v3(struct sb_store *st)
+{
+	int e = exec(st, "ALTER TABLE campaigns ADD COLUMN provenance TEXT;"
+	                 "ALTER TABLE points ADD COLUMN provenance TEXT;"
+	                 "INSERT INTO schema_version VALUES (3, " NOW_SQL ");");
+
+	return e < 0 ? sb_error_wrap(e, "upgrading to schema version 3") : 0;
+}
+
+/*
+ * Create the schema in an empty database, or upgrade an older one, inside one write
+ * transaction: every check happens under the write lock, so two processes opening a fresh (or
+ * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
+ * the work done.
+ */
+static int schema_write(struct sb_store *st)
+{
+	bool fresh;
+	int e, v;
+
+	/* foreign keys cannot change inside a transaction: off now, on again after it */
+	if ((e = exec(st, "PRAGMA foreign_keys=OFF")) < 0 ||
+	    (e = exec_retry(st, "BEGIN IMMEDIATE")) < 0)
+		goto out;
+	if ((e = table_exists(st, "schema_version")) < 0)
+		goto rollback;
+	fresh = !e;
+	if (fresh) {
+		if ((e = count_tables(st)) < 0)
+			goto rollback;
+		if (e) {
+			e = sb_error_set(SB_ERR_DB,
+			                 "'%s' has tables but no schema_version: not a stackbench "
+			                 "results database",
+			                 st->path);
+			goto rollback;
+		}
+		/* A new database is made the way an old one is upgraded: one path, always run. */
+		if ((e = exec(st, schema_v1)) < 0 ||
+		    (e = exec(st, "INSERT INTO schema_version VALUES (1, " NOW_SQL ")")) < 0)
+			goto rollback;
+	}
+	if ((v = sb_store_schema_version(st)) < 0) {
+		e = v;
+		goto rollback;
+	}
+	if (v > SB_STORE_SCHEMA_VERSION) {
+		e = sb_error_set(SB_ERR_VERSION,
+		                 "results database '%s' has schema version %d; this stackbench "
+		                 "reads up to version %d (upgrade stackbench)",
+		                 st->path, v, SB_STORE_SCHEMA_VERSION);
+		goto rollback;
+	}
+	if (v < SB_STORE_SCHEMA_VERSION && !fresh)
+		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
+		        SB_STORE_SCHEMA_VERSION);
+	if (v < 2) {
+		if ((e = migrate_v2(st)) < 0)
+			goto rollback;
+		v = 2;
+	}
+	if (v < 3) {
+		if ((e = migrate_v3(st)) < 0)
+			goto rollback;
+		v = 3;
+	}
+	if ((e = exec(st, migrate_point_traces_sql)) < 0) {
+		sb_error_wrap(e, "migration 'point_traces'");
+		goto rollback;
+	}
+	if ((e = exec(st, "COMMIT")) < 0)
+		goto rollback;
+	st->version = v;
+	e = exec(st, "PRAGMA foreign_keys=ON");
+	return e;
+rollback:
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+out:
+	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return e;
 }
 
 /*
  * Named migration "point_traces" (trace capture, issue 14), independent of the schema version
- * number: the table of the runs' trace captures, and schema_migrations recording it. Applied to
- * every database opened for writing; readers see the table when it is there.
+ * number: the table of the runs' trace captures, and schema_migrations recording it. Run in the
+ * schema transaction of every database opened for writing (whatever its version); readers see
+ * the table when it is there.
  */
 static const char migrate_point_traces_sql[] =
     "CREATE TABLE IF NOT EXISTS schema_migrations ("
@@ -307,58 +403,28 @@ static const char migrate_point_traces_sql[] =
     " cycles INTEGER NOT NULL);"
     "INSERT OR IGNORE INTO schema_migrations VALUES ('point_traces', " NOW_SQL ");";
 
-static int migrate_point_traces(struct sb_store *st, bool writable)
+/* Whether the database has the point_traces table (sets st->has_traces). */
+static int find_point_traces(struct sb_store *st)
 {
-	int e;
+	int e = table_exists(st, "point_traces");
 
-	if (writable) {
-		if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
-			return e;
-		if ((e = exec(st, migrate_point_traces_sql)) < 0) {
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-			return sb_error_wrap(e, "migration 'point_traces'");
-		}
-		if ((e = exec(st, "COMMIT")) < 0)
-			return e;
-	}
-	if ((e = table_exists(st, "point_traces")) < 0)
+	if (e < 0)
 		return e;
 	st->has_traces = e;
 	return 0;
 }
 
-/* Create the schema in an empty database, or check the version of an existing one. */
-static int schema(struct sb_store *st, bool writable)
+/* Check the version of an existing database opened for reading (an older one is read as it
+ * is). */
+static int schema_read(struct sb_store *st)
 {
 	int e, v;
 
 	if ((e = table_exists(st, "schema_version")) < 0)
 		return e;
-	if (!e) {
-		if ((e = count_tables(st)) < 0)
-			return e;
-		if (e)
-			return sb_error_set(
-			    SB_ERR_DB,
-			    "'%s' has tables but no schema_version: not a stackbench "
-			    "results database",
-			    st->path);
-		if (!writable)
-			return sb_error_set(SB_ERR_DB, "'%s' is not a stackbench results database",
-			                    st->path);
-		if ((e = exec(st, "BEGIN IMMEDIATE")) < 0)
-			return e;
-		if ((e = exec(st, schema_v1)) < 0 ||
-		    (e = exec(st, "INSERT INTO schema_version VALUES (1, " NOW_SQL ")")) < 0) {
-			exec(st, "ROLLBACK");
-			return e;
-		}
-		/* A new database is made the way an old one is upgraded: one path, always run. */
-		if ((e = exec(st, "COMMIT")) < 0 || (e = migrate_v2(st)) < 0)
-			return e;
-		st->version = SB_STORE_SCHEMA_VERSION;
-		return 0;
-	}
+	if (!e)
+		return sb_error_set(SB_ERR_DB, "'%s' is not a stackbench results database",
+		                    st->path);
 	v = sb_store_schema_version(st);
 	if (v < 0)
 		return v;
@@ -367,14 +433,7 @@ static int schema(struct sb_store *st, bool writable)
 		                    "results database '%s' has schema version %d; this stackbench "
 		                    "reads up to version %d (upgrade stackbench)",
 		                    st->path, v, SB_STORE_SCHEMA_VERSION);
-	if (v < 2 && writable) {
-		sb_info("results database '%s': upgrading schema version %d to %d", st->path, v,
-		        SB_STORE_SCHEMA_VERSION);
-		if ((e = migrate_v2(st)) < 0)
-			return sb_error_wrap(e, "upgrading to schema version 2");
-		v = 2;
-	}
-	st->version = v; /* read-only: an older database is read as it is */
+	st->version = v;
 	return 0;
 }
 
@@ -417,12 +476,13 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 	if (writable) {
 		/* WAL: readers (export, report) run beside a campaign; synchronous FULL: a
 		 * committed point survives a power cut, not only a kill. */
-		if ((e = exec(st, "PRAGMA journal_mode=WAL")) < 0 ||
+		if ((e = exec_retry(st, "PRAGMA journal_mode=WAL")) < 0 ||
 		    (e = exec(st, "PRAGMA synchronous=FULL")) < 0)
 			goto fail;
 	}
-	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 || (e = schema(st, writable)) < 0 ||
-	    (e = migrate_point_traces(st, writable)) < 0)
+	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 ||
+	    (e = writable ? schema_write(st) : schema_read(st)) < 0 ||
+	    (e = find_point_traces(st)) < 0)
 		goto fail;
 	*out = st;
 	return 0;
@@ -478,6 +538,21 @@ int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, i
 		e = db_error(st, "creating the campaign");
 	else
 		*id = sqlite3_last_insert_rowid(st->db);
+	sqlite3_finalize(s);
+	return e;
+}
+
+int sb_store_campaign_provenance(struct sb_store *st, int64_t campaign_id, const char *json)
+{
+	sqlite3_stmt *s;
+	int e;
+
+	if ((e = prepare(st, "UPDATE campaigns SET provenance = ?2 WHERE id = ?1", &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	sqlite3_bind_text(s, 2, json, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "storing the campaign's provenance");
 	sqlite3_finalize(s);
 	return e;
 }
@@ -740,11 +815,13 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	    "lost_tags, stream_groups, mismatches, failed, fail_t_ns, fast_forward, ff_skipped_ns, "
 	    "temp_c_avg, temp_c_max, power_w_avg, wall_s, attempt, temp_c_start, temp_c_steady, "
 	    "power_w_max, fail_temp_c, fail_power_w, cooling_config, fan_supply_v, fan_supply_a, "
-	    "fan_rpm, desk_fan_distance_cm, cooling_power_w, finished_at) VALUES (?1, ?2, ?3, ?4, "
+	    "fan_rpm, desk_fan_distance_cm, cooling_power_w, provenance, finished_at) VALUES (?1, "
+	    "?2, "
+	    "?3, ?4, "
 	    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, "
 	    "?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, "
-	    "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54, " NOW_SQL
-	    ")";
+	    "?40, ?41, ?42, ?43, ?44, ?45, ?46, ?47, ?48, ?49, ?50, ?51, ?52, ?53, ?54, "
+	    "?55, " NOW_SQL ")";
 	const struct sb_campaign_point *p = rec->point;
 	const struct sb_point_result *r = rec->result;
 	const struct sb_bench_metrics *m = &r->metrics;
@@ -822,6 +899,7 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	bind_opt(s, 52, r->has_cooling, cs->fan_rpm);
 	bind_opt(s, 53, r->has_cooling, cs->desk_fan_distance_cm);
 	bind_opt(s, 54, r->has_cooling, cs->cooling_power_w);
+	bind_text_opt(s, 55, rec->provenance != NULL, rec->provenance);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_CONSTRAINT)
 		e = sb_error_set(SB_ERR_EXISTS,
@@ -1133,9 +1211,12 @@ static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 		case SB_CELL_INT:
 			fprintf(c->out, "%lld", (long long)cells[i].i);
 			break;
-		case SB_CELL_REAL:
-			fprintf(c->out, "%.17g", cells[i].d);
+		case SB_CELL_REAL: {
+			char num[32];
+
+			fputs(sb_format_double(num, sizeof(num), cells[i].d), c->out);
 			break;
+		}
 		case SB_CELL_TEXT:
 			csv_text(c->out, cells[i].s);
 			break;
@@ -1144,6 +1225,11 @@ static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 	fputc('\n', c->out);
 	return ferror(c->out) ? sb_error_set(SB_ERR_IO, "writing the export: %s", strerror(errno))
 	                      : 0;
+}
+
+static bool is_json_column(const char *name)
+{
+	return !strcmp(name, "config") || !strcmp(name, "provenance") || !strcmp(name, "data");
 }
 
 static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
@@ -1165,9 +1251,20 @@ static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 		case SB_CELL_REAL:
 			cJSON_AddNumberToObject(o, c->name, c->d);
 			break;
-		case SB_CELL_TEXT:
-			cJSON_AddStringToObject(o, c->name, c->s);
+		case SB_CELL_TEXT: {
+			/* columns that hold JSON (the campaign's config, provenance, event data)
+			   are objects in the export, not strings of JSON */
+			cJSON *j = NULL;
+
+			if (is_json_column(c->name) && (j = cJSON_Parse(c->s)) &&
+			    (cJSON_IsObject(j) || cJSON_IsArray(j)))
+				cJSON_AddItemToObject(o, c->name, j);
+			else {
+				cJSON_Delete(j);
+				cJSON_AddStringToObject(o, c->name, c->s);
+			}
 			break;
+		}
 		}
 	}
 	cJSON_AddItemToArray(arr, o);

@@ -30,6 +30,11 @@ static int errno_code(int e)
 
 int sb_read_file(const char *path, char **data, size_t *len)
 {
+	return sb_read_file_max(path, SIZE_MAX / 2, data, len);
+}
+
+int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
+{
 	FILE *f;
 	char *buf = NULL;
 	size_t size = 0, used = 0, n;
@@ -55,6 +60,11 @@ int sb_read_file(const char *path, char **data, size_t *len)
 		}
 		n = fread(buf + used, 1, size - used - 1, f);
 		used += n;
+		if (used > max) {
+			err = sb_error_set(SB_ERR_PARSE, "cannot read '%s': larger than %zu bytes",
+			                   path, max);
+			goto fail;
+		}
 		if (n == 0) {
 			if (ferror(f)) {
 				err = sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path,
@@ -73,6 +83,32 @@ fail:
 	free(buf);
 	fclose(f);
 	return err;
+}
+
+char *sb_format_double(char *buf, size_t size, double v)
+{
+	if (isnan(v) || isinf(v)) {
+		snprintf(buf, size, "%s", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+		return buf;
+	}
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, size, "%.*g", prec, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}
+
+uint64_t sb_fnv1a64(const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }
 
 size_t sb_strlcpy(char *dst, const char *src, size_t size)

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <libfyaml.h>
 
@@ -21,7 +22,95 @@ static void diag_discard(struct fy_diag *diag, void *user, const char *buf, size
 	(void)len;
 }
 
-static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
+/* Reject aliases and deep nesting, naming the line (an explicit stack: no recursion depth
+ * from the input). */
+static int check_tree(struct sb_yaml *y, struct fy_node *root, unsigned flags)
+{
+	struct {
+		struct fy_node *n;
+		void *it;
+	} st[SB_YAML_MAX_DEPTH + 1];
+	int top = 0;
+
+	if (!root)
+		return 0;
+	st[0].n = root;
+	st[0].it = NULL;
+	while (top >= 0) {
+		struct fy_node *n = st[top].n, *child = NULL;
+
+		if (fy_node_is_alias(n)) {
+			if (!(flags & SB_YAML_ALLOW_ALIASES))
+				return sb_yaml_error(
+				    y, n, SB_ERR_PARSE,
+				    "aliases ('*%s') are not allowed here: write the "
+				    "values out",
+				    fy_node_get_scalar0(n) ? fy_node_get_scalar0(n) : "");
+		} else if (fy_node_is_mapping(n)) {
+			struct fy_node_pair *p = fy_node_mapping_iterate(n, &st[top].it);
+
+			if (p) {
+				/* keys are checked as scalars; their values are descended into */
+				struct fy_node *k = fy_node_pair_key(p);
+
+				if (k && !fy_node_is_scalar(k))
+					return sb_yaml_error(y, k, SB_ERR_PARSE,
+					                     "a key must be a plain value");
+				child = fy_node_pair_value(p);
+				if (!child)
+					continue;
+			}
+		} else if (fy_node_is_sequence(n)) {
+			child = fy_node_sequence_iterate(n, &st[top].it);
+		}
+		if (!child) {
+			top--;
+			continue;
+		}
+		if (top == SB_YAML_MAX_DEPTH)
+			return sb_yaml_error(y, child, SB_ERR_PARSE, "nested deeper than %d levels",
+			                     SB_YAML_MAX_DEPTH);
+		top++;
+		st[top].n = child;
+		st[top].it = NULL;
+	}
+	return 0;
+}
+
+/*
+ * A value ending in ':' (a device URI such as sim:) unquoted makes YAML read a mapping; the
+ * parser's message does not say so. The hint when line n has such a value.
+ */
+static const char *colon_hint(const char *text, size_t len, int n)
+{
+	const char *p = text, *end = text + len, *eol;
+
+	for (int i = 1; i < n && p < end; i++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return "";
+		p++;
+	}
+	eol = memchr(p, '\n', (size_t)(end - p));
+	eol = eol ? eol : end;
+	for (const char *q = p; q + 1 < eol; q++) {
+		const char *v, *t;
+
+		if (q[0] != ':' || q[1] != ' ')
+			continue;
+		for (v = q + 1; v < eol && *v == ' '; v++)
+			;
+		for (t = v; t < eol && *t != ' ' && *t != ',' && *t != '}' && *t != ']'; t++)
+			if (*t == ':' && (t + 1 == eol || strchr(" ,}]\r", t[1])) && t > v &&
+			    *v != '"' && *v != '\'')
+				return " (a value ending in ':', such as a device URI 'sim:', must "
+				       "be "
+				       "quoted: \"sim:\")";
+	}
+	return "";
+}
+
+static int load(struct sb_yaml *y, const char *name, char *text, size_t len, unsigned flags)
 {
 	struct fy_diag_cfg dcfg;
 	struct fy_parse_cfg pcfg;
@@ -48,7 +137,8 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	}
 	fy_diag_set_collect_errors(diag, true);
 	memset(&pcfg, 0, sizeof(pcfg));
-	pcfg.flags = FYPCF_QUIET | FYPCF_RESOLVE_DOCUMENT;
+	/* aliases are resolved only after the tree has been checked (check_tree) */
+	pcfg.flags = FYPCF_QUIET;
 	pcfg.diag = diag;
 	/* The document points into text, which lives until sb_yaml_release(). */
 	y->text = text;
@@ -56,17 +146,31 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len)
 	if (!y->fyd) {
 		de = fy_diag_errors_iterate(diag, &it);
 		if (de)
-			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s",
-			                   name, de->line + 1, de->column + 1, de->msg);
+			/* libfyaml's lines and columns count from 1 already */
+			err = sb_error_set(
+			    SB_ERR_PARSE, "cannot parse '%s' line %d column %d: %s%s", name,
+			    de->line, de->column, de->msg, colon_hint(text, len, de->line));
 		else
 			err = sb_error_set(SB_ERR_PARSE, "cannot parse '%s': not valid YAML", name);
 		goto fail_doc;
 	}
 	fy_diag_unref(diag);
+	diag = NULL;
+	if ((err = check_tree(y, fy_document_root(y->fyd), flags)) < 0)
+		goto fail_tree;
+	if ((flags & SB_YAML_ALLOW_ALIASES) && fy_document_resolve(y->fyd) != 0) {
+		err =
+		    sb_error_set(SB_ERR_PARSE, "cannot parse '%s': an alias names no anchor", name);
+		goto fail_tree;
+	}
 	return 0;
 
+fail_tree:
+	fy_document_destroy(y->fyd);
+	y->fyd = NULL;
 fail_doc:
-	fy_diag_unref(diag);
+	if (diag)
+		fy_diag_unref(diag);
 fail_diag:
 	free(y->text);
 	free(y->name);
@@ -75,31 +179,44 @@ fail_diag:
 	return err;
 }
 
-int sb_yaml_load_file(struct sb_yaml *y, const char *path)
+int sb_yaml_load_file_flags(struct sb_yaml *y, const char *path, unsigned flags)
 {
+	struct stat st;
 	char *text;
 	size_t len;
 	int err;
 
-	err = sb_read_file(path, &text, &len);
-	if (err < 0) {
-		memset(y, 0, sizeof(*y));
+	memset(y, 0, sizeof(*y));
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > SB_YAML_MAX_BYTES)
+		return sb_error_set(SB_ERR_PARSE, "cannot parse '%s': %lld bytes (at most %u)",
+		                    path, (long long)st.st_size, SB_YAML_MAX_BYTES);
+	err = sb_read_file_max(path, SB_YAML_MAX_BYTES, &text, &len);
+	if (err < 0)
 		return err;
-	}
-	return load(y, path, text, len);
+	return load(y, path, text, len, flags);
+}
+
+int sb_yaml_load_file(struct sb_yaml *y, const char *path)
+{
+	return sb_yaml_load_file_flags(y, path, 0);
 }
 
 int sb_yaml_load_string(struct sb_yaml *y, const char *name, const char *text, size_t len)
 {
-	char *copy = malloc(len + 1);
+	char *copy;
 
-	if (!copy) {
+	if (len > SB_YAML_MAX_BYTES) {
+		memset(y, 0, sizeof(*y));
+		return sb_error_set(SB_ERR_PARSE, "cannot parse '%s': %zu bytes (at most %u)", name,
+		                    len, SB_YAML_MAX_BYTES);
+	}
+	if (!(copy = malloc(len + 1))) {
 		memset(y, 0, sizeof(*y));
 		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
 	}
 	memcpy(copy, text, len);
 	copy[len] = '\0';
-	return load(y, name, copy, len);
+	return load(y, name, copy, len, 0);
 }
 
 void sb_yaml_release(struct sb_yaml *y)
@@ -169,6 +286,58 @@ int sb_yaml_expect_seq(const struct sb_yaml *y, struct fy_node *n, const char *w
 	return 0;
 }
 
+/* Edit distance of two short strings (keys); larger than any key for long ones. */
+static size_t distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64], diag, up;
+
+	if (la >= 64 || lb >= 64)
+		return 64;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+/* ": did you mean 'type'?" for a near miss, else the keys allowed. */
+static void key_hint(const char *key, const char *const allowed[], char *hint, size_t size)
+{
+	size_t best = SIZE_MAX, n = 0;
+	const char *near = NULL;
+
+	for (size_t i = 0; allowed[i]; i++) {
+		size_t d = distance(key, allowed[i]);
+
+		if (d < best) {
+			best = d;
+			near = allowed[i];
+		}
+	}
+	if (near && best <= (strlen(near) > 4 ? 2u : 1u)) {
+		snprintf(hint, size, ": did you mean '%s'?", near);
+		return;
+	}
+	n = (size_t)snprintf(hint, size, " (known:");
+	for (size_t i = 0; allowed[i] && n < size; i++)
+		n += (size_t)snprintf(hint + n, size - n, "%s %s", i ? "," : "", allowed[i]);
+	if (n < size)
+		snprintf(hint + n, size - n, ")");
+}
+
 int sb_yaml_check_keys(const struct sb_yaml *y, struct fy_node *map, const char *where,
                        const char *const allowed[])
 {
@@ -186,9 +355,13 @@ int sb_yaml_check_keys(const struct sb_yaml *y, struct fy_node *map, const char 
 		for (i = 0; allowed[i]; i++)
 			if (!strcmp(allowed[i], key))
 				break;
-		if (!allowed[i])
-			return sb_yaml_error(y, k, SB_ERR_PARSE, "unknown key '%s' in '%s'", key,
-			                     where);
+		if (!allowed[i]) {
+			char hint[512];
+
+			key_hint(key, allowed, hint, sizeof(hint));
+			return sb_yaml_error(y, k, SB_ERR_PARSE, "unknown key '%s' in '%s'%s", key,
+			                     where, hint);
+		}
 	}
 	return 0;
 }

@@ -299,6 +299,23 @@ const struct sb_fw_info *sb_device_fw(const struct sb_device *dev)
 	return &dev->fw;
 }
 
+int sb_device_identity(struct sb_device *dev, struct sb_device_identity *id)
+{
+	memset(id, 0, sizeof(*id));
+	sb_strlcpy(id->uri, dev->uri, sizeof(id->uri));
+	sb_strlcpy(id->transport, dev->ops->name, sizeof(id->transport));
+	id->fw_version = dev->fw.fw_version;
+	id->build_id = dev->fw.build_id;
+	id->regmap_hash = dev->fw.regmap_hash;
+	id->regmap_matches = dev->fw.regmap_hash == SB_REGMAP_HASH;
+	if (sb_device_pci_address(dev, id->pci, sizeof(id->pci)) < 0)
+		id->pci[0] = '\0';
+	if (dev->ops->describe && dev->ops->describe(dev->priv, id->detail, sizeof(id->detail)) < 0)
+		id->detail[0] = '\0';
+	sb_error_clear();
+	return 0;
+}
+
 uint64_t sb_device_now_ns(struct sb_device *dev)
 {
 	return dev->ops->now_ns(dev->priv);

@@ -28,6 +28,7 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 #include "stackbench/transport.h"
+#include "stackbench/util.h"
 
 struct devt {
 	int fd;
@@ -37,6 +38,7 @@ struct devt {
 	bool use_mmap;
 	volatile uint32_t *map; /* the register region, when use_mmap */
 	bool trace_in_use;
+	uint32_t api_version; /* the module's uapi version, major << 16 | minor */
 };
 
 static int errno_to_sb(int e)
@@ -101,6 +103,7 @@ static int identify(struct devt *d)
 		                    "%u.x; update the module or the host",
 		                    d->path, v.version >> 16, v.version & 0xFFFF,
 		                    SB_UAPI_VERSION_MAJOR);
+	d->api_version = v.version;
 	d->info.size = sizeof(d->info);
 	if ((err = ioc(d, SB_IOC_DEVICE_INFO, &d->info, "device info")) < 0 ||
 	    (err = region_info(d, SB_REGION_REGS, &d->regs)) < 0 ||
@@ -356,6 +359,33 @@ static int dev_pci_address(void *priv, char *bdf, size_t size)
 	return 0;
 }
 
+/* The kernel module (its version from sysfs when it declares one) and the board's ids. */
+static int dev_describe(void *priv, char *buf, size_t size)
+{
+	const struct devt *d = priv;
+	static const char *const files[] = {"/sys/module/stackbench/version",
+	                                    "/sys/module/stackbench/srcversion"};
+	char ver[64] = "unknown";
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(files); i++) {
+		FILE *f = fopen(files[i], "re");
+
+		if (!f)
+			continue;
+		if (fgets(ver, sizeof(ver), f))
+			ver[strcspn(ver, "\r\n")] = '\0';
+		fclose(f);
+		break;
+	}
+	snprintf(buf, size,
+	         "kernel module stackbench %s (uapi %u.%u) on %s, PCI %04x:%04x, %u interrupt "
+	         "vectors%s",
+	         ver, d->api_version >> 16, d->api_version & 0xFFFF, d->path, d->info.vendor,
+	         d->info.device, d->info.irq_vectors,
+	         d->info.flags & SB_DEVICE_F_TEST_MODE ? ", test mode" : "");
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_dev = {
     .name = "dev",
     .open = dev_open,
@@ -370,4 +400,5 @@ const struct sb_transport_ops sb_transport_dev = {
     .dma_free = dev_dma_free,
     .wait_event = dev_wait_event,
     .pci_address = dev_pci_address,
+    .describe = dev_describe,
 };

@@ -194,6 +194,15 @@ static int pci_address(void *priv, char *bdf, size_t size)
 	return 0;
 }
 
+static int pci_describe(void *priv, char *buf, size_t size)
+{
+	const struct pci *p = priv;
+
+	snprintf(buf, size, "BAR of %s mapped through sysfs (no kernel module), %zu bytes", p->bdf,
+	         p->len);
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_pci = {
     .name = "pci",
     .open = pci_open,
@@ -204,4 +213,5 @@ const struct sb_transport_ops sb_transport_pci = {
     .now_ns = hw_now_ns,
     .wait_ns = hw_wait_ns,
     .pci_address = pci_address,
+    .describe = pci_describe,
 };

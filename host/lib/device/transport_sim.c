@@ -14,6 +14,7 @@
  * URI options for the bench (the others go to the board model): bench=NAME|PATH (bench
  * parameters, thermal/data), cooling=NAME (initial cooling configuration); seed= seeds both.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,6 +225,27 @@ static int sim_bench(void *priv, struct sb_bench_model **bench)
 	return 0;
 }
 
+/* The profile (name, file, content hash) and the bench the simulated board stands on. */
+static int sim_describe(void *priv, char *buf, size_t size)
+{
+	struct sim *s = priv;
+	const char *path = sb_model_profile_path(s->model);
+	const struct sb_bench_params *bp = s->bench ? sb_bench_model_params(s->bench) : NULL;
+	char hash[40] = "built-in";
+	char *text;
+	size_t len;
+
+	if (path[0] && sb_read_file(path, &text, &len) == 0) {
+		snprintf(hash, sizeof(hash), "fnv1a64 %016llx",
+		         (unsigned long long)sb_fnv1a64(text, len));
+		free(text);
+	}
+	snprintf(buf, size, "simulated board, profile %s (%s, %s), bench %s",
+	         sb_model_profile_name(s->model), path[0] ? path : "built-in", hash,
+	         bp ? bp->name : "none");
+	return 0;
+}
+
 const struct sb_transport_ops sb_transport_sim = {
     .name = "sim",
     .open = sim_open,
@@ -236,4 +258,5 @@ const struct sb_transport_ops sb_transport_sim = {
     .dma_alloc = sim_dma_alloc,
     .dma_free = sim_dma_free,
     .bench = sim_bench,
+    .describe = sim_describe,
 };

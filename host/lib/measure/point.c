@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A measurement point through the device API, with the bench's instruments. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,7 @@ struct inst_rec {
 	double energy, metered_ns; /* sum of power x interval over the metered time */
 	uint64_t last_sample_ns;
 	bool sampled;
+	bool power_failed; /* the last failed sample was the power source's */
 };
 
 static bool has_inst(const struct sb_point_spec *s)
@@ -253,8 +255,10 @@ static int inst_sample(struct inst_rec *ir, struct sb_point_result *r, uint64_t 
 	if (!has_inst(s))
 		return 0;
 	if (s->inst.temp) {
-		if ((err = sb_temp_source_sample(s->inst.temp, &ps.temp)) < 0)
+		if ((err = sb_temp_source_sample(s->inst.temp, &ps.temp)) < 0) {
+			ir->power_failed = false;
 			return err;
+		}
 		ps.has_temp = true;
 		ir->last_c = ps.temp.hotspot_c;
 		ir->ring[ir->n % TEMP_RING].t_ns = t_ns;
@@ -266,8 +270,10 @@ static int inst_sample(struct inst_rec *ir, struct sb_point_result *r, uint64_t 
 			r->temperature_max_c = ps.temp.hotspot_c;
 	}
 	if (s->inst.power) {
-		if ((err = sb_power_source_sample(s->inst.power, &ps.power)) < 0)
+		if ((err = sb_power_source_sample(s->inst.power, &ps.power)) < 0) {
+			ir->power_failed = true;
 			return err;
+		}
 		ps.has_power = true;
 		/* The first reading only starts the meter's interval at the point's start. */
 		if (ir->sampled && t_ns > ir->last_sample_ns) {
@@ -372,6 +378,47 @@ static int record_failure(struct sb_device *dev, const struct sb_point_spec *s, 
 	return 0;
 }
 
+/*
+ * An instrument failed while the ports ran: no heating traffic without a thermometer, so the
+ * ports stop first; the counters until then are kept, and the instrument is reopened for a
+ * bounded time. Returns 0 (it came back: r->inst_lost) or the error that ends the point.
+ */
+static int inst_lost(struct sb_device *dev, const struct sb_point_spec *s, struct inst_rec *ir,
+                     struct sb_point_result *r, uint64_t t0, int err)
+{
+	unsigned ms = s->reconnect_ms ? s->reconnect_ms : 10000;
+	const char *kind = ir->power_failed ? "power source" : "temperature source";
+	const char *conn = ir->power_failed ? sb_power_source_conn(s->inst.power)
+	                                    : sb_temp_source_conn(s->inst.temp);
+	char why[256];
+	int e;
+
+	snprintf(why, sizeof(why), "%s", sb_error_detail());
+	for (unsigned i = 0; i < s->ports; i++)
+		if ((e = sb_gups_port_stop(dev, i)) < 0)
+			sb_warn("'%s': stopping port %u: %s", sb_device_uri(dev), i,
+			        sb_error_detail());
+	r->inst_lost_ns = sb_device_now_ns(dev) - t0;
+	r->t_start_ns = t0;
+	r->duration_ns = r->inst_lost_ns;
+	if ((e = read_totals(dev, s->ports, r->port, &r->total)) < 0)
+		sb_warn("'%s': reading the counters: %s", sb_device_uri(dev), sb_error_detail());
+	snprintf(r->inst_lost_msg, sizeof(r->inst_lost_msg), "%s", why);
+	sb_warn("'%s': %s '%s' lost at %.3f s of the point (%s); ports stopped; reconnecting for "
+	        "up to %.1f s",
+	        sb_device_uri(dev), kind, conn, r->inst_lost_ns / 1e9, why, ms / 1e3);
+	e = ir->power_failed ? sb_power_source_reconnect(s->inst.power, ms)
+	                     : sb_temp_source_reconnect(s->inst.temp, ms);
+	if (e < 0)
+		return sb_error_set(
+		    err,
+		    "'%s': %s '%s' lost at %.1f s of the point (%s); the ports were "
+		    "stopped; %s",
+		    sb_device_uri(dev), kind, conn, r->inst_lost_ns / 1e9, why, sb_error_detail());
+	r->inst_lost = true;
+	return 0;
+}
+
 /* How often the runner looks at the cube without samplers: often for short points, at most
  * every second for long ones (each look is a bounded step of the simulated bench). */
 static uint64_t poll_step(const struct sb_point_spec *s)
@@ -450,7 +497,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 		}
 		if (!r->failed && elapsed >= next_inst) {
 			if ((err = inst_sample(ir, r, elapsed, &stop)) < 0)
-				return err;
+				return inst_lost(dev, s, ir, r, t0, err);
 			while (next_inst <= elapsed)
 				next_inst += ir->interval_ns;
 		}
@@ -476,7 +523,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	r->duration_ns = sb_device_now_ns(dev) - t0;
 	if (ir->sampled && ir->last_sample_ns != r->duration_ns &&
 	    (err = inst_sample(ir, r, r->duration_ns, &stop)) < 0)
-		return err;
+		return inst_lost(dev, s, ir, r, t0, err);
 	for (unsigned i = 0; i < s->ports; i++)
 		if ((err = sb_gups_port_stop(dev, i)) < 0)
 			return err;

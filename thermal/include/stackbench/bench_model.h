@@ -62,7 +62,7 @@ struct sb_bench_scene {
 	double fpga_frac;                      /* FPGA region peak, of the hot spot's rise */
 };
 
-/* The calibration targets (hmc-facts.md section 7) the fit and the checks use. */
+/* The calibration targets (docs/hmc.md §7) the fit and the checks use. */
 struct sb_bench_calibration {
 	unsigned slope_cooling; /* configuration of the slopes (index) */
 	double slope_from_gbps, slope_to_gbps;

@@ -8,23 +8,33 @@
  * Each is opened from a connection string "SCHEME:[REST][?KEY=VALUE&...]" (docs/instruments.md):
  *
  *   temperature  sim:[?roi=X,Y,W,H|all]   the simulated bench's camera (FLIR One frames)
- *                flirone:[BUS:ADDR]        FLIR One over USB 09cb:1996       (not built yet)
- *                lepton:[BUS:ADDR]         FLIR Lepton / PureThermal, UVC    (not built yet)
+ *                flirone:[SERIAL|BUS:ADDR][?roi=...|auto&calib=FILE.yaml&stall_ms=N]
+ *                                          FLIR One over USB 09cb:1996 (libusb)
  *   power        sim:                      the simulated bench's meter
- *                wattsup:ftdi:VID:PID[:SERIAL] | wattsup:/dev/ttyUSBn       (not built yet)
- *                wt310:usbtmc:...          Yokogawa WT310 (SCPI)             (not built yet)
+ *                wattsup:/dev/ttyUSBn      Watts up? PRO through the kernel's ftdi_sio
+ *                wattsup:ftdi[:SERIAL]     Watts up? PRO through libftdi (FT232R)
+ *                wt310:/dev/usbtmcN        Yokogawa WT310 (SCPI over USBTMC)
  *   cooling      sim:                      the simulated bench's cooling rig
- *                korad:/dev/ttyUSBn        KA3005P fan supply                (not built yet)
- *                rig:ftdi:VID:PID[:SERIAL] the cooling-rig controller      (not built yet)
+ *                sigrok:DRIVER[:conn=...&serialcomm=...][?configs=FILE.yaml]
+ *                                          a fan supply libsigrok drives (korad-kaxxxxp, ...)
+ *                korad:/dev/ttyACMn        alias of sigrok:korad-kaxxxxp:conn=/dev/ttyACMn
+ *
+ * (rig: — the cooling-rig controller of firmware/ — has its own driver table entry.)
  *
  * sim: instruments measure the simulated bench of an open sim: device (sb_device_bench());
  * real ones ignore the device or use it for nothing but the clock. Every reading carries the
  * bench time it was taken at (sb_device_now_ns() of the device, which is the monotonic clock on
  * hardware), so a caller samples them on the bench clock: one call, one reading.
  *
+ * Real instruments run a reader thread that keeps the device drained; a sample takes the latest
+ * data and never waits on the device.
+ *
  * Errors: SB_ERR_URI for a malformed string or an unknown scheme (the detail lists the known
- * ones), SB_ERR_NOT_SUPPORTED for a scheme whose driver is not built yet or a sim: instrument on
- * a board that is not simulated, SB_ERR_INVAL for a bad option value.
+ * ones), SB_ERR_NOT_SUPPORTED for a sim: instrument on a board that is not simulated,
+ * SB_ERR_INVAL for a bad option value, SB_ERR_NOT_FOUND when the instrument is not attached,
+ * SB_ERR_BUSY when another process holds it, SB_ERR_PERM when its device node is not
+ * accessible (udev rules, docs/instruments.md), SB_ERR_IO / SB_ERR_TIMEOUT when it disconnects
+ * or stops answering, SB_ERR_PARSE for garbage that never resynchronizes.
  */
 #ifndef STACKBENCH_INSTRUMENT_H
 #define STACKBENCH_INSTRUMENT_H
@@ -51,8 +61,7 @@ enum sb_instrument_kind {
 /*
  * Check a connection string of a kind without opening anything (a campaign file is checked
  * before any device is open): 0 if its driver is built (its options are checked when it is
- * opened), SB_ERR_URI (malformed, unknown scheme: the detail lists the known ones) or
- * SB_ERR_NOT_SUPPORTED (the driver is not built yet).
+ * opened) or SB_ERR_URI (malformed, unknown scheme: the detail lists the known ones).
  */
 int sb_instrument_check(enum sb_instrument_kind kind, const char *conn);
 
@@ -79,6 +88,13 @@ int sb_temp_source_set_roi(struct sb_temp_source *s, const struct sb_roi *roi);
 /* The driver ("sim", "flirone", ...) and the connection string. */
 const char *sb_temp_source_driver(const struct sb_temp_source *s);
 const char *sb_temp_source_conn(const struct sb_temp_source *s);
+/*
+ * After a failed sample (a disconnect, a stall): close the driver and open the same connection
+ * string again, retrying every 250 ms until it opens or timeout_ms of real time have passed.
+ * Returns 0 (the source works again), or the last open error (detail: the connection string,
+ * the attempts, the last reason).
+ */
+int sb_temp_source_reconnect(struct sb_temp_source *s, unsigned timeout_ms);
 
 /* ---- power ------------------------------------------------------------------------------ */
 
@@ -87,6 +103,8 @@ struct sb_power_reading {
 	double power_w; /* mean since the previous reading (the meter's own integration) */
 	bool has_va;    /* volts and amps are valid */
 	double volts, amps;
+	double interval_s; /* the meter's own integration interval (0: not known) */
+	unsigned records;  /* meter records the reading is the mean of (0: the latest, repeated) */
 };
 
 struct sb_power_source;
@@ -95,6 +113,9 @@ int sb_power_source_open(struct sb_power_source **out, const char *conn, struct 
 void sb_power_source_close(struct sb_power_source *s);
 int sb_power_source_sample(struct sb_power_source *s, struct sb_power_reading *r);
 const char *sb_power_source_driver(const struct sb_power_source *s);
+const char *sb_power_source_conn(const struct sb_power_source *s);
+/* As sb_temp_source_reconnect(). */
+int sb_power_source_reconnect(struct sb_power_source *s, unsigned timeout_ms);
 
 /* ---- cooling ---------------------------------------------------------------------------- */
 
@@ -119,6 +140,26 @@ const char *sb_cooling_name(const struct sb_cooling *c, unsigned i);
 /* What the i-th configuration sets (fans, cooling power), without applying it. SB_ERR_RANGE. */
 int sb_cooling_describe(struct sb_cooling *c, unsigned i, struct sb_cooling_state *st);
 const char *sb_cooling_driver(const struct sb_cooling *c);
+
+/* ---- discovery -------------------------------------------------------------------------- */
+
+/* An instrument found on this machine, with the connection string to open it with. */
+struct sb_found_instrument {
+	char kind[16];  /* "camera", "meter", "adapter", "supply" */
+	char what[96];  /* "FLIR One (09cb:1996) bus 1 address 5" */
+	char conn[192]; /* "flirone:1:5"; "" when stackbench has no driver for it */
+	char note[128]; /* serial number, permissions, what to do */
+};
+
+/*
+ * Find what is attached: FLIR One (09cb:1996) and PureThermal (1e4e:0100) cameras by USB id,
+ * FTDI adapters with their serial numbers (libftdi), serial nodes (dev_dir/ttyUSB*, ttyACM*),
+ * USBTMC nodes (dev_dir/usbtmc*) and the supplies a libsigrok scan finds. dev_dir is "/dev"
+ * normally. Returns the count (at most max), never an error: a part that cannot be searched
+ * (no USB here) is skipped and logged at debug level.
+ */
+int sb_instruments_discover(struct sb_found_instrument *out, unsigned max, const char *dev_dir,
+                            bool sigrok_scan);
 
 #ifdef __cplusplus
 }

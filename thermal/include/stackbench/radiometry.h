@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "stackbench/flir.h"
 
@@ -34,6 +35,20 @@ struct sb_planck {
 
 /* Check the constants. Returns 0 or SB_ERR_INVAL naming the bad constant. */
 int sb_planck_check(const struct sb_planck *p);
+
+/*
+ * The constants of the one FLIR One unit whose calibration is published (R1 16528.178,
+ * B 1427.5, F 1.0, O -1307.0, R2 0.012258549, T_refl 20 C, E 0.95, raw x 4): the default
+ * when no calibration file is given (docs/instruments.md).
+ */
+void sb_planck_default(struct sb_planck *p);
+
+/*
+ * Read constants from a YAML file: a mapping "planck:" with keys r1, b, f, o, r2, t_refl_c,
+ * emissivity and raw_scale (any key left out keeps its default). Returns 0, SB_ERR_IO or
+ * SB_ERR_PARSE (file, line and key named), SB_ERR_INVAL (constants that fail the check).
+ */
+int sb_planck_load(const char *path, struct sb_planck *p);
 
 /* Raw counts to degrees Celsius; NAN when the counts are outside the formula's domain. */
 double sb_planck_to_c(const struct sb_planck *p, double raw);
@@ -74,6 +89,34 @@ struct sb_hotspot {
  */
 int sb_hotspot_find(const struct sb_thermal_image *img, const struct sb_roi *roi,
                     struct sb_hotspot *hs);
+
+/*
+ * Hot-spot tracking: the hottest blob of the frame, found once and then followed from frame to
+ * frame. The first frame (or after the blob is lost) is searched whole for its hottest pixel;
+ * the blob is the 4-connected region of pixels within blob_delta_c of it; the window is the
+ * blob's bounding box grown by margin pixels. Each later frame is searched only inside the
+ * window grown by margin again, so a hotter object elsewhere (a hand, a lamp) does not steal
+ * the spot, while a cube that moves a few pixels (a bumped camera) is followed.
+ */
+struct sb_hotspot_tracker {
+	bool locked;
+	struct sb_roi win;   /* the window the last hot spot was found in */
+	unsigned margin;     /* pixels (default 3) */
+	double blob_delta_c; /* default 2.0 */
+	unsigned blob_pixels;
+	uint32_t queue[SB_FLIR_MAX_PIXELS]; /* flood-fill work space */
+	uint8_t seen[SB_FLIR_MAX_PIXELS];
+};
+
+/* Defaults: unlocked, margin 3, delta 2 C. */
+void sb_hotspot_tracker_init(struct sb_hotspot_tracker *t);
+
+/*
+ * Track the hot spot in a frame: *hs is the hot spot of the window, *roi the window. Returns 0
+ * or SB_ERR_NOT_FOUND when the frame has no valid pixel at all.
+ */
+int sb_hotspot_track(struct sb_hotspot_tracker *t, const struct sb_thermal_image *img,
+                     struct sb_hotspot *hs, struct sb_roi *roi);
 
 /* Round v to a multiple of step (step <= 0: v unchanged). */
 double sb_quantize(double v, double step);

@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Serial and SCPI instruments against protocol simulators on a pty: a child process plays the
+ * instrument on the pty's master side (Watts up? PRO records, a Yokogawa WT310 answering SCPI,
+ * a Korad KA3005P supply), the parent opens the real driver on the slave path, exactly as it
+ * would open /dev/ttyUSB0, /dev/usbtmc0 or /dev/ttyACM0.
+ *
+ *   pty_instruments wattsup|wt310|korad ok|garbage|partial|silence|close
+ *
+ * Each run checks values and the error the user sees; it prints what it saw.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <umockdev.h>
+
+#include "stackbench/error.h"
+#include "stackbench/instrument.h"
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                                       \
+			return 1;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+#define RECORDS_BEFORE_FAULT 8
+#define INTERVAL_MS 100
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
+}
+
+static void put(int fd, const char *s)
+{
+	size_t n = strlen(s);
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Read what came within ms; returns bytes (0 on timeout), -1 when the other side is gone. */
+static int get(int fd, char *buf, size_t cap, int ms)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	ssize_t n;
+
+	if (poll(&p, 1, ms) <= 0)
+		return 0;
+	n = read(fd, buf, cap);
+	return n > 0 ? (int)n : n == 0 || errno != EAGAIN ? -1 : 0;
+}
+
+/* ---- simulators (child side) ------------------------------------------------------------- */
+
+static void sim_wattsup(int fd, const char *fault)
+{
+	char in[256];
+	unsigned sent = 0;
+	bool logging = false;
+	uint64_t next = 0, end = now_ms() + 20000;
+
+	while (now_ms() < end) {
+		int n = get(fd, in, sizeof(in) - 1, 10);
+
+		if (n < 0)
+			return;
+		in[n > 0 ? n : 0] = '\0';
+		if (strstr(in, "#L,W,3,E,,1;"))
+			logging = true;
+		if (strstr(in, "#L,W,3,I,,1;"))
+			logging = false;
+		if (!logging || now_ms() < next)
+			continue;
+		next = now_ms() + INTERVAL_MS;
+		if (sent == RECORDS_BEFORE_FAULT) {
+			if (!strcmp(fault, "silence"))
+				logging = false;
+			if (!strcmp(fault, "close"))
+				return;
+			if (!strcmp(fault, "garbage"))
+				put(fd, "\x01\xff noise #d,-,18,zz,1,2;#x;;;\r\n#d,-,3,1,2,3;\r\n");
+			if (!strcmp(fault, "partial"))
+				put(fd, "#d,-,18,9999,120");
+		}
+		/* 123.4 W, 120.1 V, 1.027 A, ... PF 100, 60.0 Hz, 123.9 VA */
+		put(fd, "#d,-,18,1234,1201,1027,55,_,_,_,1300,1210,1100,1200,1190,1000,100,0,0,600,"
+		        "1239;\r\n");
+		sent++;
+	}
+}
+
+static void sim_wt310(int fd, const char *fault)
+{
+	char in[512];
+	size_t len = 0;
+	unsigned answered = 0;
+	uint64_t end = now_ms() + 20000, next_update = now_ms();
+
+	while (now_ms() < end) {
+		int n = get(fd, in + len, sizeof(in) - 1 - len, 10);
+		char *nl;
+
+		if (n < 0)
+			return;
+		len += (size_t)n;
+		in[len] = '\0';
+		while ((nl = strchr(in, '\n'))) {
+			*nl = '\0';
+			if (!strcmp(in, "*IDN?"))
+				put(fd, "YOKOGAWA,WT310,C2PH12345,F1.03\n");
+			else if (!strcmp(in, ":RATE?"))
+				put(fd, "100.0E-03\n");
+			else if (!strcmp(in, ":STAT:EESR?"))
+				put(fd, "1\n");
+			else if (!strcmp(in, ":COMM:WAIT 1")) {
+				while (now_ms() < next_update)
+					sleep_ms(5);
+				next_update = now_ms() + INTERVAL_MS;
+			} else if (!strcmp(in, ":NUM:NORM:VAL?")) {
+				bool fault_now = ++answered > RECORDS_BEFORE_FAULT;
+
+				if (fault_now && !strcmp(fault, "close"))
+					return;
+				if (fault_now && !strcmp(fault, "garbage") && answered < 12)
+					put(fd, "ZZ\x02,??\n");
+				else if (fault_now && !strcmp(fault, "partial") && answered == 9)
+					put(fd, "45.2");
+				else if (!(fault_now && !strcmp(fault, "silence")))
+					put(fd, "45.21E+00,230.1E+00,0.1966E+00\n");
+			}
+			memmove(in, nl + 1, len - (size_t)(nl + 1 - in) + 1);
+			len -= (size_t)(nl + 1 - in);
+		}
+		if (len == sizeof(in) - 1)
+			len = 0;
+	}
+}
+
+/* The Korad KA3005P: commands without terminators, told apart by their shape. */
+static void sim_korad(int fd, const char *fault)
+{
+	char in[256];
+	size_t len = 0;
+	double vset = 0, iset = 0;
+	bool out = false;
+	uint64_t end = now_ms() + 20000;
+
+	(void)fault;
+	while (now_ms() < end) {
+		int n = get(fd, in + len, sizeof(in) - 1 - len, 10);
+		char ans[64];
+		size_t used = 0;
+
+		if (n < 0)
+			return;
+		len += (size_t)n;
+		in[len] = '\0';
+		ans[0] = '\0';
+		if (!strncmp(in, "*IDN?", 5)) {
+			snprintf(ans, sizeof(ans), "KORADKA3005PV2.0");
+			used = 5;
+		} else if (!strncmp(in, "VSET1?", 6) || !strncmp(in, "ISET1?", 6) ||
+		           !strncmp(in, "VOUT1?", 6) || !strncmp(in, "IOUT1?", 6)) {
+			double v = in[0] == 'V' ? (in[1] == 'S' ? vset
+			                           : out        ? vset
+			                                        : 0)
+			                        : (in[1] == 'S' ? iset
+			                           : out        ? iset * 0.9
+			                                        : 0);
+
+			snprintf(ans, sizeof(ans), in[0] == 'V' ? "%05.2f" : "%05.3f", v);
+			used = 6;
+		} else if (!strncmp(in, "STATUS?", 7)) {
+			ans[0] = (char)(out ? 0x40 | 0x01 : 0x01);
+			ans[1] = '\0';
+			used = 7;
+		} else if ((!strncmp(in, "VSET1:", 6) || !strncmp(in, "ISET1:", 6)) && len >= 11) {
+			char num[6];
+
+			memcpy(num, in + 6, 5);
+			num[5] = '\0';
+			*(in[0] == 'V' ? &vset : &iset) = strtod(num, NULL);
+			used = 11;
+		} else if (len >= 4 && (!strncmp(in, "OUT", 3) || !strncmp(in, "OCP", 3) ||
+		                        !strncmp(in, "OVP", 3))) {
+			if (in[1] == 'U')
+				out = in[3] == '1';
+			used = 4;
+		} else if (len >= 5 && !strncmp(in, "BEEP", 4)) {
+			used = 5;
+		} else if (len >= 16) {
+			used = 1; /* unknown: resynchronize */
+		}
+		if (ans[0])
+			put(fd, ans);
+		if (used) {
+			memmove(in, in + used, len - used + 1);
+			len -= used;
+		}
+	}
+}
+
+/* ---- checks (parent side) ---------------------------------------------------------------- */
+
+static int check_meter(const char *scheme, const char *path, const char *fault, double want_w,
+                       double want_v, double want_a)
+{
+	char conn[300];
+	struct sb_power_source *m;
+	struct sb_power_reading r;
+	unsigned good = 0;
+	int err = 0;
+	uint64_t t0 = now_ms();
+
+	snprintf(conn, sizeof(conn), "%s:%s?stall_ms=1500", scheme, path);
+	err = sb_power_source_open(&m, conn, NULL);
+	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
+	while (now_ms() - t0 < 4500) {
+		err = sb_power_source_sample(m, &r);
+		if (err < 0)
+			break;
+		CHECK(fabs(r.power_w - want_w) < 1e-9, "%s: power %.6f W, want %.1f", fault,
+		      r.power_w, want_w);
+		CHECK(r.has_va && fabs(r.volts - want_v) < 1e-9 && fabs(r.amps - want_a) < 1e-9,
+		      "%s: %.4f V %.4f A, want %.4f V %.4f A", fault, r.volts, r.amps, want_v,
+		      want_a);
+		CHECK(r.interval_s > 0, "%s: no time base", fault);
+		good++;
+		sleep_ms(50);
+	}
+	printf("%s %s: %u good samples; then: %s\n", scheme, fault, good,
+	       err < 0 ? sb_error_detail() : "ok");
+	CHECK(good >= 10, "%s: only %u good samples", fault, good);
+	if (!strcmp(fault, "silence")) {
+		CHECK(err == SB_ERR_TIMEOUT && strstr(sb_error_detail(), "stalled"),
+		      "silence: want a stall error, got %d", err);
+	} else if (!strcmp(fault, "close")) {
+		CHECK(err == SB_ERR_IO && strstr(sb_error_detail(), "disconnected"),
+		      "close: want a disconnect error, got %d", err);
+		err = sb_power_source_reconnect(m, 600);
+		printf("reconnect: %d %s\n", err, sb_error_detail());
+		CHECK(err < 0 && strstr(sb_error_detail(), "did not come back"),
+		      "close: the reconnect should fail");
+		err = sb_power_source_sample(m, &r);
+		CHECK(err == SB_ERR_IO && strstr(sb_error_detail(), "not connected"),
+		      "close: a sample after a failed reconnect says so (got %d)", err);
+	} else {
+		CHECK(err == 0, "%s: unexpected error %s", fault, sb_error_detail());
+	}
+	sb_power_source_close(m);
+	return 0;
+}
+
+static int check_korad(const char *path)
+{
+	char conn[300];
+	struct sb_cooling *c;
+	struct sb_cooling_state st;
+	int err;
+
+	snprintf(conn, sizeof(conn), "sigrok:korad-kaxxxxp:conn=%s", path);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
+	CHECK(sb_cooling_count(c) == 4 && !strcmp(sb_cooling_name(c, 2), "Cfg3"),
+	      "the four published configurations");
+	err = sb_cooling_apply(c, "Cfg3");
+	CHECK(err == 0, "apply Cfg3: %s", sb_error_detail());
+	err = sb_cooling_status(c, &st);
+	CHECK(err == 0, "status: %s", sb_error_detail());
+	printf("korad: %s %.2f V %.3f A\n", st.name, st.fan_supply_v, st.fan_supply_a);
+	CHECK(!strcmp(st.name, "Cfg3") && fabs(st.fan_supply_v - 6.5) < 1e-6 &&
+	          fabs(st.fan_supply_a - 0.126) < 1e-6,
+	      "read back %.3f V %.3f A, want 6.50 V 0.126 A", st.fan_supply_v, st.fan_supply_a);
+	err = sb_cooling_apply(c, "Cfg9");
+	CHECK(err == SB_ERR_NOT_FOUND, "unknown configuration");
+	sb_cooling_close(c);
+	snprintf(conn, sizeof(conn), "korad:%s", path);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == 0, "the korad: alias: %s", sb_error_detail());
+	err = sb_cooling_apply(c, "Cfg1");
+	CHECK(err == 0 && sb_cooling_status(c, &st) == 0 && fabs(st.fan_supply_v - 12) < 1e-6,
+	      "Cfg1 through the alias");
+	sb_cooling_close(c);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc == 3 ? argv[1] : "", *fault = argc == 3 ? argv[2] : "";
+	int master, rc, status;
+	pid_t pid;
+	char path[128];
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: pty_instruments wattsup|wt310|korad FAULT\n");
+		return 2;
+	}
+	if (!strcmp(mode, "korad")) {
+		/*
+		 * libserialport (under libsigrok) accepts /dev/NAME only when /sys/class/tty/NAME
+		 * exists, which a pty does not have: the supply is a tty device of a umockdev
+		 * testbed (this program runs under umockdev-wrapper), whose node is a pty; the
+		 * simulator gets its master side.
+		 */
+		UMockdevTestbed *tb = umockdev_testbed_new();
+		GError *gerr = NULL;
+
+		if (!umockdev_testbed_add_from_string(
+		        tb,
+		        "P: /devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/tty/ttyACM7\n"
+		        "N: ttyACM7\nE: DEVNAME=/dev/ttyACM7\nE: SUBSYSTEM=tty\nA: dev=166:7\n",
+		        &gerr)) {
+			fprintf(stderr, "umockdev: %s\n", gerr ? gerr->message : "?");
+			return 2;
+		}
+		master = umockdev_testbed_get_dev_fd(tb, "/dev/ttyACM7");
+		if (master < 0) {
+			fprintf(stderr, "umockdev: no pty for /dev/ttyACM7 (run under "
+			                "umockdev-wrapper)\n");
+			return 2;
+		}
+		snprintf(path, sizeof(path), "/dev/ttyACM7");
+	} else {
+		master = posix_openpt(O_RDWR | O_NOCTTY);
+		if (master < 0 || grantpt(master) < 0 || unlockpt(master) < 0 ||
+		    ptsname_r(master, path, sizeof(path))) {
+			perror("pty");
+			return 2;
+		}
+	}
+	pid = fork();
+	if (pid == 0) {
+		int keep = open(path, O_RDWR | O_NOCTTY); /* no hang-up before the driver opens */
+
+		if (!strcmp(mode, "wattsup"))
+			sim_wattsup(master, fault);
+		else if (!strcmp(mode, "wt310"))
+			sim_wt310(master, fault);
+		else
+			sim_korad(master, fault);
+		close(keep);
+		_exit(0);
+	}
+	close(master);
+	if (!strcmp(mode, "wattsup"))
+		rc = check_meter("wattsup", path, fault, 123.4, 120.1, 1.027);
+	else if (!strcmp(mode, "wt310"))
+		rc = check_meter("wt310", path, fault, 45.21, 230.1, 0.1966);
+	else
+		rc = check_korad(path);
+	kill(pid, SIGTERM);
+	waitpid(pid, &status, 0);
+	return rc;
+}
