@@ -58,6 +58,10 @@ struct sb_bridge {
 	uint32_t *latch;       /* mailbox users' latched high words (index: the high word) */
 	uint32_t *changed;     /* scratch: words the guest stored in this poll */
 	uint32_t rd_index_off; /* trace.rd_index, UINT32_MAX without a trace block */
+	uint32_t pending_off;  /* irq.pending, UINT32_MAX without an irq block */
+	uint32_t irq_prev;     /* irq.pending at the previous poll */
+	sb_bridge_irq_fn irq_fn;
+	void *irq_ctx;
 	uint32_t ack;
 	struct sb_bridge_backend be;
 	uint64_t t0_ns, model_ns, last_refresh_ns, refresh_ns, max_step_ns;
@@ -105,6 +109,8 @@ static void classify(struct sb_bridge *br)
 				br->kind[base / 4 + h] = W_HEADER;
 			if (b->type == SB_BLK_TRACE_TYPE && br->rd_index_off == UINT32_MAX)
 				br->rd_index_off = base + SB_TRACE_RD_INDEX;
+			if (b->type == SB_BLK_IRQ_TYPE && br->pending_off == UINT32_MAX)
+				br->pending_off = base + SB_IRQ_PENDING;
 			for (unsigned r = 0; r < b->nregs; r++) {
 				const struct sb_regmap_reg *reg = &b->regs[r];
 				bool latched = reg->width == 64 && reg->access != SB_ACC_RW;
@@ -371,6 +377,32 @@ static int advance(struct sb_bridge *br, uint64_t now_ns)
 	return 0;
 }
 
+/* Raise an interrupt for the irq.pending bits that became set since the last poll. */
+static int raise_irqs(struct sb_bridge *br)
+{
+	uint32_t pending, fresh;
+	int err;
+
+	if (!br->irq_fn || br->pending_off == UINT32_MAX)
+		return 0;
+	if ((err = br->be.read32(br->be.ctx, br->pending_off, &pending)) < 0)
+		return err;
+	fresh = pending & ~br->irq_prev;
+	br->irq_prev = pending;
+	if (fresh) {
+		br->irq_fn(br->irq_ctx, fresh);
+		br->st.irqs++;
+	}
+	return 0;
+}
+
+void sb_bridge_set_irq(struct sb_bridge *br, sb_bridge_irq_fn fn, void *ctx)
+{
+	br->irq_fn = fn;
+	br->irq_ctx = ctx;
+	br->irq_prev = 0;
+}
+
 int sb_bridge_poll(struct sb_bridge *br, uint64_t now_ns)
 {
 	int err, n, m;
@@ -387,6 +419,8 @@ int sb_bridge_poll(struct sb_bridge *br, uint64_t now_ns)
 			return err;
 		br->last_refresh_ns = now_ns;
 	}
+	if ((err = raise_irqs(br)) < 0)
+		return err;
 	ctrl_put(br, SB_BRIDGE_CTRL_HEARTBEAT, (uint32_t)br->st.polls);
 	return n + m;
 }
@@ -416,6 +450,7 @@ int sb_bridge_new(struct sb_bridge **out, void *shm, size_t shm_len, uint32_t re
 	br->refresh_ns = refresh_ns;
 	br->max_step_ns = max_step_ns ? max_step_ns : 1;
 	br->rd_index_off = UINT32_MAX;
+	br->pending_off = UINT32_MAX;
 	br->shadow = calloc(br->nwords, sizeof(*br->shadow));
 	br->kind = calloc(br->nwords, sizeof(*br->kind));
 	br->latch = calloc(br->nwords, sizeof(*br->latch));

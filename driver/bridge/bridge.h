@@ -28,6 +28,7 @@ struct sb_bridge_stats {
 	uint64_t refreshes;  /* full refreshes of the register image from the model */
 	uint64_t refresh_ns; /* total time spent in them */
 	uint64_t lag_max_ns; /* largest distance of the model's time behind the wall clock */
+	uint64_t irqs;       /* interrupts raised through the irq callback */
 };
 
 struct sb_bridge;
@@ -54,6 +55,15 @@ void sb_bridge_free(struct sb_bridge *br);
  * idle) or the backend's error from advancing time.
  */
 int sb_bridge_poll(struct sb_bridge *br, uint64_t now_ns);
+
+/*
+ * Interrupts (an ivshmem-doorbell device with MSI-X): every poll reads the model's
+ * irq.pending and calls fn(ctx, bits) with the bits that became set since the previous poll,
+ * as a board raises an MSI when a new event becomes pending. fn NULL: no interrupts (the
+ * default; the guest then polls irq.pending).
+ */
+typedef void (*sb_bridge_irq_fn)(void *ctx, uint32_t new_bits);
+void sb_bridge_set_irq(struct sb_bridge *br, sb_bridge_irq_fn fn, void *ctx);
 
 /* Counters since sb_bridge_new(). */
 const struct sb_bridge_stats *sb_bridge_stats(const struct sb_bridge *br);

@@ -4,8 +4,14 @@
  *
  * ioctl (include/uapi/linux/stackbench.h), mmap of the register region and of the DMA trace
  * buffer, read/poll for events. Every operation holds state_lock for reading and fails with
- * -ENODEV once the board is removed.
+ * -ENODEV once the board is removed; none accesses user memory while holding it (sb_drv.h).
+ *
+ * Access (docs/driver.md, "Trust model"): register writes and trace DMA setup need a file
+ * opened for writing (-EBADF); the DMA address registers are the driver's (-EPERM for register
+ * writes to them); a writable mapping of the registers, which would bypass both, needs
+ * CAP_SYS_RAWIO in the opener (-EPERM).
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/poll.h>
@@ -48,7 +54,7 @@ static int sb_open(struct inode *inode, struct file *filp)
 	f->filp = filp;
 	mutex_lock(&b->files_lock);
 	list_add(&f->node, &b->files);
-	sb_events_start_polling(b);
+	f->polling = sb_events_start_polling(b);
 	mutex_unlock(&b->files_lock);
 	spin_lock_irq(&b->ev_lock);
 	f->ev_seen = b->ev_seq; /* events from before the open are not this reader's */
@@ -65,7 +71,8 @@ static int sb_release(struct inode *inode, struct file *filp)
 
 	mutex_lock(&b->files_lock);
 	list_del(&f->node);
-	sb_events_stop_polling(b);
+	if (f->polling)
+		sb_events_stop_polling(b);
 	mutex_unlock(&b->files_lock);
 	kfree(f);
 	put_device(&b->dev);
@@ -75,7 +82,7 @@ static int sb_release(struct inode *inode, struct file *filp)
 /*
  * Copy an ioctl argument that begins with its own size: at least min_size bytes (the first
  * published version of the struct), at most a page; bytes beyond what the driver knows must
- * be zero (copy_struct_from_user returns -E2BIG otherwise).
+ * be zero (copy_struct_from_user returns -E2BIG otherwise). Called without state_lock.
  */
 static int sb_arg_in(void *karg, size_t ksize, size_t min_size, void __user *uarg, u32 *usize)
 {
@@ -95,163 +102,181 @@ static int sb_arg_out(void *karg, size_t ksize, void __user *uarg, u32 usize)
 	return copy_to_user(uarg, karg, n) ? -EFAULT : 0;
 }
 
-static long sb_ioc_api_version(void __user *uarg)
+/* May this file map the register region writable? (A writable mapping bypasses every check.) */
+static bool sb_may_map_regs_writable(struct file *filp)
 {
-	struct sb_api_version v;
-	u32 usize;
-	int ret;
-
-	ret = sb_arg_in(&v, sizeof(v), sizeof(v), uarg, &usize);
-	if (ret)
-		return ret;
-	v.version = SB_UAPI_VERSION;
-	return sb_arg_out(&v, sizeof(v), uarg, usize);
+	return (filp->f_mode & FMODE_WRITE) && file_ns_capable(filp, &init_user_ns, CAP_SYS_RAWIO);
 }
 
-static long sb_ioc_device_info(struct sb_board *b, void __user *uarg)
+static void sb_ioc_api_version(struct sb_api_version *v)
+{
+	v->version = SB_UAPI_VERSION;
+}
+
+static void sb_ioc_device_info(struct sb_board *b, struct sb_device_info *di)
 {
 	struct pci_dev *pdev = b->pdev;
-	struct sb_device_info di;
-	u32 usize;
-	int ret;
 
-	ret = sb_arg_in(&di, sizeof(di), sizeof(di), uarg, &usize);
-	if (ret)
-		return ret;
-	memset(&di, 0, sizeof(di));
+	memset(di, 0, sizeof(*di));
 	if (b->bridge)
-		di.flags |= SB_DEVICE_F_TEST_MODE;
+		di->flags |= SB_DEVICE_F_TEST_MODE;
 	else
-		di.flags |= SB_DEVICE_F_MMAP_EXACT;
+		di->flags |= SB_DEVICE_F_MMAP_EXACT;
 	if (b->irq_vectors)
-		di.flags |= SB_DEVICE_F_MSI;
-	if (b->trace_cpu)
-		di.flags |= SB_DEVICE_F_TRACE_DMA;
-	di.pci_domain = pci_domain_nr(pdev->bus);
-	di.pci_bus = pdev->bus->number;
-	di.pci_dev = PCI_SLOT(pdev->devfn);
-	di.pci_fn = PCI_FUNC(pdev->devfn);
-	di.regs_bar = b->regs_bar;
-	di.vendor = pdev->vendor;
-	di.device = pdev->device;
-	di.subsystem_vendor = pdev->subsystem_vendor;
-	di.subsystem_device = pdev->subsystem_device;
-	di.numa_node = dev_to_node(&pdev->dev);
-	di.num_regions = SB_REGION_COUNT;
-	di.irq_vectors = b->irq_vectors;
-	di.poll_interval_ms = b->irq_vectors ? 0 : sb_poll_ms;
-	di.fw_magic = b->fw.magic;
-	di.fw_block_version = b->fw.block_version;
-	di.fw_version = b->fw.fw_version;
-	di.fw_build_id = b->fw.build_id;
-	di.fw_regmap_hash = b->fw.regmap_hash;
-	di.fw_regmap_size = b->fw.regmap_size;
-	return sb_arg_out(&di, sizeof(di), uarg, usize);
+		di->flags |= SB_DEVICE_F_MSI;
+	if (b->trace)
+		di->flags |= SB_DEVICE_F_TRACE_DMA;
+	di->pci_domain = pci_domain_nr(pdev->bus);
+	di->pci_bus = pdev->bus->number;
+	di->pci_dev = PCI_SLOT(pdev->devfn);
+	di->pci_fn = PCI_FUNC(pdev->devfn);
+	di->regs_bar = b->regs_bar;
+	di->vendor = pdev->vendor;
+	di->device = pdev->device;
+	di->subsystem_vendor = pdev->subsystem_vendor;
+	di->subsystem_device = pdev->subsystem_device;
+	di->numa_node = dev_to_node(&pdev->dev);
+	di->num_regions = SB_REGION_COUNT;
+	di->irq_vectors = b->irq_vectors;
+	di->poll_interval_ms = b->irq_vectors ? 0 : READ_ONCE(sb_poll_ms);
+	di->fw_magic = b->fw.magic;
+	di->fw_block_version = b->fw.block_version;
+	di->fw_version = b->fw.fw_version;
+	di->fw_build_id = b->fw.build_id;
+	di->fw_regmap_hash = b->fw.regmap_hash;
+	di->fw_regmap_size = b->fw.regmap_size;
 }
 
-static long sb_ioc_region_info(struct sb_board *b, void __user *uarg)
+/* The flags describe what this file may do with the region. */
+static int sb_ioc_region_info(struct sb_board *b, struct file *filp, struct sb_region_info *ri)
 {
-	struct sb_region_info ri;
-	u32 usize, index;
-	int ret;
+	bool writer = filp->f_mode & FMODE_WRITE;
+	u32 index = ri->index;
 
-	ret = sb_arg_in(&ri, sizeof(ri), sizeof(ri), uarg, &usize);
-	if (ret)
-		return ret;
-	index = ri.index;
-	memset(&ri, 0, sizeof(ri));
-	ri.index = index;
+	memset(ri, 0, sizeof(*ri));
+	ri->index = index;
 	switch (index) {
 	case SB_REGION_REGS:
-		ri.flags = SB_REGION_F_READ | SB_REGION_F_WRITE | SB_REGION_F_MMAP;
-		ri.length = b->regs_len;
+		ri->flags = SB_REGION_F_READ | SB_REGION_F_MMAP;
+		if (writer)
+			ri->flags |= SB_REGION_F_WRITE;
+		if (sb_may_map_regs_writable(filp))
+			ri->flags |= SB_REGION_F_MMAP_WRITE;
+		ri->length = b->regs_len;
 		break;
 	case SB_REGION_TRACE:
-		mutex_lock(&b->trace_lock);
-		if (b->trace_cpu) {
-			ri.flags = SB_REGION_F_READ | SB_REGION_F_WRITE | SB_REGION_F_MMAP;
-			ri.length = b->trace_len;
-			ri.bus_addr = b->trace_dma;
+		if (b->trace) {
+			ri->flags = SB_REGION_F_READ | SB_REGION_F_MMAP;
+			if (writer)
+				ri->flags |= SB_REGION_F_WRITE | SB_REGION_F_MMAP_WRITE;
+			ri->length = b->trace_len;
+			ri->bus_addr = b->trace_dma;
 		}
-		mutex_unlock(&b->trace_lock);
 		break;
 	default:
 		return -EINVAL;
 	}
-	ri.offset = SB_REGION_OFFSET(index);
-	return sb_arg_out(&ri, sizeof(ri), uarg, usize);
+	ri->offset = SB_REGION_OFFSET(index);
+	return 0;
 }
 
-static long sb_ioc_reg_access(struct sb_board *b, void __user *uarg)
+static int sb_ioc_reg_access(struct sb_board *b, struct file *filp, struct sb_reg_io *ra)
 {
-	struct sb_reg_io ra;
-	u32 usize, v32;
+	bool write = ra->op == SB_REG_WRITE32 || ra->op == SB_REG_WRITE64;
+	u32 v32;
 	int ret;
 
-	ret = sb_arg_in(&ra, sizeof(ra), sizeof(ra), uarg, &usize);
-	if (ret)
-		return ret;
-	if (ra.reserved)
+	if (ra->reserved)
 		return -EINVAL;
-	switch (ra.op) {
+	if (write && !(filp->f_mode & FMODE_WRITE))
+		return -EBADF;
+	if (write && sb_reg_dma_owned(b, ra->offset, ra->op == SB_REG_WRITE64 ? 8 : 4))
+		return -EPERM; /* SB_IOC_TRACE_DMA programs those */
+	switch (ra->op) {
 	case SB_REG_READ32:
-		ret = sb_reg_read(b, ra.offset, &v32);
-		ra.value = v32;
-		break;
+		v32 = 0;
+		ret = sb_reg_read(b, ra->offset, &v32);
+		ra->value = v32;
+		return ret;
 	case SB_REG_WRITE32:
-		if (ra.value > U32_MAX)
+		if (ra->value > U32_MAX)
 			return -EINVAL;
-		ret = sb_reg_write(b, ra.offset, (u32)ra.value);
-		break;
+		return sb_reg_write(b, ra->offset, (u32)ra->value);
 	case SB_REG_READ64:
-		ret = sb_reg_read64(b, ra.offset, &ra.value);
-		break;
+		return sb_reg_read64(b, ra->offset, &ra->value);
 	case SB_REG_WRITE64:
-		ret = sb_reg_write64(b, ra.offset, ra.value);
-		break;
+		return sb_reg_write64(b, ra->offset, ra->value);
 	default:
 		return -EINVAL;
 	}
-	if (ret)
-		return ret;
-	return sb_arg_out(&ra, sizeof(ra), uarg, usize);
 }
+
+/* Every ioctl argument, in kernel memory while the board is used. */
+union sb_ioc_arg {
+	struct sb_api_version version;
+	struct sb_device_info info;
+	struct sb_region_info region;
+	struct sb_reg_io reg;
+	struct sb_trace_dma trace;
+};
 
 static long sb_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 {
 	struct sb_file *f = filp->private_data;
 	struct sb_board *b = f->board;
 	void __user *uarg = (void __user *)arg;
+	union sb_ioc_arg a;
+	size_t size;
+	u32 usize;
 	long ret;
 
 	/* Unknown commands are -ENOTTY even after removal. */
 	switch (cmd) {
 	case SB_IOC_API_VERSION:
+		size = sizeof(a.version);
+		break;
 	case SB_IOC_DEVICE_INFO:
+		size = sizeof(a.info);
+		break;
 	case SB_IOC_REGION_INFO:
+		size = sizeof(a.region);
+		break;
 	case SB_IOC_REG_ACCESS:
+		size = sizeof(a.reg);
+		break;
+	case SB_IOC_TRACE_DMA:
+		size = sizeof(a.trace);
 		break;
 	default:
 		return -ENOTTY;
 	}
+	/* In before state_lock, out after it (each struct's first version is its size today). */
+	ret = sb_arg_in(&a, size, size, uarg, &usize);
+	if (ret)
+		return ret;
 	if (!sb_board_get_live(b))
 		return -ENODEV;
 	switch (cmd) {
 	case SB_IOC_API_VERSION:
-		ret = sb_ioc_api_version(uarg);
+		sb_ioc_api_version(&a.version);
 		break;
 	case SB_IOC_DEVICE_INFO:
-		ret = sb_ioc_device_info(b, uarg);
+		sb_ioc_device_info(b, &a.info);
 		break;
 	case SB_IOC_REGION_INFO:
-		ret = sb_ioc_region_info(b, uarg);
+		ret = sb_ioc_region_info(b, filp, &a.region);
+		break;
+	case SB_IOC_REG_ACCESS:
+		ret = sb_ioc_reg_access(b, filp, &a.reg);
 		break;
 	default:
-		ret = sb_ioc_reg_access(b, uarg);
+		ret = sb_trace_dma_ioctl(b, &a.trace, filp->f_mode & FMODE_WRITE);
 		break;
 	}
 	sb_board_put_live(b);
-	return ret;
+	if (ret)
+		return ret;
+	return sb_arg_out(&a, size, uarg, usize);
 }
 
 static ssize_t sb_read(struct file *filp, char __user *buf, size_t count, loff_t *ppos)
@@ -293,40 +318,11 @@ static __poll_t sb_poll(struct file *filp, poll_table *wait)
 }
 
 /*
- * Mappings. The register region is inserted page by page at fault time, so a removal (which
- * sets 'removed' and then zaps every mapping of the device) can never race with a mapping
- * being set up: a later fault sees 'removed' and gets SIGBUS. The trace buffer is mapped at
- * once with dma_mmap_coherent(); its pages are freed only when no mapping is left
- * (trace_maps), so a process that still has it mapped never sees freed memory.
+ * Mappings of the register region are inserted page by page at fault time, so a removal
+ * (which sets 'removed' and then zaps them) can never race with a mapping being set up: a
+ * later fault sees 'removed' and gets SIGBUS. The trace buffer's mappings are sb_trace.c's.
  */
-enum sb_vma_kind { SB_VMA_REGS = 1, SB_VMA_TRACE = 2 };
-
-static void sb_vm_open(struct vm_area_struct *vma)
-{
-	struct sb_file *f = vma->vm_file->private_data;
-	struct sb_board *b = f->board;
-
-	if ((unsigned long)vma->vm_private_data != SB_VMA_TRACE)
-		return;
-	mutex_lock(&b->trace_lock);
-	b->trace_maps++;
-	mutex_unlock(&b->trace_lock);
-}
-
-static void sb_vm_close(struct vm_area_struct *vma)
-{
-	struct sb_file *f = vma->vm_file->private_data;
-	struct sb_board *b = f->board;
-
-	if ((unsigned long)vma->vm_private_data != SB_VMA_TRACE)
-		return;
-	mutex_lock(&b->trace_lock);
-	if (!--b->trace_maps && READ_ONCE(b->removed))
-		sb_trace_free(b);
-	mutex_unlock(&b->trace_lock);
-}
-
-static vm_fault_t sb_vm_fault(struct vm_fault *vmf)
+static vm_fault_t sb_regs_vm_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct sb_file *f = vma->vm_file->private_data;
@@ -334,9 +330,6 @@ static vm_fault_t sb_vm_fault(struct vm_fault *vmf)
 	unsigned long pfn;
 	vm_fault_t ret;
 
-	/* The trace buffer is mapped in full by mmap(); a fault there means it was zapped. */
-	if ((unsigned long)vma->vm_private_data != SB_VMA_REGS)
-		return VM_FAULT_SIGBUS;
 	if (!sb_board_get_live(b))
 		return VM_FAULT_SIGBUS;
 	pfn = PHYS_PFN(b->regs_start) + vmf->pgoff;
@@ -345,10 +338,8 @@ static vm_fault_t sb_vm_fault(struct vm_fault *vmf)
 	return ret;
 }
 
-static const struct vm_operations_struct sb_vm_ops = {
-    .open = sb_vm_open,
-    .close = sb_vm_close,
-    .fault = sb_vm_fault,
+static const struct vm_operations_struct sb_regs_vm_ops = {
+    .fault = sb_regs_vm_fault,
 };
 
 /* Is [pgoff, pgoff + npages) inside a region of len bytes? */
@@ -368,36 +359,33 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 	unsigned long pgoff = vma->vm_pgoff & ((1ul << (SB_REGION_OFFSET_SHIFT - PAGE_SHIFT)) - 1);
 	int ret = 0;
 
-	if (!(vma->vm_flags & VM_SHARED))
+	/*
+	 * MAP_SHARED only. VM_MAYSHARE, not VM_SHARED: the kernel clears VM_SHARED in a shared
+	 * mapping of a file opened read-only (it can never be written).
+	 */
+	if (!(vma->vm_flags & VM_MAYSHARE))
 		return -EINVAL;
 	if (!sb_board_get_live(b))
 		return -ENODEV;
-	vma->vm_ops = &sb_vm_ops;
 	switch (region) {
 	case SB_REGION_REGS:
 		if (!sb_fits(pgoff, npages, b->regs_len)) {
 			ret = -EINVAL;
 			break;
 		}
-		vma->vm_private_data = (void *)SB_VMA_REGS;
+		if (!sb_may_map_regs_writable(filp)) {
+			if (vma->vm_flags & VM_WRITE) {
+				ret = -EPERM;
+				break;
+			}
+			sb_vm_flags_clear(vma, VM_MAYWRITE); /* and no mprotect(PROT_WRITE) later */
+		}
+		vma->vm_ops = &sb_regs_vm_ops;
 		sb_vm_flags_set(vma, VM_IO | VM_PFNMAP | VM_DONTEXPAND | VM_DONTDUMP);
 		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
 		break;
 	case SB_REGION_TRACE:
-		mutex_lock(&b->trace_lock);
-		if (!b->trace_cpu || !sb_fits(pgoff, npages, b->trace_len)) {
-			ret = -EINVAL;
-		} else {
-			vma->vm_private_data = (void *)SB_VMA_TRACE;
-			sb_vm_flags_set(vma, VM_DONTEXPAND | VM_DONTDUMP);
-			/* dma_mmap_coherent() takes vm_pgoff as the offset in the buffer. */
-			vma->vm_pgoff = pgoff;
-			ret = dma_mmap_coherent(&b->pdev->dev, vma, b->trace_cpu, b->trace_dma,
-			                        b->trace_len);
-			if (!ret)
-				b->trace_maps++;
-		}
-		mutex_unlock(&b->trace_lock);
+		ret = sb_trace_mmap(b, vma, pgoff, npages);
 		break;
 	default:
 		ret = -EINVAL;
@@ -407,13 +395,18 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 	return ret;
 }
 
-/* After 'removed' is set: take every page of every open file's mappings away. */
+/*
+ * After 'removed' is set: take the pages of every register mapping away (the file offsets of
+ * region 0). Mappings of the trace buffer stay: their pages are the driver's, not the device's.
+ */
 void sb_cdev_zap_mappings(struct sb_board *b)
 {
 	struct sb_file *f;
 
 	mutex_lock(&b->files_lock);
-	list_for_each_entry(f, &b->files, node) unmap_mapping_range(f->filp->f_mapping, 0, 0, 1);
+	list_for_each_entry(f, &b->files, node)
+	    unmap_mapping_range(f->filp->f_mapping, SB_REGION_OFFSET(SB_REGION_REGS),
+	                        SB_REGION_OFFSET(SB_REGION_REGS + 1), 1);
 	mutex_unlock(&b->files_lock);
 }
 

@@ -6,22 +6,31 @@
  * device's release frees the board. Every open file holds a reference, so a board that is
  * removed (unbind, hot-unplug, rmmod after close) while a process holds /dev/stackbench<N>
  * open lives on, marked 'removed': every file operation then fails with -ENODEV, poll reports
- * EPOLLERR | EPOLLHUP and a touch of an existing mapping gets SIGBUS.
+ * EPOLLERR | EPOLLHUP and a touch of an existing register mapping gets SIGBUS. The DMA trace
+ * buffer (struct sb_trace_buf, sb_trace.c) has a life of its own: the board and every user
+ * mapping of it hold a reference; removal unmaps its DMA side and drops the board's, so
+ * existing mappings stay valid but detached until the last one goes and frees the pages.
  *
- * Locking.
+ * Locking, outermost first:
+ *   mmap_lock (the mm's) held by the mm around sb_mmap and the mapping callbacks.
  *   state_lock (rwsem)  'removed' and the hardware resources (registers, IRQ, DMA). File
- *                       operations and the mapping fault handler hold it for reading while
+ *                       operations and the register fault handler hold it for reading while
  *                       they touch the board; removal takes it for writing to set 'removed'.
+ *                       Nothing touches user memory while holding it: a fault there takes
+ *                       mmap_lock, the reverse order, which deadlocks against an mmap or a
+ *                       fault waiting behind a queued removal. ioctls copy their argument in
+ *                       before taking it and out after releasing it.
+ *   trace_lock (mutex)  the trace ring (SB_IOC_TRACE_DMA: its register sequence and bounds).
+ *   files_lock (mutex)  the list of open files (to zap their mappings on removal), pollers.
  *   reg_lock (mutex)    serializes 64-bit register pairs and the bridge mailbox.
- *   files_lock (mutex)  the list of open files (to zap their mappings on removal).
- *   trace_lock (mutex)  the trace buffer and the count of its user mappings.
- *   ev_lock (spinlock)  event bookkeeping; taken in the interrupt handler.
+ *   ev_lock (spinlock)  event bookkeeping.
  */
 #ifndef SB_DRV_H
 #define SB_DRV_H
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
@@ -35,8 +44,10 @@
 /* Kernel API differences (Debian 12 has 6.1; dkms may build for newer kernels). */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define sb_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#define sb_vm_flags_clear(vma, flags) vm_flags_clear(vma, flags)
 #else
 #define sb_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#define sb_vm_flags_clear(vma, flags) ((vma)->vm_flags &= ~(flags))
 #endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 #define sb_class_create(name) class_create(name)
@@ -55,6 +66,19 @@
 enum sb_kind {
 	SB_KIND_AC510 = 1,   /* Micron/Pico AC-510: registers in BAR0, MSI/MSI-X */
 	SB_KIND_IVSHMEM = 2, /* QEMU ivshmem-plain served by the bridge: image in BAR2 */
+};
+
+/*
+ * The DMA trace buffer: pages of the driver (alloc_pages_exact: order-0 pages, each with its
+ * own reference count) that the board writes through a streaming DMA mapping. Referenced by
+ * the board until removal and by every user mapping; the last reference frees the pages.
+ */
+struct sb_trace_buf {
+	struct kref ref;
+	void *cpu;
+	size_t len;
+	bool detached; /* the board was removed while the buffer was still mapped */
+	char name[16]; /* the board's device name, for the log */
 };
 
 struct sb_fw {
@@ -95,18 +119,18 @@ struct sb_board {
 	u64 ev_time_ns;
 	wait_queue_head_t ev_wait;
 	struct delayed_work poll_work;
-	unsigned int pollers; /* open files while polling (under files_lock) */
+	unsigned int pollers; /* open files counted while polling (under files_lock) */
 
 	/* Open files. */
 	struct mutex files_lock;
 	struct list_head files;
 
-	/* The DMA trace buffer. */
+	/* The DMA trace buffer (NULL: none, or the board was removed) and the ring in it. */
 	struct mutex trace_lock;
-	void *trace_cpu;
-	dma_addr_t trace_dma;
+	struct sb_trace_buf *trace;
+	dma_addr_t trace_dma; /* bus address of the buffer (while trace is set) */
 	size_t trace_len;
-	unsigned int trace_maps; /* live user mappings of the buffer */
+	u32 ring_off, ring_len; /* what trace.buf_addr and buf_size hold, relative to the buffer */
 };
 
 struct sb_file {
@@ -114,6 +138,7 @@ struct sb_file {
 	struct file *filp;
 	struct list_head node; /* board->files */
 	u64 ev_seen;           /* board->ev_seq when this file last read */
+	bool polling;          /* counted in board->pollers */
 };
 
 static inline struct sb_board *sb_board_from_dev(struct device *dev)
@@ -128,15 +153,25 @@ int sb_reg_write(struct sb_board *b, u32 off, u32 val);
 int sb_reg_read64(struct sb_board *b, u32 off, u64 *val);
 int sb_reg_write64(struct sb_board *b, u32 off, u64 val);
 int sb_fw_check(struct sb_board *b);
+bool sb_reg_dma_owned(const struct sb_board *b, u32 off, u32 width);
 
 /* sb_events.c */
 int sb_events_init(struct sb_board *b);
 void sb_events_teardown(struct sb_board *b);
-void sb_events_start_polling(struct sb_board *b);
+bool sb_events_start_polling(struct sb_board *b);
 void sb_events_stop_polling(struct sb_board *b);
 bool sb_events_pending(struct sb_board *b, struct sb_file *f);
 void sb_events_collect(struct sb_board *b, struct sb_file *f, u32 *events, u32 *count,
                        u64 *time_ns);
+
+/* sb_trace.c */
+struct sb_trace_dma;
+int sb_trace_init(struct sb_board *b);
+void sb_trace_stop(struct sb_board *b);
+void sb_trace_release(struct sb_board *b);
+int sb_trace_mmap(struct sb_board *b, struct vm_area_struct *vma, unsigned long pgoff,
+                  unsigned long npages);
+int sb_trace_dma_ioctl(struct sb_board *b, struct sb_trace_dma *td, bool writer);
 
 /* sb_cdev.c */
 extern const struct file_operations sb_fops;
@@ -145,6 +180,5 @@ void sb_cdev_zap_mappings(struct sb_board *b);
 /* sb_main.c */
 extern unsigned int sb_poll_ms;
 extern unsigned int sb_bridge_timeout_ms;
-void sb_trace_free(struct sb_board *b);
 
 #endif /* SB_DRV_H */

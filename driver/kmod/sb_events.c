@@ -3,10 +3,12 @@
  * stackbench PCIe driver: board events (thermal failure, trace buffer ready, ...).
  *
  * The board latches events in irq.status and raises an interrupt while irq.pending
- * (status & mask) is non-zero. With MSI or MSI-X the handler reads pending, acknowledges it
- * (write 1 to clear) and wakes the readers of /dev/stackbench<N>. Without a vector (QEMU's
- * ivshmem-plain has none, or the platform refused MSI) a delayed work item does the same
- * every poll_ms milliseconds while the device is open.
+ * (status & mask) is non-zero. With MSI or MSI-X (the AC-510; in test mode QEMU's
+ * ivshmem-doorbell, whose vector the bridge raises) a threaded handler reads pending,
+ * acknowledges it (write 1 to clear) and wakes the readers of /dev/stackbench<N>; threaded,
+ * because in test mode a register access is a bridge mailbox transaction, which sleeps.
+ * Without a vector (ivshmem-plain has none, the platform refused MSI, or msi=0) a delayed
+ * work item does the same every poll_ms milliseconds while the device is open.
  *
  * Each delivery bumps ev_seq and stamps the bits it carried; each open file remembers the
  * ev_seq it last read, so every reader sees every event once, and the interrupt handler never
@@ -21,6 +23,10 @@
 static unsigned int sb_events_mask = SB_IRQ_MASK_THERMAL_MASK | SB_IRQ_MASK_TRACE_READY_MASK;
 module_param_named(events, sb_events_mask, uint, 0444);
 MODULE_PARM_DESC(events, "irq.mask the driver programs at probe (default: thermal | trace_ready)");
+
+static bool sb_msi = true;
+module_param_named(msi, sb_msi, bool, 0444);
+MODULE_PARM_DESC(msi, "Use an MSI-X or MSI vector when the board has one (default 1; 0: poll)");
 
 static void sb_events_deliver(struct sb_board *b, u32 bits)
 {
@@ -37,36 +43,38 @@ static void sb_events_deliver(struct sb_board *b, u32 bits)
 	wake_up_interruptible(&b->ev_wait);
 }
 
-static irqreturn_t sb_irq(int irq, void *data)
+/* Read irq.pending, acknowledge and deliver it. Returns whether there was something. */
+static bool sb_events_check(struct sb_board *b)
 {
-	struct sb_board *b = data;
-	void __iomem *blk = b->regs + b->irq_block;
-	u32 pending = ioread32(blk + SB_IRQ_PENDING);
+	u32 pending = 0;
 
-	if (!pending || pending == U32_MAX) /* nothing, or the board is gone */
-		return IRQ_NONE;
-	iowrite32(pending, blk + SB_IRQ_STATUS);
+	if (sb_reg_read(b, b->irq_block + SB_IRQ_PENDING, &pending) || !pending ||
+	    pending == U32_MAX) /* nothing, or the board is gone */
+		return false;
+	sb_reg_write(b, b->irq_block + SB_IRQ_STATUS, pending);
 	sb_events_deliver(b, pending);
-	return IRQ_HANDLED;
+	return true;
+}
+
+static irqreturn_t sb_irq_thread(int irq, void *data)
+{
+	return sb_events_check(data) ? IRQ_HANDLED : IRQ_NONE;
 }
 
 static void sb_poll_work(struct work_struct *work)
 {
 	struct sb_board *b = container_of(to_delayed_work(work), struct sb_board, poll_work);
-	u32 pending = 0;
 
 	down_read(&b->state_lock);
 	if (b->removed) {
 		up_read(&b->state_lock);
 		return;
 	}
-	if (!sb_reg_read(b, b->irq_block + SB_IRQ_PENDING, &pending) && pending &&
-	    !sb_reg_write(b, b->irq_block + SB_IRQ_STATUS, pending))
-		sb_events_deliver(b, pending);
+	sb_events_check(b);
 	up_read(&b->state_lock);
 	/* The last close stops polling; a stray extra poll after it is harmless. */
 	if (READ_ONCE(b->pollers))
-		schedule_delayed_work(&b->poll_work, msecs_to_jiffies(sb_poll_ms));
+		schedule_delayed_work(&b->poll_work, msecs_to_jiffies(READ_ONCE(sb_poll_ms)));
 }
 
 /* Program the mask, clear stale events, and request a vector if the board has one. */
@@ -88,14 +96,17 @@ int sb_events_init(struct sb_board *b)
 		ret = sb_reg_write(b, b->irq_block + SB_IRQ_STATUS, U32_MAX);
 	if (ret)
 		return ret;
-	if (b->kind == SB_KIND_AC510) {
+	if (sb_msi) {
 		ret = pci_alloc_irq_vectors(pdev, 1, 1, PCI_IRQ_MSIX | PCI_IRQ_MSI);
 		if (ret < 0) {
-			dev_warn(&pdev->dev,
-			         "no MSI/MSI-X vector (%d); polling events every %u ms\n", ret,
-			         sb_poll_ms);
+			/* ivshmem-plain has no vector: expected there. */
+			if (b->kind == SB_KIND_AC510)
+				dev_warn(&pdev->dev,
+				         "no MSI/MSI-X vector (%d); polling events every %u ms\n",
+				         ret, sb_poll_ms);
 		} else {
-			ret = request_irq(pci_irq_vector(pdev, 0), sb_irq, 0, dev_name(&b->dev), b);
+			ret = request_threaded_irq(pci_irq_vector(pdev, 0), NULL, sb_irq_thread,
+			                           IRQF_ONESHOT, dev_name(&b->dev), b);
 			if (ret) {
 				pci_free_irq_vectors(pdev);
 				return ret;
@@ -126,20 +137,26 @@ void sb_events_teardown(struct sb_board *b)
 	wake_up_interruptible_all(&b->ev_wait);
 }
 
-/* The first open file starts polling, the last one stops it (files_lock held). */
-void sb_events_start_polling(struct sb_board *b)
+/*
+ * The first open file starts polling, the last one stops it (files_lock held). Returns whether
+ * this file was counted: only those are uncounted at close (with MSI no file is, and removal
+ * releasing the vector in between must not make a close count down).
+ */
+bool sb_events_start_polling(struct sb_board *b)
 {
 	lockdep_assert_held(&b->files_lock);
 	if (b->irq_vectors || b->irq_block == U32_MAX)
-		return;
+		return false;
 	if (b->pollers++ == 0)
-		schedule_delayed_work(&b->poll_work, msecs_to_jiffies(sb_poll_ms));
+		schedule_delayed_work(&b->poll_work, msecs_to_jiffies(READ_ONCE(sb_poll_ms)));
+	return true;
 }
 
+/* A counted file closes (files_lock held). */
 void sb_events_stop_polling(struct sb_board *b)
 {
 	lockdep_assert_held(&b->files_lock);
-	if (b->irq_vectors || b->irq_block == U32_MAX)
+	if (WARN_ON_ONCE(!b->pollers))
 		return;
 	if (--b->pollers == 0)
 		cancel_delayed_work(&b->poll_work);

@@ -8,7 +8,6 @@
  * board. Everything else lives in userspace: the driver maps the register BAR, checks the
  * firmware identity, delivers events and owns the DMA trace buffer.
  */
-#include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/module.h>
 #include <linux/pci.h>
@@ -24,15 +23,31 @@ MODULE_PARM_DESC(ac510_device_id, "PCI device id of the AC-510 (vendor 0x19de); 
 static bool test_mode;
 module_param(test_mode, bool, 0444);
 MODULE_PARM_DESC(test_mode,
-                 "Also bind QEMU ivshmem-plain (1af4:1110) served by stackbench-bridge (VM tests)");
+                 "Also bind QEMU ivshmem (1af4:1110) served by stackbench-bridge (VM tests)");
 
-static unsigned int trace_kib = 1024;
-module_param(trace_kib, uint, 0444);
-MODULE_PARM_DESC(trace_kib, "Size of the DMA trace buffer in KiB (default 1024; 0: none)");
-
+/* poll_ms is 1 to 60000: 0 would requeue the poll work at once, for ever (a spinning CPU). */
+#define SB_POLL_MS_MAX 60000
 unsigned int sb_poll_ms = 10;
-module_param_named(poll_ms, sb_poll_ms, uint, 0644);
-MODULE_PARM_DESC(poll_ms, "Event polling period in ms when the board has no MSI (default 10)");
+
+static int sb_poll_ms_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+	int ret = kstrtouint(val, 0, &ms);
+
+	if (ret)
+		return ret;
+	if (ms < 1 || ms > SB_POLL_MS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops sb_poll_ms_ops = {
+    .set = sb_poll_ms_set,
+    .get = param_get_uint,
+};
+module_param_cb(poll_ms, &sb_poll_ms_ops, &sb_poll_ms, 0644);
+MODULE_PARM_DESC(poll_ms, "Event polling period in ms without MSI, 1..60000 (default 10)");
 
 unsigned int sb_bridge_timeout_ms = 1000;
 module_param_named(bridge_timeout_ms, sb_bridge_timeout_ms, uint, 0644);
@@ -47,64 +62,15 @@ static const struct pci_device_id sb_pci_ids[] = {
     {PCI_VDEVICE(PICO, PCI_ANY_ID), .driver_data = SB_KIND_AC510}, {}};
 MODULE_DEVICE_TABLE(pci, sb_pci_ids);
 
-/* Free the trace buffer (trace_lock held, or no other user left). */
-void sb_trace_free(struct sb_board *b)
-{
-	if (!b->trace_cpu)
-		return;
-	dma_free_coherent(&b->pdev->dev, b->trace_len, b->trace_cpu, b->trace_dma);
-	b->trace_cpu = NULL;
-	b->trace_len = 0;
-	b->trace_dma = 0;
-}
-
 /* The last reference is gone: no open file, no mapping. */
 static void sb_board_release(struct device *dev)
 {
 	struct sb_board *b = sb_board_from_dev(dev);
 
-	sb_trace_free(b); /* normally freed at removal already */
+	sb_trace_release(b); /* normally at removal already */
 	ida_free(&sb_minors, b->minor);
 	pci_dev_put(b->pdev);
 	kfree(b);
-}
-
-static int sb_trace_alloc(struct sb_board *b)
-{
-	struct device *dev = &b->pdev->dev;
-	size_t len = PAGE_ALIGN((size_t)trace_kib * 1024);
-	int ret;
-
-	if (!trace_kib || b->trace_block == U32_MAX)
-		return 0;
-	ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(64));
-	if (ret)
-		ret = dma_set_mask_and_coherent(dev, DMA_BIT_MASK(32));
-	if (ret) {
-		dev_err(dev, "no usable DMA mask\n");
-		return ret;
-	}
-	b->trace_cpu = dma_alloc_coherent(dev, len, &b->trace_dma, GFP_KERNEL);
-	if (!b->trace_cpu)
-		return -ENOMEM;
-	b->trace_len = len;
-	/* Records go here once userspace sets trace.control.dma. */
-	ret = sb_reg_write64(b, b->trace_block + SB_TRACE_BUF_ADDR, b->trace_dma);
-	if (!ret)
-		ret = sb_reg_write(b, b->trace_block + SB_TRACE_BUF_SIZE, (u32)len);
-	if (ret)
-		sb_trace_free(b);
-	return ret;
-}
-
-/* Stop the board's DMA into the trace buffer (before the buffer can go away). */
-static void sb_trace_stop(struct sb_board *b)
-{
-	if (!b->trace_cpu)
-		return;
-	sb_reg_write(b, b->trace_block + SB_TRACE_CONTROL, 0);
-	sb_reg_write64(b, b->trace_block + SB_TRACE_BUF_ADDR, 0);
-	sb_reg_write(b, b->trace_block + SB_TRACE_BUF_SIZE, 0);
 }
 
 /* Map the register BAR; in test mode also find the bridge. */
@@ -209,7 +175,7 @@ static int sb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (ret)
 		goto fail_unmap;
 	pci_set_master(pdev);
-	ret = sb_trace_alloc(b);
+	ret = sb_trace_init(b);
 	if (ret)
 		goto fail_master;
 	ret = sb_events_init(b);
@@ -228,7 +194,7 @@ static int sb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	         b->kind == SB_KIND_IVSHMEM ? "simulated board (test mode)" : "AC-510",
 	         b->fw.fw_version >> 16, b->fw.fw_version & 0xffff, b->fw.build_id,
 	         b->fw.regmap_hash, &b->regs_len, b->regs_bar, b->irq_vectors ? "MSI" : "polling",
-	         b->trace_len / 1024);
+	         b->trace ? b->trace_len / 1024 : 0);
 	return 0;
 
 fail_events:
@@ -236,7 +202,8 @@ fail_events:
 	sb_events_teardown(b);
 fail_trace:
 	sb_trace_stop(b);
-	sb_trace_free(b);
+	pci_clear_master(pdev);
+	sb_trace_release(b);
 fail_master:
 	pci_clear_master(pdev);
 fail_unmap:
@@ -250,8 +217,9 @@ fail_put:
 
 /*
  * Removal (unbind, hot-unplug, rmmod): the board may still be open. Mark it removed (waiting
- * for operations in flight), take every user mapping away, quiesce the board and give back
- * its resources; open files keep the struct alive and get -ENODEV until they close.
+ * for operations in flight), take the register mappings away, quiesce the board, stop and
+ * unmap its DMA and give back its resources; open files keep the struct alive and get -ENODEV
+ * until they close, mappings of the trace buffer keep its pages (detached) until they go.
  */
 static void sb_remove(struct pci_dev *pdev)
 {
@@ -263,12 +231,9 @@ static void sb_remove(struct pci_dev *pdev)
 	up_write(&b->state_lock);
 	sb_cdev_zap_mappings(b);
 	sb_events_teardown(b);
-	mutex_lock(&b->trace_lock);
 	sb_trace_stop(b);
 	pci_clear_master(pdev);
-	if (!b->trace_maps)
-		sb_trace_free(b); /* else the last munmap frees it */
-	mutex_unlock(&b->trace_lock);
+	sb_trace_release(b);
 	sb_unmap_regs(b);
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);

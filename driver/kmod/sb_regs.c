@@ -188,6 +188,35 @@ int sb_reg_write64(struct sb_board *b, u32 off, u64 val)
 }
 
 /*
+ * Registers that hold a DMA address, or bound a DMA range, are the driver's (docs/driver.md,
+ * "Trust model"): whoever writes them decides which host memory the board writes. The trace
+ * block's, as byte ranges [start, end) of the block; a DMA-address register added to the
+ * register map later gets a line here (and its block's offset, if in another block).
+ */
+static const struct {
+	u32 start, end;
+} sb_trace_dma_regs[] = {
+    {SB_TRACE_BUF_ADDR, SB_TRACE_BUF_SIZE + 4}, /* trace.buf_addr (64 bits), trace.buf_size */
+};
+
+/* Does a register access of width bytes at off touch a register the driver owns? */
+bool sb_reg_dma_owned(const struct sb_board *b, u32 off, u32 width)
+{
+	unsigned int i;
+
+	if (b->trace_block == U32_MAX)
+		return false;
+	for (i = 0; i < ARRAY_SIZE(sb_trace_dma_regs); i++) {
+		u64 start = (u64)b->trace_block + sb_trace_dma_regs[i].start;
+		u64 end = (u64)b->trace_block + sb_trace_dma_regs[i].end;
+
+		if (off < end && (u64)off + width > start)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Find the firmware-ID block at offset 0, check its type, magic and major version, then walk
  * the NEXT chain (bounded, aligned, in range, no loops) for the blocks the driver itself
  * uses: irq (events) and trace (the DMA buffer address).

@@ -47,6 +47,19 @@ int sb_cli_error(int err);
 /* Same, for errors opening a device (exit code SB_EXIT_DEVICE unless the URI was bad). */
 int sb_cli_device_error(int err);
 
+/*
+ * Errors of a campaign (running it or checking it): 3 when a board or an instrument cannot be
+ * opened, 4 when the campaign file asks for something wrong (a malformed URI, a point the
+ * board cannot run), 1 otherwise. Prints the message.
+ */
+int sb_cli_campaign_error(int err);
+
+/* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
+
+/* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
+
 /* "0.1.0 (git f1beaf5, RelWithDebInfo, sanitizers none, gcc 12.2.0)": --version and info. */
 const char *sb_cli_build_facts(void);
 

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: MIT */
+#include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "stackbench/error.h"
@@ -57,5 +61,81 @@ const char *sb_cli_build_facts(void)
 
 	snprintf(buf, sizeof(buf), "%s (git %s, %s build, sanitizers %s, %s)", sb_version(),
 	         sb_build_git(), sb_build_type(), sb_build_sanitizers(), sb_build_compiler());
+	return buf;
+}
+
+int sb_cli_campaign_error(int err)
+{
+	sb_cli_error(err);
+	switch (err) {
+	case SB_ERR_URI:
+	case SB_ERR_INVAL:
+	case SB_ERR_PARSE:
+	case SB_ERR_MISMATCH:
+		return SB_EXIT_INPUT;
+	case SB_ERR_NOT_FOUND:
+	case SB_ERR_IO:
+	case SB_ERR_PERM:
+	case SB_ERR_BUSY:
+	case SB_ERR_BAD_MAGIC:
+	case SB_ERR_VERSION:
+	case SB_ERR_ALIGN:
+	case SB_ERR_LOOP:
+	case SB_ERR_RANGE:
+	case SB_ERR_NOT_SUPPORTED:
+	case SB_ERR_TIMEOUT:
+		return SB_EXIT_DEVICE;
+	default:
+		return SB_EXIT_FAILURE;
+	}
+}
+
+const char *sb_cli_shell_quote(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+	bool plain = *s != '\0';
+
+	for (const char *p = s; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("/._-+=:,@%", *p))
+			plain = false;
+	if (plain) {
+		snprintf(buf, size, "%s", s);
+		return buf;
+	}
+	if (size < 3)
+		return "''";
+	buf[n++] = '\'';
+	for (; *s && n + 5 < size; s++) {
+		if (*s == '\'') {
+			memcpy(buf + n, "'\\''", 4);
+			n += 4;
+		} else {
+			buf[n++] = *s;
+		}
+	}
+	buf[n++] = '\'';
+	buf[n] = '\0';
+	return buf;
+}
+
+const char *sb_cli_fmt_ns(char *buf, size_t size, double ns)
+{
+	static const struct {
+		double ns;
+		const char *unit;
+	} units[] = {{3600e9, "h"}, {60e9, "min"}, {1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+
+	if (ns >= 3600e9) {
+		double m = floor(ns / 60e9 + 0.5);
+
+		snprintf(buf, size, "%.0f h %.0f min", floor(m / 60), fmod(m, 60));
+		return buf;
+	}
+	for (size_t i = 1; i < sizeof(units) / sizeof(units[0]); i++)
+		if (ns >= units[i].ns) {
+			snprintf(buf, size, "%.4g %s", ns / units[i].ns, units[i].unit);
+			return buf;
+		}
+	snprintf(buf, size, "%.4g ns", ns);
 	return buf;
 }

@@ -265,12 +265,13 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
                        const struct sb_point_result *r)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
+	char dur[32];
 
 	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s\n",
 	       sb_req_type_name(s->type), s->size, pattern,
 	       s->gen == SB_GEN_LINEAR ? "linear" : "random", r->ports, r->ports == 1 ? "" : "s",
 	       s->stream ? " (stream)" : "");
-	printf("duration   %.3f us%s\n", r->duration_ns / 1e3,
+	printf("duration   %s%s\n", sb_cli_fmt_ns(dur, sizeof(dur), (double)r->duration_ns),
 	       r->fast_forward ? " (steady state fast-forwarded)" : "");
 	printf("requests   %llu reads, %llu writes\n", (unsigned long long)r->total.reads,
 	       (unsigned long long)r->total.writes);
@@ -454,6 +455,10 @@ static int point_run(int argc, char **argv)
 				                          optarg);
 			break;
 		case 'D':
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_u64(optarg, "--duration-us", false, &v) < 0 ||
 			    v > 1000000000ull)
 				return sb_cli_usage_error("point", "--duration-us %s: microseconds",
@@ -462,6 +467,10 @@ static int point_run(int argc, char **argv)
 			duration_set = true;
 			break;
 		case OPT_DURATION_S:
+			if (duration_set)
+				return sb_cli_usage_error("point",
+				                          "give --duration-us or --duration-s, "
+				                          "not both");
 			if (sb_parse_double(optarg, "--duration-s", &d) < 0 || !(d > 0) || d > 1e6)
 				return sb_cli_usage_error("point", "--duration-s %s: seconds (> 0)",
 				                          optarg);

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/log.h"
 #include "stackbench/store.h"
 #include "stackbench/util.h"
 
@@ -108,13 +109,52 @@ static void point_text(char *buf, size_t size, const struct sb_campaign_point *p
 struct progress {
 	bool tty;
 	bool drawn;
+	bool quiet;            /* -q: no progress */
+	unsigned last_quarter; /* lines inside a point (not a terminal): every quarter of it */
+	const void *last_point;
 };
+
+/* A line (not a terminal) or the bar (a terminal) inside a long point. */
+static void progress_in_point(struct progress *pg, const struct sb_run_progress *p)
+{
+	char what[128], therm[64] = "";
+	unsigned quarter = p->current_s > 0 ? (unsigned)(4 * p->current_t_s / p->current_s) : 0;
+	size_t n = 0;
+
+	point_text(what, sizeof(what), p->current);
+	if (!isnan(p->current_temp_c))
+		n += (size_t)snprintf(therm, sizeof(therm), ", %.1f C", p->current_temp_c);
+	if (!isnan(p->current_power_w) && n < sizeof(therm))
+		snprintf(therm + n, sizeof(therm) - n, ", %.1f W", p->current_power_w);
+	if (!pg->tty) {
+		if (pg->last_point == p->current && quarter <= pg->last_quarter)
+			return;
+		pg->last_point = p->current;
+		pg->last_quarter = quarter;
+		if (!quarter)
+			return;
+		fprintf(stderr, "stackbench run: point %u/%u %s: %.0f of %.0f s%s\n", p->done + 1,
+		        p->total, what, p->current_t_s, p->current_s, therm);
+		return;
+	}
+	fprintf(stderr, "\r[point %u/%u %.0f/%.0f s%s] %s\033[K", p->done + 1, p->total,
+	        p->current_t_s, p->current_s, therm, what);
+	fflush(stderr);
+	pg->drawn = true;
+}
 
 static void progress_cb(void *ctx, const struct sb_run_progress *p)
 {
 	struct progress *pg = ctx;
 	char eta[16], what[128] = "", last[200] = "", lat[48] = "no reads", therm[64] = "";
 	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
+
+	if (pg->quiet)
+		return;
+	if (p->in_point) {
+		progress_in_point(pg, p);
+		return;
+	}
 
 	fmt_time(eta, sizeof(eta), p->eta_s);
 	if (p->last) {
@@ -156,11 +196,16 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 	pg->drawn = true;
 }
 
-static int dry_run(const struct sb_campaign *c)
+static int dry_run(const struct sb_campaign *c, unsigned jobs)
 {
 	static const char *const kinds[SB_INST_COUNT] = {"camera", "meter", "cooling"};
-	char what[128];
+	double bench_s = (double)c->npoints * (double)sb_campaign_point_ns(c) / 1e9;
+	char what[128], total[16];
+	int e;
 
+	/* the boards and instruments as a run would open them, every point checked on them */
+	if ((e = sb_campaign_check(c, jobs)) < 0)
+		return sb_cli_campaign_error(e);
 	printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
 	       c->file, c->npoints, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
 	       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
@@ -176,6 +221,12 @@ static int dry_run(const struct sb_campaign *c)
 		point_text(what, sizeof(what), &c->points[i]);
 		printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
 	}
+	fmt_time(total, sizeof(total), bench_s / (jobs ? jobs : 1));
+	printf("bench time: %u points x %g s = %s%s (the wall time on hardware; the simulated "
+	       "bench runs faster)\n",
+	       c->npoints, (double)sb_campaign_point_ns(c) / 1e9, total,
+	       jobs > 1 ? " on each of the workers" : "");
+	printf("checked: every point runs on %s\n", c->ndevices > 1 ? "every board" : c->device[0]);
 	return SB_EXIT_OK;
 }
 
@@ -188,7 +239,8 @@ static int run_run(int argc, char **argv)
 	};
 	const char *db = sb_cli_default_db(), *file;
 	struct sb_run_options ro = {.stop = &stop_flag};
-	struct progress pg = {.tty = isatty(STDERR_FILENO)};
+	struct progress pg = {.tty = isatty(STDERR_FILENO),
+	                      .quiet = sb_log_get_level() < SB_LOG_WARN};
 	struct sb_run_summary sum;
 	struct sb_campaign c;
 	struct sb_store *st;
@@ -232,7 +284,7 @@ static int run_run(int argc, char **argv)
 		return SB_EXIT_INPUT;
 	}
 	if (dry) {
-		rc = dry_run(&c);
+		rc = dry_run(&c, ro.jobs);
 		goto out_campaign;
 	}
 	if ((e = sb_store_open(&st, db)) < 0) {
@@ -248,8 +300,15 @@ static int run_run(int argc, char **argv)
 	e = sb_campaign_run(&c, st, &ro, &sum);
 	if (pg.drawn)
 		fputc('\n', stderr);
-	if (e < 0) {
+	if (e == SB_ERR_INTERRUPTED) {
+		char qf[8192], qd[8192];
+
 		rc = sb_cli_error(e);
+		fprintf(stderr, "stackbench: continue with: stackbench run %s --db %s --resume\n",
+		        sb_cli_shell_quote(qf, sizeof(qf), file),
+		        sb_cli_shell_quote(qd, sizeof(qd), db));
+	} else if (e < 0) {
+		rc = sb_cli_campaign_error(e);
 	} else {
 		printf(
 		    "campaign %lld '%s' complete: %u points (%u run now, %u stored before, %u with "

@@ -81,7 +81,8 @@ Test(yaml, errors_name_file_line_and_key)
 	cr_assert_eq(sb_yaml_check_keys(&y, sb_yaml_get(root, "point"), "point", allowed),
 	             SB_ERR_PARSE);
 	cr_assert_str_eq(sb_error_detail(),
-	                 "cannot parse 't.yaml' line 7: unknown key 'sise' in 'point'");
+	                 "cannot parse 't.yaml' line 7: unknown key 'sise' in 'point' (known: "
+	                 "sweep)");
 	cr_assert_eq(sb_yaml_expect_seq(&y, sb_yaml_get(root, "point"), "key 'point'"),
 	             SB_ERR_PARSE);
 }

@@ -6,9 +6,13 @@
 #
 # The checks come in phases, one shell function each, run in order by main():
 #   no module   pci: through sysfs (the register image), 'stackbench devices'
-#   module      insmod test_mode=1, dev: (exact ioctl path and mmap), bad requests, trace
-#               buffer, events, removal while open, rmmod refused while open
-#   after       rmmod, then pci: again
+#   module      insmod test_mode=1 (events by MSI-X: the device is ivshmem-doorbell), dev:
+#               (exact ioctl path and mmap), bad requests, trace buffer, events, read-only
+#               files, the DMA address registers, MSI, removal while open, rmmod refused while
+#               open, ioctls with faulting arguments racing mmap and unbind (deadlock)
+#   polling     insmod msi=0: polled events, poll_ms, files closed after removal
+#   after       rmmod, then pci: again; the kernel log holds no BUG, WARNING, lockdep, DMA-API
+#               or hung-task report
 # A short iteration-limited point runs through pci: (no module) and dev: (module) and its
 # counters must equal those of the same point run on sim: in the guest (the counts of an
 # iteration-limited point do not depend on timing; latencies do, and are not compared).
@@ -112,7 +116,36 @@ phase_no_module() {
 	compare_point point.pci "pci:$BDF"
 }
 
+# The deadlock checks run in the background: when the driver deadlocks, their threads stay
+# blocked in the kernel and the process never ends. STUCK=1 then skips what needs the module.
+STUCK=0
+deadlock_checks() {
+	# On the kernel command line (SB_VM_APPEND), to look at a module that deadlocks:
+	# sbvm_skip=deadlock skips them (and so reaches the later phases), sbvm_deadlock=a or b runs
+	# one scenario only.
+	if [ "${sbvm_skip:-}" = deadlock ]; then
+		say "CHECK deadlock.skipped FAIL: sbvm_skip=deadlock"
+		return
+	fi
+	$VMCHECK deadlock /dev/stackbench0 "$BDF" >/tmp/deadlock.out 2>&1 &
+	i=0
+	while [ $i -lt 300 ] && ! grep -qE '^DEADLOCK-(DONE|STUCK)' /tmp/deadlock.out; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+	grep '^CHECK' /tmp/deadlock.out | tee -a "$LOG"
+	if ! grep -q '^DEADLOCK-DONE' /tmp/deadlock.out; then
+		STUCK=1
+		# (no ps here: reading a stuck process's command line would block too)
+		say "CHECK deadlock.finished FAIL: $(tail -3 /tmp/deadlock.out | tr '\n' ' ')"
+	fi
+}
+
 phase_module() {
+	# poll_ms=0 would make the poll work spin: refused at load.
+	check_out insmod.poll_ms_zero_refused 22 "Invalid argument" \
+		insmod /lib/stackbench.ko test_mode=1 poll_ms=0
+	grep -q '^stackbench ' /proc/modules && rmmod stackbench
 	# Without test_mode the module leaves ivshmem alone.
 	check insmod.plain insmod /lib/stackbench.ko
 	check_out insmod.plain_no_node 1 "" test -e /dev/stackbench0
@@ -134,6 +167,9 @@ phase_module() {
 	vmcheck bad /dev/stackbench0
 	vmcheck trace /dev/stackbench0
 	vmcheck events /dev/stackbench0
+	vmcheck rdonly /dev/stackbench0
+	vmcheck dmaregs /dev/stackbench0
+	vmcheck msi /dev/stackbench0 "$BDF"
 	vmcheck unplug /dev/stackbench0 "$BDF"
 	check_info info.dev_after_rebind dev:/dev/stackbench0
 	# A process holding the device keeps the module loaded.
@@ -145,6 +181,21 @@ phase_module() {
 	kill $holder
 	wait $holder 2>/dev/null
 	$VMCHECK latency /dev/stackbench0
+	deadlock_checks
+}
+
+PARAM=/sys/module/stackbench/parameters
+phase_polling() {
+	check rmmod.msi rmmod stackbench
+	check insmod.polling insmod /lib/stackbench.ko test_mode=1 msi=0 bridge_timeout_ms=5000
+	check node.polling test -c /dev/stackbench0
+	vmcheck events /dev/stackbench0
+	# poll_ms can be changed while loaded, but never to 0 (the poll work would spin).
+	check_out poll_ms.zero_refused 1 "" sh -c "echo 0 >$PARAM/poll_ms"
+	check_out poll_ms.kept 0 "^10$" cat $PARAM/poll_ms
+	check poll_ms.set sh -c "echo 5 >$PARAM/poll_ms && test \"\$(cat $PARAM/poll_ms)\" = 5"
+	echo 10 >$PARAM/poll_ms
+	vmcheck pollers /dev/stackbench0 "$BDF"
 }
 
 phase_after() {
@@ -152,14 +203,22 @@ phase_after() {
 	check_out node.gone 1 "" test -e /dev/stackbench0
 	vmcheck after "pci:$BDF"
 	check_info info.pci_after "pci:$BDF"
-	check_out dmesg.clean 1 "" sh -c "dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|Call Trace'"
+}
+
+# Whatever happened, the kernel log must hold no report of a kernel bug.
+check_dmesg() {
+	check_out dmesg.clean 1 "" sh -c "dmesg | grep -E 'BUG:|WARNING:|Oops|general protection|Call Trace|lockdep|DMA-API|blocked for more than|Bad page|pagealloc: memory corruption|Poison overwritten'"
 }
 
 main() {
 	say "SBVM-START $(cat /proc/uptime)"
 	phase_no_module
 	phase_module
-	phase_after
+	if [ "$STUCK" = 0 ]; then
+		phase_polling
+		phase_after
+	fi
+	check_dmesg
 	pass=$(grep -c '^CHECK .* ok$' "$LOG")
 	fail=$(grep -c '^CHECK .* FAIL' "$LOG")
 	failed=$(grep '^CHECK .* FAIL' "$LOG" | awk '{ print $2 }' | tr '\n' ',' | sed 's/,$//')
@@ -171,4 +230,9 @@ main() {
 
 main
 sync
+if [ "$STUCK" = 1 ]; then
+	# The stuck unbind holds the device lock, which a clean power-off would wait for: crash
+	# instead (panic=-1 reboots at once, and QEMU runs with -no-reboot).
+	echo c >/proc/sysrq-trigger
+fi
 poweroff -f

@@ -9,6 +9,7 @@
 # when the module, a kernel image or qemu is missing; 1 otherwise. Environment:
 #   SB_VM_KERNEL   kernel image (default: the newest /boot/vmlinuz-*-amd64)
 #   SB_VM_KEEP=1   keep the work folder (initramfs, logs) for a look afterwards
+#   SB_VM_APPEND   more kernel command-line parameters (e.g. to debug)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 kmod=$1 cli=$2 vmcheck=$3 bridge=$4 expected=$5
@@ -27,6 +28,7 @@ command -v cpio >/dev/null || skip "no cpio"
 
 work=$(mktemp -d /tmp/sbvm.XXXXXX)
 shm=/dev/shm/sbvm-$$
+sock=$work/ivshmem.sock
 bridge_pid=
 cleanup() {
 	[ -n "$bridge_pid" ] && kill "$bridge_pid" 2>/dev/null && wait "$bridge_pid" 2>/dev/null
@@ -66,8 +68,9 @@ chmod 755 "$root/init"
 	exit 1
 }
 
-# The bridge serves the simulated board through the shared-memory file.
-"$bridge" --shm "$shm" >"$work/bridge.log" 2>&1 &
+# The bridge serves the simulated board through the shared-memory file, and is the ivshmem
+# server of the guest's ivshmem-doorbell device, whose MSI-X vector it raises on board events.
+"$bridge" --shm "$shm" --ivshmem-socket "$sock" >"$work/bridge.log" 2>&1 &
 bridge_pid=$!
 i=0
 until grep -q ready "$work/bridge.log" 2>/dev/null; do
@@ -83,9 +86,9 @@ done
 timeout 170 qemu-system-x86_64 -machine pc -accel tcg -m 512M -smp 1 \
 	-nodefaults -no-user-config -display none -serial stdio -no-reboot \
 	-kernel "$kernel" -initrd "$work/initramfs.gz" \
-	-append "console=ttyS0 panic=-1 quiet loglevel=4" \
-	-object "memory-backend-file,id=sbmem,share=on,mem-path=$shm,size=1M" \
-	-device ivshmem-plain,memdev=sbmem </dev/null >"$work/console.log" 2>&1
+	-append "console=ttyS0 panic=-1 quiet loglevel=4 sysctl.kernel.hung_task_timeout_secs=10 page_poison=1 ${SB_VM_APPEND:-}" \
+	-chardev "socket,id=sbsock,path=$sock" -device ivshmem-doorbell,chardev=sbsock,vectors=1 \
+	</dev/null >"$work/console.log" 2>&1
 qrc=$?
 kill "$bridge_pid" 2>/dev/null
 wait "$bridge_pid" 2>/dev/null

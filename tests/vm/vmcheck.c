@@ -10,13 +10,23 @@
  *   sb_vmcheck after URI      after rmmod: pci: sees what dev: wrote
  *   sb_vmcheck bad PATH       bad requests get errors
  *   sb_vmcheck trace PATH     the DMA trace buffer
- *   sb_vmcheck events PATH    event reads and polls without events
- *   sb_vmcheck unplug PATH BDF  removal while open (unbind), then bind again
+ *   sb_vmcheck events PATH    event reads and polls: none pending, then an injected one
+ *   sb_vmcheck rdonly PATH    what a read-only file may and may not do
+ *   sb_vmcheck dmaregs PATH   the DMA address registers are the driver's (SB_IOC_TRACE_DMA),
+ *                             writable register mappings need CAP_SYS_RAWIO
+ *   sb_vmcheck msi PATH BDF   events by MSI-X (ivshmem-doorbell), close after removal
+ *   sb_vmcheck pollers PATH BDF  polled events: files closed after removal, then bind again
+ *   sb_vmcheck unplug PATH BDF  removal while open (unbind), then bind again; the trace
+ *                             buffer stays mapped, readable, and is freed with its last mapping
+ *   sb_vmcheck deadlock PATH BDF  ioctls whose argument faults (userfaultfd) while an mmap and
+ *                             an unbind wait: everything finishes (prints DEADLOCK-DONE last,
+ *                             or DEADLOCK-STUCK while a child's threads stay blocked)
  *   sb_vmcheck latency PATH   per-access latency through the module (figures, not checks)
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,10 +34,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/klog.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/stackbench.h>
+#include <linux/userfaultfd.h>
 
 #include "sb_regmap.h"
 #include "stackbench/device.h"
@@ -213,6 +228,61 @@ static int region(int fd, uint32_t index, struct sb_region_info *ri)
 	return xioctl(fd, SB_IOC_REGION_INFO, ri);
 }
 
+/* One SB_IOC_REG_ACCESS; value in for writes, out for reads (may be NULL for writes of 0). */
+static int reg_io(int fd, uint32_t op, uint32_t offset, uint64_t *value)
+{
+	struct sb_reg_io ra = {.size = sizeof(ra), .op = op, .offset = offset};
+	int r;
+
+	ra.value = value ? *value : 0;
+	r = xioctl(fd, SB_IOC_REG_ACCESS, &ra);
+	if (!r && value)
+		*value = ra.value;
+	return r;
+}
+
+static int trace_dma(int fd, uint32_t op, uint32_t ring_offset, uint32_t ring_size,
+                     struct sb_trace_dma *td)
+{
+	memset(td, 0, sizeof(*td));
+	td->size = sizeof(*td);
+	td->op = op;
+	td->ring_offset = ring_offset;
+	td->ring_size = ring_size;
+	return xioctl(fd, SB_IOC_TRACE_DMA, td);
+}
+
+/* The offset of the first block of a type, found through dev: (UINT32_MAX when absent). */
+static uint32_t block_of(const char *path, uint32_t type)
+{
+	struct sb_device *dev;
+	uint32_t off = UINT32_MAX;
+	char uri[300];
+
+	snprintf(uri, sizeof(uri), "dev:%s", path);
+	if (sb_device_open(&dev, uri) < 0)
+		return UINT32_MAX;
+	if (sb_device_find_block(dev, type, 0, &off) < 0)
+		off = UINT32_MAX;
+	sb_device_close(dev);
+	return off;
+}
+
+/* How many times the kernel log holds needle (-1 when it cannot be read). Not inlined into a
+ * caller that uses sigsetjmp (its locals would be 'clobbered'). */
+__attribute__((noinline)) static int dmesg_count(const char *needle)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, (int)sizeof(buf) - 1), count = 0;
+
+	if (n < 0)
+		return -1;
+	buf[n] = 0;
+	for (const char *p = buf; (p = strstr(p, needle)) != NULL; p++)
+		count++;
+	return count;
+}
+
 static int try_mmap(int fd, size_t len, uint64_t off, int flags)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, (off_t)off);
@@ -311,7 +381,7 @@ static int phase_bad(const char *path)
 	check("ioctl.device_info",
 	      r == 0 && di.vendor == 0x1af4 && di.device == 0x1110 && di.regs_bar == 2 &&
 	          (di.flags & SB_DEVICE_F_TEST_MODE) && !(di.flags & SB_DEVICE_F_MMAP_EXACT) &&
-	          !(di.flags & SB_DEVICE_F_MSI) && di.irq_vectors == 0 &&
+	          !(di.flags & SB_DEVICE_F_MSI) == !di.irq_vectors &&
 	          di.fw_magic == SB_REGMAP_MAGIC && di.fw_regmap_hash == SB_REGMAP_HASH &&
 	          di.num_regions == SB_REGION_COUNT,
 	      "%d: %04x:%04x bar %u flags 0x%x vectors %u magic 0x%08x", r, di.vendor, di.device,
@@ -375,6 +445,48 @@ static int phase_trace(const char *path)
 	return 0;
 }
 
+/*
+ * Put the simulated cube into thermal failure (sim_ctrl.control.inject_thermal), expect the
+ * thermal event on evfd (poll wakes, read returns it once), then reset and initialize the cube
+ * again so that later checks find it serving.
+ */
+static void thermal_event(const char *prefix, const char *path, int evfd)
+{
+	uint32_t sim = block_of(path, SB_BLK_SIM_CTRL_TYPE),
+	         hmc = block_of(path, SB_BLK_HMC_CTRL_TYPE);
+	struct pollfd pfd = {.fd = evfd, .events = POLLIN};
+	struct sb_event ev = {0};
+	uint64_t v = 0;
+	char name[64];
+	int fd = open(path, O_RDWR), r, n = -1;
+
+	r = fd < 0 ? -errno : reg_io(fd, SB_REG_READ32, sim + SB_SIM_CTRL_CONTROL, &v);
+	v |= SB_SIM_CTRL_CONTROL_INJECT_THERMAL_MASK;
+	if (!r)
+		r = reg_io(fd, SB_REG_WRITE32, sim + SB_SIM_CTRL_CONTROL, &v);
+	snprintf(name, sizeof(name), "%s.inject_thermal", prefix);
+	check(name, r == 0, "writing sim_ctrl.control.inject_thermal: %d", r);
+	r = poll(&pfd, 1, 5000);
+	if (r == 1 && (pfd.revents & POLLIN))
+		n = (int)read(evfd, &ev, sizeof(ev));
+	snprintf(name, sizeof(name), "%s.thermal_delivered", prefix);
+	check(name,
+	      n == (int)sizeof(ev) && ev.size == sizeof(ev) &&
+	          (ev.events & SB_IRQ_STATUS_THERMAL_MASK) && ev.count >= 1 && ev.time_ns > 0,
+	      "poll %d revents 0x%x, read %d: events 0x%x count %u", r, pfd.revents, n, ev.events,
+	      ev.count);
+	n = (int)read(evfd, &ev, sizeof(ev));
+	snprintf(name, sizeof(name), "%s.delivered_once", prefix);
+	check(name, n < 0 && errno == EAGAIN, "second read: %d (%s)", n, strerror(errno));
+	v = SB_HMC_CTRL_RESET_CUBE_MASK;
+	if (fd >= 0 && reg_io(fd, SB_REG_WRITE32, hmc + SB_HMC_CTRL_RESET, &v) == 0) {
+		v = SB_HMC_CTRL_CONTROL_INIT_MASK;
+		reg_io(fd, SB_REG_WRITE32, hmc + SB_HMC_CTRL_CONTROL, &v);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 static int phase_events(const char *path)
 {
 	struct pollfd pfd;
@@ -393,6 +505,7 @@ static int phase_events(const char *path)
 	r = (int)read(fd, &ev, sizeof(ev));
 	check("events.read_nonblock", r < 0 && errno == EAGAIN, "read without events: %d (%s)", r,
 	      strerror(errno));
+	thermal_event("events", path, fd);
 	close(fd);
 	return 0;
 }
@@ -416,6 +529,38 @@ static int sysfs_write(const char *file, const char *text)
 	return r;
 }
 
+/* Wait up to 5 s for the device node (devtmpfs creates it after a bind). */
+static int wait_node(const char *path)
+{
+	for (int i = 0; i < 100; i++) {
+		if (access(path, F_OK) == 0)
+			return 0;
+		usleep(50000);
+	}
+	return -ENOENT;
+}
+
+/* Bind the function to the module again and wait for the node. */
+static int rebind(const char *path, const char *bdf)
+{
+	int r = sysfs_write("/sys/bus/pci/drivers/stackbench/bind", bdf);
+
+	return r ? r : wait_node(path);
+}
+
+#define TRACE_WORD(i) ((uint32_t)(i)*2654435761u ^ 0x5A5A0000u)
+#define TRACE_FREED "trace buffer of 1024 KiB freed"
+
+/* Every word of the trace mapping still holds the pattern; returns the count that differ. */
+static size_t trace_pattern_bad(volatile uint32_t *t, size_t len)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < len / 4; i++)
+		bad += t[i] != TRACE_WORD(i);
+	return bad;
+}
+
 static int phase_unplug(const char *path, const char *bdf)
 {
 	struct sigaction sa = {.sa_handler = on_sigbus}, old_bus, old_segv;
@@ -425,7 +570,9 @@ static int phase_unplug(const char *path, const char *bdf)
 	volatile uint32_t sink = 0;
 	struct pollfd pfd;
 	struct sb_event ev;
-	int fd = open(path, O_RDWR), r, sig;
+	int fd = open(path, O_RDWR), r, sig, status = 0, go[2], freed0;
+	volatile size_t bad = 0;
+	pid_t child;
 
 	if (fd < 0) {
 		check("unplug.open", 0, "open '%s': %s", path, strerror(errno));
@@ -439,9 +586,27 @@ static int phase_unplug(const char *path, const char *bdf)
 	check("unplug.mapped",
 	      map != MAP_FAILED && tmap != MAP_FAILED && map[SB_FW_ID_MAGIC / 4] == SB_REGMAP_MAGIC,
 	      "mappings before removal");
-	if (map == MAP_FAILED || tmap == MAP_FAILED)
+	if (map == MAP_FAILED || tmap == MAP_FAILED || pipe(go) < 0)
 		return 1;
-	tmap[0] = 0x600DF00Du;
+	for (size_t i = 0; i < trace.length / 4; i++)
+		tmap[i] = TRACE_WORD(i);
+	freed0 = dmesg_count(TRACE_FREED);
+
+	/* A child inherits the trace mapping and keeps it after this process lets go of it. */
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(3);
+		if (trace_pattern_bad(tmap, trace.length))
+			_exit(1);
+		tmap[0] = 0; /* writable too, and nobody else sees it any more */
+		_exit(tmap[0] == 0 ? 0 : 2);
+	}
+	close(go[0]);
 
 	r = sysfs_write("/sys/bus/pci/drivers/stackbench/unbind", bdf);
 	check("unplug.unbind", r == 0, "unbind %s: %d", bdf, r);
@@ -459,6 +624,9 @@ static int phase_unplug(const char *path, const char *bdf)
 	      "poll after removal: %d revents 0x%x", r, pfd.revents);
 	r = try_mmap(fd, 4096, regs.offset, MAP_SHARED);
 	check("unplug.mmap_enodev", r == -ENODEV, "mmap after removal: %d", r);
+	r = try_mmap(fd, 4096, trace.offset, MAP_SHARED);
+	check("unplug.mmap_trace_enodev", r == -ENODEV,
+	      "mmap of the trace buffer after removal: %d", r);
 
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGSEGV, &sa, &old_segv);
@@ -466,23 +634,45 @@ static int phase_unplug(const char *path, const char *bdf)
 	if (!sig)
 		sink = map[0];
 	check("unplug.regs_sigbus", sig == SIGBUS, "touching the register mapping: signal %d", sig);
+	/* The trace buffer is detached, not gone: the mapping reads what was there. */
 	sig = sigsetjmp(segv_jump, 1);
 	if (!sig)
-		sink = tmap[0];
-	check("unplug.trace_sigbus", sig == SIGBUS, "touching the trace mapping: signal %d", sig);
+		bad = trace_pattern_bad(tmap, trace.length);
+	check("unplug.trace_readable", sig == 0 && bad == 0,
+	      "reading the trace mapping after removal: signal %d, %zu words differ", sig, bad);
+	sig = sigsetjmp(segv_jump, 1);
+	if (!sig) {
+		tmap[1] = 0xD7ACE0FFu;
+		bad = tmap[1] != 0xD7ACE0FFu;
+		tmap[1] = TRACE_WORD(1);
+	}
+	check("unplug.trace_writable", sig == 0 && bad == 0,
+	      "writing the trace mapping after removal: signal %d", sig);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
 	(void)sink;
 	munmap((void *)map, regs.length);
-	munmap((void *)tmap, trace.length); /* the last mapping: the module frees the buffer */
+	munmap((void *)tmap, trace.length);
 	r = close(fd);
 	check("unplug.close", r == 0, "close: %s", strerror(errno));
 	r = access(path, F_OK);
 	check("unplug.node_gone", r < 0, "%s still exists after removal", path);
+	r = dmesg_count(TRACE_FREED);
+	check("unplug.trace_kept_for_child", r >= 0 && r == freed0,
+	      "the trace buffer was freed while a child still maps it (%d -> %d)", freed0, r);
 
-	r = sysfs_write("/sys/bus/pci/drivers/stackbench/bind", bdf);
+	/* The child, the last holder, reads and writes it, then exits: the buffer is freed. */
+	if (write(go[1], "g", 1) != 1 || waitpid(child, &status, 0) != child)
+		status = -1;
+	close(go[1]);
+	check("unplug.trace_child_readable", WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "the child holding the mapping: status 0x%x", status);
+	r = dmesg_count(TRACE_FREED);
+	check("unplug.trace_freed", r == freed0 + 1, "'%s' in the kernel log %d times, expected %d",
+	      TRACE_FREED, r, freed0 + 1);
+
+	r = rebind(path, bdf);
 	check("unplug.rebind", r == 0, "bind %s: %d", bdf, r);
-	usleep(300000); /* devtmpfs creates the node */
 	fd = open(path, O_RDWR);
 	v.size = sizeof(v);
 	r = fd < 0 ? -errno : xioctl(fd, SB_IOC_API_VERSION, &v);
@@ -490,6 +680,558 @@ static int phase_unplug(const char *path, const char *bdf)
 	      r);
 	if (fd >= 0)
 		close(fd);
+	return 0;
+}
+
+/* What a file opened read-only may do: read, map without PROT_WRITE, events; never write. */
+static int phase_rdonly(const char *path)
+{
+	uint32_t scratch = block_of(path, SB_BLK_BOARD_TYPE) + SB_BOARD_SCRATCH;
+	uint32_t mask3 = block_of(path, SB_BLK_GUPS_PORT_TYPE) + 3 * 0x100 + SB_GUPS_PORT_ADDR_MASK;
+	struct sb_region_info regs, tr;
+	struct sb_trace_dma td;
+	uint64_t v = 0, before = 0, after = 0;
+	int ro = open(path, O_RDONLY), rw = open(path, O_RDWR), r;
+	volatile uint32_t *p;
+
+	check("rdonly.open", ro >= 0 && rw >= 0, "open '%s': %s", path, strerror(errno));
+	if (ro < 0 || rw < 0)
+		return 1;
+	r = reg_io(ro, SB_REG_READ32, SB_FW_ID_MAGIC, &v);
+	check("rdonly.read32", r == 0 && v == SB_REGMAP_MAGIC, "read of the magic: %d, 0x%llx", r,
+	      (unsigned long long)v);
+	reg_io(rw, SB_REG_READ32, scratch, &before);
+	v = 0xBAD0BAD0u;
+	r = reg_io(ro, SB_REG_WRITE32, scratch, &v);
+	check("rdonly.write32_refused", r == -EBADF, "32-bit write on a read-only file: %d", r);
+	v = 0x3FFFFFFC0ull;
+	r = reg_io(ro, SB_REG_WRITE64, mask3, &v);
+	check("rdonly.write64_refused", r == -EBADF, "64-bit write on a read-only file: %d", r);
+	reg_io(rw, SB_REG_READ32, scratch, &after);
+	check("rdonly.scratch_unchanged", after == before,
+	      "board.scratch 0x%llx before, 0x%llx after", (unsigned long long)before,
+	      (unsigned long long)after);
+	r = region(ro, SB_REGION_REGS, &regs);
+	check("rdonly.region_flags",
+	      r == 0 && (regs.flags & SB_REGION_F_MMAP) &&
+	          !(regs.flags & (SB_REGION_F_WRITE | SB_REGION_F_MMAP_WRITE)),
+	      "register region flags 0x%x (%d)", regs.flags, r);
+	/* MAP_SHARED of a read-only file: the kernel clears VM_SHARED, keeps VM_MAYSHARE. */
+	p = mmap(NULL, regs.length, PROT_READ, MAP_SHARED, ro, (off_t)regs.offset);
+	check("rdonly.mmap_read", p != MAP_FAILED && p[SB_FW_ID_MAGIC / 4] == SB_REGMAP_MAGIC,
+	      "read-only MAP_SHARED mapping of the registers: %s",
+	      p == MAP_FAILED ? strerror(errno) : "wrong magic");
+	if (p != MAP_FAILED) {
+		r = mprotect((void *)p, regs.length, PROT_READ | PROT_WRITE) < 0 ? -errno : 0;
+		check("rdonly.mprotect_write_refused", r == -EACCES, "mprotect to PROT_WRITE: %d",
+		      r);
+		munmap((void *)p, regs.length);
+	}
+	r = try_mmap(ro, regs.length, regs.offset, MAP_SHARED);
+	check("rdonly.mmap_write_refused", r == -EACCES, "writable mapping: %d", r);
+	region(ro, SB_REGION_TRACE, &tr);
+	p = mmap(NULL, tr.length, PROT_READ, MAP_SHARED, ro, (off_t)tr.offset);
+	check("rdonly.mmap_trace_read", p != MAP_FAILED,
+	      "read-only mapping of the trace buffer: %s", strerror(errno));
+	if (p != MAP_FAILED)
+		munmap((void *)p, tr.length);
+	r = trace_dma(ro, SB_TRACE_DMA_SETUP, 0, 0, &td);
+	check("rdonly.trace_setup_refused", r == -EBADF, "SB_TRACE_DMA_SETUP: %d", r);
+	r = trace_dma(ro, SB_TRACE_DMA_STATUS, 0, 0, &td);
+	check("rdonly.trace_status", r == 0 && td.record_size == SB_TRACE_RECORD_BYTES,
+	      "SB_TRACE_DMA_STATUS: %d, record size %u", r, td.record_size);
+	close(ro);
+	close(rw);
+	return 0;
+}
+
+/* Drop CAP_SYS_RAWIO from this process's effective set (root stays root otherwise). */
+static int drop_rawio(void)
+{
+	struct __user_cap_header_struct h = {.version = _LINUX_CAPABILITY_VERSION_3, .pid = 0};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	if (syscall(SYS_capget, &h, d) < 0)
+		return -errno;
+	d[CAP_TO_INDEX(CAP_SYS_RAWIO)].effective &= ~CAP_TO_MASK(CAP_SYS_RAWIO);
+	return syscall(SYS_capset, &h, d) < 0 ? -errno : 0;
+}
+
+/* In a child without CAP_SYS_RAWIO: the register region maps read-only only. */
+static void rawio_child(const char *path, uint32_t scratch)
+{
+	struct sb_region_info regs, tr;
+	volatile uint32_t *p;
+	uint64_t v = DEV_SCRATCH;
+	int fd, r;
+
+	r = drop_rawio();
+	check("dma.drop_rawio", r == 0, "capset: %d", r);
+	fd = open(path, O_RDWR);
+	if (fd < 0)
+		_exit(100);
+	r = region(fd, SB_REGION_REGS, &regs);
+	check("dma.norawio_region_flags",
+	      r == 0 && (regs.flags & SB_REGION_F_WRITE) && !(regs.flags & SB_REGION_F_MMAP_WRITE),
+	      "register region flags without CAP_SYS_RAWIO: 0x%x (%d)", regs.flags, r);
+	r = try_mmap(fd, regs.length, regs.offset, MAP_SHARED);
+	check("dma.norawio_mmap_write_refused", r == -EPERM,
+	      "writable register mapping without CAP_SYS_RAWIO: %d", r);
+	p = mmap(NULL, regs.length, PROT_READ, MAP_SHARED, fd, (off_t)regs.offset);
+	check("dma.norawio_mmap_read", p != MAP_FAILED && p[SB_FW_ID_MAGIC / 4] == SB_REGMAP_MAGIC,
+	      "read-only register mapping without CAP_SYS_RAWIO: %s", strerror(errno));
+	if (p != MAP_FAILED) {
+		r = mprotect((void *)p, regs.length, PROT_READ | PROT_WRITE) < 0 ? -errno : 0;
+		check("dma.norawio_mprotect_refused", r == -EACCES, "mprotect to PROT_WRITE: %d",
+		      r);
+		munmap((void *)p, regs.length);
+	}
+	r = reg_io(fd, SB_REG_WRITE32, scratch, &v);
+	check("dma.norawio_ioctl_write", r == 0, "register write by ioctl: %d", r);
+	region(fd, SB_REGION_TRACE, &tr);
+	r = try_mmap(fd, tr.length, tr.offset, MAP_SHARED);
+	check("dma.norawio_trace_mmap", r == 0, "writable trace-buffer mapping: %d", r);
+	close(fd);
+	_exit((int)failures);
+}
+
+/*
+ * The registers holding DMA addresses are the driver's: register writes to them are refused,
+ * SB_IOC_TRACE_DMA points them at the driver's own buffer only. A writable mapping of the
+ * registers (which would bypass that) needs CAP_SYS_RAWIO.
+ */
+static int phase_dmaregs(const char *path)
+{
+	uint32_t trace = block_of(path, SB_BLK_TRACE_TYPE);
+	uint32_t scratch = block_of(path, SB_BLK_BOARD_TYPE) + SB_BOARD_SCRATCH;
+	struct sb_region_info ri;
+	struct sb_trace_dma td;
+	uint64_t v, addr = 0, size = 0, wr = 0;
+	int fd = open(path, O_RDWR), r, r2, r3, status = -1;
+	pid_t child;
+
+	if (fd < 0 || trace == UINT32_MAX) {
+		check("dma.open", 0, "open '%s': %s (trace block 0x%x)", path, strerror(errno),
+		      trace);
+		return 1;
+	}
+	region(fd, SB_REGION_TRACE, &ri);
+	v = 0x12345000ull;
+	r = reg_io(fd, SB_REG_WRITE64, trace + SB_TRACE_BUF_ADDR, &v);
+	reg_io(fd, SB_REG_READ64, trace + SB_TRACE_BUF_ADDR, &addr);
+	check("dma.buf_addr_user_refused", r == -EPERM && addr == ri.bus_addr,
+	      "writing trace.buf_addr = 0x12345000: %d; it holds 0x%llx (buffer at 0x%llx)", r,
+	      (unsigned long long)addr, (unsigned long long)ri.bus_addr);
+	v = 1;
+	r = reg_io(fd, SB_REG_WRITE32, trace + SB_TRACE_BUF_ADDR_HI, &v);
+	v = ri.length * 2;
+	r2 = reg_io(fd, SB_REG_WRITE32, trace + SB_TRACE_BUF_SIZE, &v);
+	v = 0;
+	r3 = reg_io(fd, SB_REG_WRITE64, trace + SB_TRACE_BUF_ADDR_HI, &v);
+	reg_io(fd, SB_REG_READ32, trace + SB_TRACE_BUF_SIZE, &size);
+	check("dma.halves_refused",
+	      r == -EPERM && r2 == -EPERM && r3 == -EPERM && size == ri.length,
+	      "buf_addr_hi %d, buf_size %d, buf_addr_hi+buf_size %d; buf_size holds 0x%llx", r, r2,
+	      r3, (unsigned long long)size);
+	v = ri.bus_addr;
+	r = reg_io(fd, SB_REG_WRITE64, trace + SB_TRACE_BUF_ADDR, &v);
+	check("dma.own_addr_by_register_refused", r == -EPERM,
+	      "writing the driver's own address by register: %d (SB_IOC_TRACE_DMA does that)", r);
+	v = 64;
+	r = reg_io(fd, SB_REG_WRITE32, trace + SB_TRACE_BURST_LEN, &v);
+	check("dma.other_trace_regs", r == 0, "writing trace.burst_len: %d", r);
+
+	r = trace_dma(fd, SB_TRACE_DMA_SETUP, 4096, 8192, &td);
+	reg_io(fd, SB_REG_READ64, trace + SB_TRACE_BUF_ADDR, &addr);
+	reg_io(fd, SB_REG_READ32, trace + SB_TRACE_BUF_SIZE, &size);
+	check("dma.setup_ring",
+	      r == 0 && td.ring_offset == 4096 && td.ring_size == 8192 &&
+	          addr == ri.bus_addr + 4096 && size == 8192,
+	      "SETUP 4096+8192: %d (ring %u+%u), buf_addr 0x%llx buf_size 0x%llx (buffer 0x%llx)",
+	      r, td.ring_offset, td.ring_size, (unsigned long long)addr, (unsigned long long)size,
+	      (unsigned long long)ri.bus_addr);
+	r = trace_dma(fd, SB_TRACE_DMA_SETUP, (uint32_t)ri.length - 4096, 8192, &td);
+	r2 = trace_dma(fd, SB_TRACE_DMA_SETUP, 8, 64, &td);
+	r3 = trace_dma(fd, SB_TRACE_DMA_SETUP, 0, (uint32_t)ri.length + 32, &td);
+	check("dma.setup_outside_refused", r == -EINVAL && r2 == -EINVAL && r3 == -EINVAL,
+	      "past the end %d, misaligned %d, too long %d", r, r2, r3);
+	r = trace_dma(fd, 7, 0, 0, &td);
+	check("dma.bad_op", r == -EINVAL, "operation 7: %d", r);
+	r = trace_dma(fd, SB_TRACE_DMA_SETUP, 0, 0, &td);
+	reg_io(fd, SB_REG_READ64, trace + SB_TRACE_BUF_ADDR, &addr);
+	reg_io(fd, SB_REG_READ32, trace + SB_TRACE_BUF_SIZE, &size);
+	check("dma.setup_whole",
+	      r == 0 && td.ring_offset == 0 && td.ring_size == ri.length && addr == ri.bus_addr &&
+	          size == ri.length,
+	      "SETUP of the whole buffer: %d (ring %u+%u), buf_addr 0x%llx buf_size 0x%llx", r,
+	      td.ring_offset, td.ring_size, (unsigned long long)addr, (unsigned long long)size);
+	r = trace_dma(fd, SB_TRACE_DMA_STATUS, 0, 0, &td);
+	reg_io(fd, SB_REG_READ32, trace + SB_TRACE_WR_PTR, &wr);
+	check(
+	    "dma.status",
+	    r == 0 && td.record_size == SB_TRACE_RECORD_BYTES && td.wr_ptr == wr &&
+	        td.ring_size == ri.length && td.records == 0 && td.dropped == 0,
+	    "STATUS: %d, record size %u, wr_ptr %u (register %llu), ring %u, records %llu dropped "
+	    "%llu",
+	    r, td.record_size, td.wr_ptr, (unsigned long long)wr, td.ring_size,
+	    (unsigned long long)td.records, (unsigned long long)td.dropped);
+	close(fd);
+
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		rawio_child(path, scratch);
+	if (child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status))
+		check("dma.norawio_child", 0, "the child without CAP_SYS_RAWIO: status 0x%x",
+		      status);
+	else
+		failures += (unsigned)WEXITSTATUS(status);
+	return 0;
+}
+
+/* Interrupts of the device named name in /proc/interrupts (-1: no such line). */
+static long irq_count(const char *name)
+{
+	char line[512];
+	long total = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':'), *end;
+		size_t n = strlen(line);
+
+		while (n && (line[n - 1] == '\n' || line[n - 1] == ' '))
+			line[--n] = 0;
+		if (!p || n < strlen(name) || strcmp(line + n - strlen(name), name))
+			continue;
+		total = 0;
+		for (p++;; p = end) {
+			long c = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			total += c;
+		}
+	}
+	fclose(f);
+	return total;
+}
+
+/* Events by MSI-X (the ivshmem-doorbell device, whose vector the bridge raises). */
+static int phase_msi(const char *path, const char *bdf)
+{
+	struct sb_device_info di = {.size = sizeof(di)};
+	long before, after;
+	int fd = open(path, O_RDWR | O_NONBLOCK), fd2, r;
+
+	if (fd < 0) {
+		check("msi.open", 0, "open '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	r = xioctl(fd, SB_IOC_DEVICE_INFO, &di);
+	check("msi.device_info", r == 0 && (di.flags & SB_DEVICE_F_MSI) && di.irq_vectors == 1,
+	      "%d: flags 0x%x, %u vectors", r, di.flags, di.irq_vectors);
+	before = irq_count(strrchr(path, '/') + 1);
+	thermal_event("msi", path, fd);
+	after = irq_count(strrchr(path, '/') + 1);
+	check("msi.interrupt_counted", before >= 0 && after > before,
+	      "/proc/interrupts: %ld before the event, %ld after", before, after);
+	/* A file closed after removal gives back what it took (nothing, with MSI). */
+	fd2 = open(path, O_RDONLY);
+	r = sysfs_write("/sys/bus/pci/drivers/stackbench/unbind", bdf);
+	check("msi.unbind", r == 0 && fd2 >= 0, "unbind %s: %d", bdf, r);
+	r = close(fd2) < 0 ? -errno : 0;
+	r = r ? r : (close(fd) < 0 ? -errno : 0);
+	check("msi.close_after_remove", r == 0, "close after removal: %d", r);
+	r = rebind(path, bdf);
+	fd = r ? -1 : open(path, O_RDWR);
+	di.size = sizeof(di);
+	r = fd < 0 ? -errno : xioctl(fd, SB_IOC_DEVICE_INFO, &di);
+	check("msi.rebind", r == 0 && (di.flags & SB_DEVICE_F_MSI), "bind again: %d, flags 0x%x", r,
+	      di.flags);
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+/* Polled events (msi=0): files closed after removal, then events after binding again. */
+static int phase_pollers(const char *path, const char *bdf)
+{
+	struct sb_device_info di = {.size = sizeof(di)};
+	int fd1 = open(path, O_RDWR), fd2 = open(path, O_RDONLY | O_NONBLOCK), r;
+
+	if (fd1 < 0 || fd2 < 0) {
+		check("pollers.open", 0, "open '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	r = xioctl(fd1, SB_IOC_DEVICE_INFO, &di);
+	check("pollers.polling",
+	      r == 0 && !(di.flags & SB_DEVICE_F_MSI) && di.irq_vectors == 0 && di.poll_interval_ms,
+	      "%d: flags 0x%x, %u vectors, poll every %u ms", r, di.flags, di.irq_vectors,
+	      di.poll_interval_ms);
+	r = sysfs_write("/sys/bus/pci/drivers/stackbench/unbind", bdf);
+	check("pollers.unbind", r == 0, "unbind %s: %d", bdf, r);
+	r = close(fd1) < 0 ? -errno : 0;
+	r = r ? r : (close(fd2) < 0 ? -errno : 0);
+	check("pollers.close_after_remove", r == 0, "close after removal: %d", r);
+	r = rebind(path, bdf);
+	check("pollers.rebind", r == 0, "bind again: %d", r);
+	fd1 = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd1 < 0)
+		return 1;
+	thermal_event("pollers", path, fd1);
+	close(fd1);
+	return 0;
+}
+
+/*
+ * Deadlock checks. A thread's ioctl argument lies on a userfaultfd page, so copying it blocks
+ * until this program resolves the fault; meanwhile an unbind (and in scenario A an mmap of the
+ * device, which holds mmap_lock for writing) is started. A driver that copies the argument
+ * while holding its state lock then deadlocks: the unbind waits for the lock, the mmap (A) or
+ * the fault handler of the device's own register mapping (B, the argument's tail lies there)
+ * waits behind the unbind, and the ioctl waits for the mmap or for the fault handler.
+ */
+struct dl_job {
+	int fd;
+	void *arg;
+	const char *bdf;
+	int uffd;
+	void *page, *src;
+	size_t map_len;
+	uint64_t map_off;
+	long ret;
+	int go, done;
+};
+
+/*
+ * The threads exist before anything blocks (creating one maps its stack, which would wait for
+ * a blocked mmap_lock) and wait for their go.
+ */
+static void dl_go(struct dl_job *j)
+{
+	__atomic_store_n(&j->go, 1, __ATOMIC_RELEASE);
+}
+
+static void dl_wait_go(struct dl_job *j)
+{
+	while (!__atomic_load_n(&j->go, __ATOMIC_ACQUIRE))
+		usleep(1000);
+}
+
+static void dl_done(struct dl_job *j, long ret)
+{
+	j->ret = ret;
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+}
+
+static void *dl_ioctl(void *p)
+{
+	struct dl_job *j = p;
+
+	dl_wait_go(j);
+	dl_done(j, xioctl(j->fd, SB_IOC_REG_ACCESS, j->arg));
+	return NULL;
+}
+
+static void *dl_unbind(void *p)
+{
+	struct dl_job *j = p;
+
+	dl_wait_go(j);
+	dl_done(j, sysfs_write("/sys/bus/pci/drivers/stackbench/unbind", j->bdf));
+	return NULL;
+}
+
+static void *dl_mmap(void *p)
+{
+	struct dl_job *j = p;
+	void *m;
+
+	dl_wait_go(j);
+	m = mmap(NULL, j->map_len, PROT_READ, MAP_SHARED, j->fd, (off_t)j->map_off);
+
+	if (m != MAP_FAILED)
+		munmap(m, j->map_len);
+	dl_done(j, m == MAP_FAILED ? -errno : 0);
+	return NULL;
+}
+
+static void *dl_resolve(void *p)
+{
+	struct dl_job *j = p;
+	struct uffdio_copy c = {.dst = (uintptr_t)j->page, .src = (uintptr_t)j->src, .len = 4096};
+
+	dl_wait_go(j);
+	dl_done(j, ioctl(j->uffd, UFFDIO_COPY, &c) < 0 ? -errno : 0);
+	return NULL;
+}
+
+/* A userfaultfd watching one anonymous page. */
+static int dl_uffd(void *page)
+{
+	struct uffdio_api api = {.api = UFFD_API};
+	struct uffdio_register reg = {.range = {(uintptr_t)page, 4096},
+	                              .mode = UFFDIO_REGISTER_MODE_MISSING};
+	int uffd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (uffd < 0)
+		return -errno;
+	if (ioctl(uffd, UFFDIO_API, &api) < 0 || ioctl(uffd, UFFDIO_REGISTER, &reg) < 0) {
+		close(uffd);
+		return -errno;
+	}
+	return uffd;
+}
+
+/* Wait for the ioctl's fault on the watched page (5 s). */
+static int dl_fault_seen(int uffd)
+{
+	struct pollfd pfd = {.fd = uffd, .events = POLLIN};
+	struct uffd_msg msg;
+
+	if (poll(&pfd, 1, 5000) != 1 || read(uffd, &msg, sizeof(msg)) != (ssize_t)sizeof(msg))
+		return 0;
+	return msg.event == UFFD_EVENT_PAGEFAULT;
+}
+
+/* What a scenario's child process shares with the parent that watches it. */
+struct dl_shared {
+	struct dl_job io, ub, mm, rs;
+	int uffd, fault_seen;
+};
+
+/*
+ * The scenario itself, in a child process: once its mmap_lock is stuck, every page fault of
+ * the process blocks too (a stack page, a buffer), so the parent, another process, watches.
+ */
+static void dl_child(struct dl_shared *sh, const char *path, const char *bdf, int with_mmap)
+{
+	static unsigned char src[4096] __attribute__((aligned(4096)));
+	struct sb_reg_io ra = {0};
+	struct sb_region_info regs;
+	pthread_t th[4];
+	int fd = open(path, O_RDWR), n = 0;
+	char *area;
+
+	if (fd < 0 || region(fd, SB_REGION_REGS, &regs) < 0)
+		_exit(2);
+	/* Two pages: the watched one, then (B) the device's register mapping or (A) nothing. */
+	area = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	mmap(area, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (!with_mmap)
+		mmap(area + 4096, 4096, PROT_READ, MAP_SHARED | MAP_FIXED, fd, (off_t)regs.offset);
+	sh->uffd = dl_uffd(area);
+	if (sh->uffd < 0)
+		_exit(3);
+	/* A: the whole argument on the watched page; B: its first 8 bytes, the rest registers. */
+	ra.size = sizeof(ra);
+	ra.op = SB_REG_READ32;
+	ra.offset = SB_FW_ID_MAGIC;
+	memcpy(src + (with_mmap ? 0 : 4096 - 8), &ra, with_mmap ? sizeof(ra) : 8);
+	sh->io = (struct dl_job){.fd = fd, .arg = area + (with_mmap ? 0 : 4096 - 8)};
+	sh->ub = (struct dl_job){.bdf = bdf};
+	sh->mm = (struct dl_job){.fd = fd, .map_len = 4096, .map_off = regs.offset};
+	sh->rs = (struct dl_job){.uffd = sh->uffd, .page = area, .src = src};
+	if (!with_mmap)
+		sh->mm.done = 1;
+	pthread_create(&th[n++], NULL, dl_ioctl, &sh->io);
+	pthread_create(&th[n++], NULL, dl_unbind, &sh->ub);
+	pthread_create(&th[n++], NULL, dl_resolve, &sh->rs);
+	if (with_mmap)
+		pthread_create(&th[n++], NULL, dl_mmap, &sh->mm);
+	dl_go(&sh->io);
+	sh->fault_seen = dl_fault_seen(sh->uffd);
+	/*
+	 * The unbind finishes unless the ioctl holds the state lock while it faults; then it
+	 * waits for the lock (and the 8 s pass).
+	 */
+	dl_go(&sh->ub);
+	for (int t = 0; t < 800 && !__atomic_load_n(&sh->ub.done, __ATOMIC_ACQUIRE); t++)
+		usleep(10000);
+	if (with_mmap) {
+		dl_go(&sh->mm);
+		usleep(300000); /* ... and the mmap holds mmap_lock and waits behind the unbind */
+	}
+	dl_go(&sh->rs);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	_exit(0);
+}
+
+/* Returns 1 when the child's threads are stuck (it can never finish). */
+static int dl_scenario(const char *path, const char *bdf, int with_mmap)
+{
+	const char *sc = with_mmap ? "deadlock.a" : "deadlock.b";
+	struct dl_shared *sh =
+	    mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct dl_job *jobs[4];
+	int left = 4, status = -1;
+	char name[64];
+	pid_t child;
+
+	if (sh == MAP_FAILED)
+		return 0;
+	memset(sh, 0, sizeof(*sh));
+	sh->uffd = -1;
+	jobs[0] = &sh->io, jobs[1] = &sh->ub, jobs[2] = &sh->rs, jobs[3] = &sh->mm;
+	fflush(stdout);
+	child = fork();
+	if (child == 0)
+		dl_child(sh, path, bdf, with_mmap);
+	/* Setup, up to 5 s for the fault, 8.3 s of waits, then 10 s for everything to finish. */
+	for (int t = 0; t < 250 && left; t++) {
+		usleep(100000);
+		left = 0;
+		for (int i = 0; i < 4; i++)
+			left += !__atomic_load_n(&jobs[i]->done, __ATOMIC_ACQUIRE);
+		if (waitpid(child, &status, WNOHANG) == child) {
+			child = -1;
+			break;
+		}
+	}
+	snprintf(name, sizeof(name), "%s_setup", sc);
+	check(name, sh->uffd >= 0 && sh->fault_seen,
+	      "userfaultfd %d, the ioctl faulted on the watched page: %d (child status 0x%x)",
+	      sh->uffd, sh->fault_seen, status);
+	snprintf(name, sizeof(name), "%s_no_deadlock", sc);
+	check(name, left == 0,
+	      "threads still blocked after 25 s: ioctl %s, unbind %s, fault resolution %s, mmap %s",
+	      sh->io.done ? "done" : "blocked", sh->ub.done ? "done" : "blocked",
+	      sh->rs.done ? "done" : "blocked", sh->mm.done ? "done" : "blocked");
+	if (left)
+		return 1;
+	if (child > 0)
+		waitpid(child, &status, 0);
+	snprintf(name, sizeof(name), "%s_results", sc);
+	/*
+	 * The mmap and the ioctl find the board removed (A); in B copying the argument's tail
+	 * faults on the register mapping, which removal took away (SIGBUS, so EFAULT).
+	 */
+	check(name,
+	      sh->ub.ret == 0 && sh->rs.ret == 0 && sh->io.ret == (with_mmap ? -ENODEV : -EFAULT) &&
+	          (!with_mmap || sh->mm.ret == -ENODEV),
+	      "unbind %ld, fault resolution %ld, ioctl %ld, mmap %ld", sh->ub.ret, sh->rs.ret,
+	      sh->io.ret, sh->mm.ret);
+	munmap(sh, sizeof(*sh));
+	snprintf(name, sizeof(name), "%s_rebind", sc);
+	check(name, rebind(path, bdf) == 0, "bind %s again", bdf);
+	return 0;
+}
+
+/* Both scenarios, or the one $sbvm_deadlock names ("a" or "b", from the kernel command line). */
+static int phase_deadlock(const char *path, const char *bdf)
+{
+	const char *which = getenv("sbvm_deadlock") ? getenv("sbvm_deadlock") : "ab";
+
+	if ((strchr(which, 'a') && dl_scenario(path, bdf, 1)) ||
+	    (strchr(which, 'b') && dl_scenario(path, bdf, 0))) {
+		printf("DEADLOCK-STUCK\n");
+		return 1;
+	}
+	printf("DEADLOCK-DONE\n");
 	return 0;
 }
 
@@ -567,30 +1309,33 @@ static int phase_latency(const char *path)
 	return 0;
 }
 
+/* The phases: one argument (a path or URI), or two (the device node and the BDF). */
+static const struct {
+	const char *name;
+	int (*one)(const char *arg);
+	int (*two)(const char *path, const char *bdf);
+} phases[] = {
+    {"pci", phase_pci, NULL},           {"dev", phase_dev, NULL},
+    {"after", phase_after, NULL},       {"bad", phase_bad, NULL},
+    {"trace", phase_trace, NULL},       {"events", phase_events, NULL},
+    {"rdonly", phase_rdonly, NULL},     {"dmaregs", phase_dmaregs, NULL},
+    {"latency", phase_latency, NULL},   {"unplug", NULL, phase_unplug},
+    {"msi", NULL, phase_msi},           {"pollers", NULL, phase_pollers},
+    {"deadlock", NULL, phase_deadlock},
+};
+
 int main(int argc, char **argv)
 {
-	int r;
-
-	if (argc == 3 && !strcmp(argv[1], "pci"))
-		r = phase_pci(argv[2]);
-	else if (argc == 3 && !strcmp(argv[1], "dev"))
-		r = phase_dev(argv[2]);
-	else if (argc == 3 && !strcmp(argv[1], "after"))
-		r = phase_after(argv[2]);
-	else if (argc == 3 && !strcmp(argv[1], "bad"))
-		r = phase_bad(argv[2]);
-	else if (argc == 3 && !strcmp(argv[1], "trace"))
-		r = phase_trace(argv[2]);
-	else if (argc == 3 && !strcmp(argv[1], "events"))
-		r = phase_events(argv[2]);
-	else if (argc == 4 && !strcmp(argv[1], "unplug"))
-		r = phase_unplug(argv[2], argv[3]);
-	else if (argc == 3 && !strcmp(argv[1], "latency"))
-		r = phase_latency(argv[2]);
-	else {
-		fprintf(stderr, "usage: sb_vmcheck pci|dev|after|bad|trace|events|latency ARG | "
-		                "unplug PATH BDF\n");
-		return 100;
+	for (size_t i = 0; argc >= 3 && i < sizeof(phases) / sizeof(phases[0]); i++) {
+		if (strcmp(argv[1], phases[i].name))
+			continue;
+		if (phases[i].one && argc == 3)
+			return (int)failures + phases[i].one(argv[2]);
+		if (phases[i].two && argc == 4)
+			return (int)failures + phases[i].two(argv[2], argv[3]);
 	}
-	return (int)failures + r;
+	fprintf(stderr,
+	        "usage: sb_vmcheck pci|dev|after|bad|trace|events|rdonly|dmaregs|latency ARG\n"
+	        "       sb_vmcheck unplug|msi|pollers|deadlock PATH BDF\n");
+	return 100;
 }

@@ -202,12 +202,18 @@ struct sb_run_progress {
 	double last_temp_c, last_power_w; /* steady-state hot spot, mean power (NAN: none) */
 	unsigned last_attempt;            /* 0: first run of the point */
 	bool last_failed;
+	/* A long point in progress (in_point: this call reports it, not a stored point): its
+	 * bench time so far and in all, the latest hot spot and power (NAN: none). */
+	bool in_point;
+	const struct sb_campaign_point *current;
+	double current_t_s, current_s, current_temp_c, current_power_w;
 };
 
 struct sb_run_options {
 	bool resume;   /* continue the latest campaign of this name in the store */
 	unsigned jobs; /* workers (0 = 1); one device URI each */
-	/* Called (serialized) after each stored point and once at start (last = NULL). */
+	/* Called (serialized) after each stored point, once at start (last = NULL), and during
+	 * points of 10 s of bench time or more at most once a second of wall time (in_point). */
 	void (*progress)(void *ctx, const struct sb_run_progress *p);
 	void *progress_ctx;
 	/* Set (by a signal handler) to stop: the point in progress is discarded. */
@@ -223,6 +229,14 @@ struct sb_run_summary {
 	unsigned recovered; /* recoveries after a failure */
 	double wall_s;
 };
+
+/*
+ * Check a loaded campaign against its boards without running anything (what --dry-run does):
+ * open each device URI and the instruments as a run would, and check that every point can run
+ * on every board (ports, stream interface, address mode). Returns 0, SB_ERR_INVAL (a point the
+ * board cannot run: the detail names it), or the device or instrument error.
+ */
+int sb_campaign_check(const struct sb_campaign *c, unsigned jobs);
 
 /*
  * Run a loaded campaign into an open store. Opens one device per worker, checks every point

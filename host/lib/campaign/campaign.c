@@ -61,7 +61,9 @@ struct worker {
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
 	int sample_err;
-	unsigned sample_err_src; /* the source whose read failed */
+	unsigned sample_err_src;             /* the source whose read failed */
+	const struct sb_campaign_point *cur; /* the point running (progress inside it) */
+	double prog_wall;                    /* wall time of the last progress inside it */
 	pthread_t thread;
 };
 
@@ -259,6 +261,9 @@ fail:
 	return e;
 }
 
+static bool all_sim(const struct sb_campaign *c);
+static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sample *s);
+
 /* Append a sample: the counters, then every source. */
 static int take_sample(struct worker *w, uint64_t t_ns, const struct sb_port_counters *total)
 {
@@ -307,6 +312,7 @@ static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *to
 		w->sample_err = e;
 		return 1;
 	}
+	report_in_point(w, t_ns, &w->samples[w->nsamples - 1]);
 	return stop_requested(w->en) || w->en->abort;
 }
 
@@ -649,8 +655,44 @@ static void report_progress(struct engine *en, const struct worker *w,
 	}
 	if (en->nrun)
 		pr.eta_s = pr.elapsed_s / en->nrun * (pr.total - pr.done);
+	else if (!all_sim(en->c))
+		/* on hardware bench time is wall time: the durations say how long it takes */
+		pr.eta_s = (double)(pr.total - pr.done) * (double)sb_campaign_point_ns(en->c) /
+		           1e9 / (en->o->jobs ? en->o->jobs : 1);
 	if (en->o->progress)
 		en->o->progress(en->o->progress_ctx, &pr);
+}
+
+/* Progress inside a long point (thermal points run 200 s): at most once a second. */
+static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sample *s)
+{
+	struct engine *en = w->en;
+	double now = wall_now();
+	uint64_t point_ns = sb_campaign_point_ns(en->c);
+	struct sb_run_progress pr;
+
+	if (!en->o->progress || !w->cur || point_ns < 10000000000ull || now - w->prog_wall < 1.0)
+		return;
+	w->prog_wall = now;
+	pthread_mutex_lock(&en->lock);
+	pr = (struct sb_run_progress){
+	    .done = en->ndone,
+	    .total = en->c->npoints,
+	    .done_run = en->nrun,
+	    .elapsed_s = now - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
+	    .eta_s = -1,
+	    .device = w->uri,
+	    .last_temp_c = NAN,
+	    .last_power_w = NAN,
+	    .in_point = true,
+	    .current = w->cur,
+	    .current_t_s = (double)t_ns / 1e9,
+	    .current_s = (double)point_ns / 1e9,
+	    .current_temp_c = s->temp_c,
+	    .current_power_w = s->power_w,
+	};
+	en->o->progress(en->o->progress_ctx, &pr);
+	pthread_mutex_unlock(&en->lock);
 }
 
 /* Sample the instruments at t = 0 (just before the ports start), then run the point; with a
@@ -778,6 +820,7 @@ again:
 	if ((e = sb_point_trace_open(&pt, en->c, sb_store_path(en->st), en->id, p, attempt,
 	                             w->dev)) < 0)
 		return e;
+	w->cur = p;
 	e = start_point(w, &spec, r, &pt);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
@@ -995,6 +1038,29 @@ static int check_points(struct worker *w)
 	return 0;
 }
 
+int sb_campaign_check(const struct sb_campaign *c, unsigned jobs)
+{
+	struct sb_run_options o = {0};
+	struct engine en = {.c = c, .o = &o};
+	int e = 0;
+
+	if (jobs > c->ndevices && !all_sim(c))
+		return sb_error_set(
+		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
+		    jobs, jobs, c->file, c->ndevices);
+	/* each device once, like the workers of a run (sim: URIs reused by --jobs are alike) */
+	for (unsigned i = 0; i < c->ndevices && e == 0; i++) {
+		struct worker w = {.en = &en, .id = i, .uri = c->device[i]};
+
+		if ((e = open_worker(&w)) == 0)
+			e = check_points(&w);
+		close_sources(&w);
+		sb_device_close(w.dev);
+		free(w.samples);
+	}
+	return e;
+}
+
 /* What created (or resumed) a campaign: the build, the host, the first worker's board. */
 static char *engine_provenance(struct sb_device *dev)
 {
@@ -1037,6 +1103,8 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 			    c->file, (long long)prev.id, prev.name, c->hash, prev.hash);
 		en->id = prev.id;
 		sum->resumed = true;
+		if ((e = sb_store_campaign_status(en->st, en->id, "running")) < 0)
+			return e;
 		if ((e = sb_store_points_attempts(en->st, en->id, en->done, en->attempts,
 		                                  c->npoints)) < 0)
 			return e;
@@ -1132,6 +1200,8 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	sum->retried = en.nretried;
 	sum->recovered = en.nrecovered;
 	if (en.abort) {
+		if (sb_store_campaign_status(st, en.id, "error") < 0)
+			sb_warn("%s", sb_error_detail());
 		e = sb_error_set(en.err, "%s", en.detail);
 	} else if (en.ndone == c->npoints) {
 		if (en.nrun || !sum->resumed)
@@ -1139,10 +1209,12 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		e = sb_store_campaign_status(st, en.id, "complete");
 	} else if (stop_requested(&en)) {
 		event(&en, -1, "interrupted", NULL, "%u of %u points stored", en.ndone, c->npoints);
+		/* not "running" any more: list shows it waiting for a resume */
+		if (sb_store_campaign_status(st, en.id, "interrupted") < 0)
+			sb_warn("%s", sb_error_detail());
 		e = sb_error_set(SB_ERR_INTERRUPTED,
-		                 "campaign %lld '%s' interrupted with %u of %u points stored; "
-		                 "continue with: stackbench run %s --resume",
-		                 (long long)en.id, c->name, en.ndone, c->npoints, c->file);
+		                 "campaign %lld '%s' interrupted with %u of %u points stored",
+		                 (long long)en.id, c->name, en.ndone, c->npoints);
 	}
 fail_workers:
 	for (unsigned i = 0; i < jobs; i++) {

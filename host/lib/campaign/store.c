@@ -304,6 +304,33 @@ static int migrate_v3(struct sb_store *st)
 }
 
 /*
+ * Named migration "point_traces" (trace capture, issue 14), independent of the schema version
+ * number: the table of the runs' trace captures, and schema_migrations recording it. Run in the
+ * schema transaction of every database opened for writing (whatever its version); readers see
+ * the table when it is there.
+ */
+static const char migrate_point_traces_sql[] =
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS point_traces ("
+    " point_id INTEGER PRIMARY KEY REFERENCES points(id),"
+    " file TEXT NOT NULL," /* relative to the database's folder */
+    " path TEXT NOT NULL," /* onchip or dma */
+    " burst_records INTEGER NOT NULL,"
+    " gap_cycles INTEGER NOT NULL,"
+    " port_mask INTEGER NOT NULL,"
+    " subpartitions TEXT NOT NULL," /* vault or bank */
+    " records INTEGER NOT NULL,"
+    " executed INTEGER NOT NULL,"
+    " density REAL NOT NULL,"
+    " captured INTEGER NOT NULL,"
+    " lost_records INTEGER NOT NULL,"
+    " bursts INTEGER NOT NULL,"
+    " lost_bursts INTEGER NOT NULL,"
+    " cycles INTEGER NOT NULL);"
+    "INSERT OR IGNORE INTO schema_migrations VALUES ('point_traces', " NOW_SQL ");";
+
+/*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
  * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
@@ -375,33 +402,6 @@ out:
 	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return e;
 }
-
-/*
- * Named migration "point_traces" (trace capture, issue 14), independent of the schema version
- * number: the table of the runs' trace captures, and schema_migrations recording it. Run in the
- * schema transaction of every database opened for writing (whatever its version); readers see
- * the table when it is there.
- */
-static const char migrate_point_traces_sql[] =
-    "CREATE TABLE IF NOT EXISTS schema_migrations ("
-    " name TEXT PRIMARY KEY, applied_at TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS point_traces ("
-    " point_id INTEGER PRIMARY KEY REFERENCES points(id),"
-    " file TEXT NOT NULL," /* relative to the database's folder */
-    " path TEXT NOT NULL," /* onchip or dma */
-    " burst_records INTEGER NOT NULL,"
-    " gap_cycles INTEGER NOT NULL,"
-    " port_mask INTEGER NOT NULL,"
-    " subpartitions TEXT NOT NULL," /* vault or bank */
-    " records INTEGER NOT NULL,"
-    " executed INTEGER NOT NULL,"
-    " density REAL NOT NULL,"
-    " captured INTEGER NOT NULL,"
-    " lost_records INTEGER NOT NULL,"
-    " bursts INTEGER NOT NULL,"
-    " lost_bursts INTEGER NOT NULL,"
-    " cycles INTEGER NOT NULL);"
-    "INSERT OR IGNORE INTO schema_migrations VALUES ('point_traces', " NOW_SQL ");";
 
 /* Whether the database has the point_traces table (sets st->has_traces). */
 static int find_point_traces(struct sb_store *st)

@@ -4,7 +4,8 @@
  * through its uapi (driver/include/uapi/linux/stackbench.h).
  *
  * Register access: on a board the module reports SB_DEVICE_F_MMAP_EXACT and registers are
- * plain loads and stores on a mapping of the register region (no system call per access). In
+ * plain loads and stores on a mapping of the register region (no system call per access),
+ * when the opener may map it writable (CAP_SYS_RAWIO: SB_REGION_F_MMAP_WRITE), else ioctls. In
  * test mode (the simulated board behind QEMU's ivshmem, served by the bridge) a mapping is
  * only an image of the registers, so each access is an SB_IOC_REG_ACCESS ioctl, which the
  * module performs exactly. The URI option access=mmap|ioctl overrides the choice.
@@ -152,8 +153,11 @@ static int dev_open(const struct sb_uri *uri, void **priv)
 	}
 	if ((err = identify(d)) < 0)
 		goto fail_identify;
+	/* From 1.1 a writable register mapping needs CAP_SYS_RAWIO (SB_REGION_F_MMAP_WRITE). */
 	d->use_mmap = access_opt ? !strcmp(access_opt, "mmap")
-	                         : (d->info.flags & SB_DEVICE_F_MMAP_EXACT) != 0;
+	                         : (d->info.flags & SB_DEVICE_F_MMAP_EXACT) &&
+	                               ((d->api_version & 0xFFFF) < 1 ||
+	                                (d->regs.flags & SB_REGION_F_MMAP_WRITE));
 	if (d->use_mmap) {
 		map = mmap(NULL, d->regs.length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
 		           (off_t)d->regs.offset);

@@ -128,8 +128,11 @@ static int check_spec(const struct sb_device *dev, const struct sb_point_spec *s
 		return sb_error_set(SB_ERR_INVAL, "stream groups hold 1..%d requests, not %u",
 		                    SB_STREAM_MAX, s->stream);
 	if (s->stream && s->type == SB_REQ_RW && s->stream % 2)
-		return sb_error_set(SB_ERR_INVAL,
-		                    "an rw stream group writes then reads back: give an even size");
+		return sb_error_set(
+		    SB_ERR_INVAL,
+		    "an rw stream group writes each address then reads it back: the "
+		    "number of requests per group must be even, not %u",
+		    s->stream);
 	if (!s->duration_ns && !s->iterations)
 		return sb_error_set(SB_ERR_INVAL, "a point needs a duration or an iteration count");
 	if (s->capture && (s->stream || !s->ports))

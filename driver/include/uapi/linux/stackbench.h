@@ -3,10 +3,19 @@
  * stackbench: userspace interface of the stackbench PCIe driver (/dev/stackbench<N>).
  *
  * One character device per board. It offers:
- *   - ioctl: API version, device info, region info, exact register access;
+ *   - ioctl: API version, device info, region info, exact register access, trace DMA setup
+ *     and progress;
  *   - mmap: the register region (offset SB_REGION_OFFSET(SB_REGION_REGS)) and the DMA trace
  *     buffer (offset SB_REGION_OFFSET(SB_REGION_TRACE)), MAP_SHARED only, bounds-checked;
  *   - read/poll: board events (struct sb_event), the irq.status bits of the register map.
+ *
+ * Access (docs/driver.md, "Trust model"). A file opened read-only may read (ioctls, mappings
+ * without PROT_WRITE, events); register writes and SB_TRACE_DMA_SETUP need a file opened for
+ * writing (else -EBADF). The registers that hold DMA addresses (trace.buf_addr, buf_size) are
+ * the driver's: SB_IOC_REG_ACCESS refuses writes to them (-EPERM) and SB_IOC_TRACE_DMA
+ * programs them with the driver's own buffer. A writable mapping of the register region
+ * bypasses every check, so it needs CAP_SYS_RAWIO in the opener (else mmap is -EPERM and the
+ * region lacks SB_REGION_F_MMAP_WRITE): without it, writes go through SB_IOC_REG_ACCESS.
  *
  * Every ioctl argument struct begins with a __u32 'size' that userspace sets to sizeof the
  * struct it was compiled with. The driver rejects a size smaller than the first published
@@ -25,7 +34,8 @@
 
 /* Interface version: major << 16 | minor. A different major is incompatible. */
 #define SB_UAPI_VERSION_MAJOR 1
-#define SB_UAPI_VERSION_MINOR 0
+/* 1.1: SB_IOC_TRACE_DMA, SB_REGION_F_MMAP_WRITE, access rules above. */
+#define SB_UAPI_VERSION_MINOR 1
 #define SB_UAPI_VERSION ((SB_UAPI_VERSION_MAJOR << 16) | SB_UAPI_VERSION_MINOR)
 
 #define SB_IOC_MAGIC 0xD5
@@ -88,6 +98,8 @@ struct sb_device_info {
 #define SB_REGION_F_READ (1u << 0)
 #define SB_REGION_F_WRITE (1u << 1)
 #define SB_REGION_F_MMAP (1u << 2)
+/* 1.1: this file may map the region with PROT_WRITE (without it: PROT_READ only). */
+#define SB_REGION_F_MMAP_WRITE (1u << 3)
 
 /* SB_IOC_REGION_INFO: one region; userspace sets size and index. */
 struct sb_region_info {
@@ -97,7 +109,7 @@ struct sb_region_info {
 	__u32 reserved;
 	__u64 length;   /* out: bytes; a mapping must lie within [0, length) */
 	__u64 offset;   /* out: mmap offset of the region's first byte */
-	__u64 bus_addr; /* out: SB_REGION_TRACE: bus address programmed into trace.buf_addr */
+	__u64 bus_addr; /* out: SB_REGION_TRACE: the buffer's bus address (see SB_IOC_TRACE_DMA) */
 };
 
 /* Register access operations. */
@@ -110,7 +122,9 @@ struct sb_region_info {
  * SB_IOC_REG_ACCESS: one exact register access, performed by the driver (ioread32/iowrite32
  * on hardware; a mailbox transaction with the bridge in test mode). 64-bit operations run
  * both halves without any other access of this device in between. offset must be 4-byte
- * aligned and the access inside the register region; reserved must be 0.
+ * aligned and the access inside the register region; reserved must be 0. Writes need a file
+ * opened for writing (-EBADF otherwise); writes that touch a register holding a DMA address
+ * (trace.buf_addr, trace.buf_size) are -EPERM: SB_IOC_TRACE_DMA programs those.
  */
 struct sb_reg_io {
 	__u32 size;
@@ -118,6 +132,47 @@ struct sb_reg_io {
 	__u32 offset; /* byte offset in the register space */
 	__u32 reserved;
 	__u64 value; /* in for writes, out for reads */
+};
+
+/* SB_IOC_TRACE_DMA operations. */
+#define SB_TRACE_DMA_STATUS 0 /* the capture's progress; any file */
+#define SB_TRACE_DMA_SETUP 1  /* point the board's trace DMA at a ring in the buffer; writers */
+
+/*
+ * SB_IOC_TRACE_DMA (1.1): trace capture into the DMA trace buffer (region SB_REGION_TRACE).
+ * The driver alone programs the board's DMA address registers, always with its own buffer.
+ *
+ * SETUP (a file opened for writing): clears trace.control (capture and DMA off), programs
+ * trace.buf_addr and trace.buf_size with the ring [ring_offset, ring_offset + ring_size) of
+ * the buffer (both multiples of the record size; ring_size 0: up to the end of the buffer),
+ * then pulses trace.control.reset (pointers and counters to 0). -EINVAL when the ring does
+ * not fit the buffer. Capture itself is the caller's: write burst_len, gap, port_mask, then
+ * trace.control = enable | dma (SB_IOC_REG_ACCESS or the mapping).
+ *
+ * STATUS (any file): makes the records the board has written visible to the CPU (a DMA sync
+ * of the ring) and returns the capture's counters. The newest records are at ring_offset +
+ * [0, wr_ptr) of the mapped buffer; once the ring has wrapped (status & wrapped),
+ * [wr_ptr, ring_size) holds older ones. 'records' counts the records written since SETUP: a
+ * reader that has consumed N of them has lost records - N - ring_size / record_size of them
+ * when that is positive.
+ *
+ * Events: the board sets irq.status.trace_ready at the end of every burst; read(2) on the
+ * device returns it in struct sb_event (the default 'events' mask includes it). The usual loop
+ * is: SETUP, start capture, then { poll/read until trace_ready; STATUS; consume the new
+ * records }. -EOPNOTSUPP when the board has no trace block or the module no buffer
+ * (trace_kib=0).
+ */
+struct sb_trace_dma {
+	__u32 size;
+	__u32 op;          /* in: SB_TRACE_DMA_* */
+	__u32 ring_offset; /* in (SETUP), out: byte offset of the ring in the trace buffer */
+	__u32 ring_size;   /* in (SETUP), out: bytes of the ring */
+	__u32 record_size; /* out: trace.record_size, bytes per record */
+	__u32 wr_ptr;      /* out: trace.wr_ptr, byte offset in the ring of the next record */
+	__u32 status;      /* out: trace.status (active, full, wrapped) */
+	__u32 sample_id;   /* out: trace.sample_id, the current or last burst */
+	__u64 records;     /* out: trace.records, records written since SETUP */
+	__u64 dropped;     /* out: trace.dropped, records the board could not write */
 };
 
 /*
@@ -139,5 +194,6 @@ struct sb_event {
 #define SB_IOC_DEVICE_INFO _IO(SB_IOC_MAGIC, 0x01) /* struct sb_device_info */
 #define SB_IOC_REGION_INFO _IO(SB_IOC_MAGIC, 0x02) /* struct sb_region_info */
 #define SB_IOC_REG_ACCESS _IO(SB_IOC_MAGIC, 0x03)  /* struct sb_reg_io */
+#define SB_IOC_TRACE_DMA _IO(SB_IOC_MAGIC, 0x04)   /* struct sb_trace_dma (1.1) */
 
 #endif /* _UAPI_LINUX_STACKBENCH_H */
