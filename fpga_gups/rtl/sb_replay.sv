@@ -414,6 +414,7 @@ module sb_replay #(
 	// ---------------------------------------------------------------- statistics
 	// Merge the lanes' events per link: at most one lane of a link reports in a cycle.
 	reg [LINKS-1:0] li_v, li_w, lc_v, lc_e;
+	wire [31:0] v_off;
 	reg [6:0] lc_es [0:LINKS-1];
 	reg [3:0] li_vault [0:LINKS-1];
 	reg [3:0] li_flits [0:LINKS-1];
@@ -456,21 +457,11 @@ module sb_replay #(
 	reg [63:0] issued, completed, reads, writes, lat_sum, lag_sum, end_cycle;
 	reg [31:0] lat_min, lat_max, lag_max, errors, bad;
 	reg st_error, st_bad;
-	reg [63:0] v_req [0:V-1];
-	reg [63:0] v_lat_sum [0:V-1];
-	reg [63:0] v_lag_sum [0:V-1];
-	reg [31:0] v_flits [0:V-1];
-	reg [31:0] v_lat_max [0:V-1];
 
 	// What this cycle's events add.
 	reg [63:0] n_iss, n_rd, n_wr, n_cpl, n_err, s_lag, s_lat;
 	reg [31:0] m_lag, m_latmax, m_latmin;
-	reg [63:0] vd_req [0:V-1];
-	reg [63:0] vd_lat [0:V-1];
-	reg [63:0] vd_lag [0:V-1];
-	reg [31:0] vd_flits [0:V-1];
-	reg [31:0] vd_max [0:V-1];
-	integer b, v;
+	integer b;
 	always @* begin
 		n_iss = 64'd0;
 		n_rd = 64'd0;
@@ -482,13 +473,6 @@ module sb_replay #(
 		m_lag = lag_max;
 		m_latmax = lat_max;
 		m_latmin = lat_min;
-		for (v = 0; v < V; v = v + 1) begin
-			vd_req[v] = 64'd0;
-			vd_lat[v] = 64'd0;
-			vd_lag[v] = 64'd0;
-			vd_flits[v] = 32'd0;
-			vd_max[v] = v_lat_max[v];
-		end
 		for (b = 0; b < LINKS; b = b + 1) begin
 			if (li_v[b]) begin
 				n_iss = n_iss + 64'd1;
@@ -499,9 +483,6 @@ module sb_replay #(
 				s_lag = s_lag + {32'd0, li_lag[b]};
 				if (li_lag[b] > m_lag)
 					m_lag = li_lag[b];
-				vd_req[li_vault[b]] = vd_req[li_vault[b]] + 64'd1;
-				vd_lag[li_vault[b]] = vd_lag[li_vault[b]] + {32'd0, li_lag[b]};
-				vd_flits[li_vault[b]] = vd_flits[li_vault[b]] + {28'd0, li_flits[b]};
 			end
 			if (lc_v[b]) begin
 				n_cpl = n_cpl + 64'd1;
@@ -512,10 +493,71 @@ module sb_replay #(
 					m_latmax = lc_lat[b];
 				if (lc_lat[b] < m_latmin)
 					m_latmin = lc_lat[b];
-				vd_lat[lc_vault[b]] = vd_lat[lc_vault[b]] + {32'd0, lc_lat[b]};
-				if (lc_lat[b] > vd_max[lc_vault[b]])
-					vd_max[lc_vault[b]] = lc_lat[b];
 			end
+		end
+	end
+
+	// Per-vault statistics: one bank per link of V entries (distributed RAM), updated
+	// read-modify-write by that link's events (at most one per cycle) through one write port;
+	// a register read adds the banks. rst and control.reset clear the entries one per cycle
+	// (V cycles); the arrays read 0 meanwhile and take no events.
+	reg [4:0] clr;
+	wire clearing = clr != V[4:0];
+	wire [LINKS*64-1:0] b_req, b_lag, b_lat;
+	wire [LINKS*32-1:0] b_flits, b_max;
+	wire [3:0] vi;
+	genvar g;
+	generate
+		for (g = 0; g < LINKS; g = g + 1) begin : g_vbank
+			reg [63:0] req [0:V-1];
+			reg [63:0] lag [0:V-1];
+			reg [31:0] fl [0:V-1];
+			reg [63:0] lat [0:V-1];
+			reg [31:0] mx [0:V-1];
+			wire [3:0] ia = clearing ? clr[3:0] : li_vault[g];
+			wire [3:0] ic = clearing ? clr[3:0] : lc_vault[g];
+			wire [31:0] mx_old = mx[ic];
+			always @(posedge clk) begin
+				if (clearing || li_v[g]) begin
+					req[ia] <= clearing ? 64'd0 : req[ia] + 64'd1;
+					lag[ia] <= clearing ? 64'd0 : lag[ia] + {32'd0, li_lag[g]};
+					fl[ia] <= clearing ? 32'd0 : fl[ia] + {28'd0, li_flits[g]};
+				end
+				if (clearing || lc_v[g]) begin
+					lat[ic] <= clearing ? 64'd0 : lat[ic] + {32'd0, lc_lat[g]};
+					mx[ic] <= clearing ? 32'd0 : (lc_lat[g] > mx_old) ? lc_lat[g] : mx_old;
+				end
+			end
+			assign b_req[g*64 +: 64] = req[vi];
+			assign b_lag[g*64 +: 64] = lag[vi];
+			assign b_lat[g*64 +: 64] = lat[vi];
+			assign b_flits[g*32 +: 32] = fl[vi];
+			assign b_max[g*32 +: 32] = mx[vi];
+		end
+	endgenerate
+	reg [63:0] v_req, v_lag_sum, v_lat_sum;
+	reg [31:0] v_flits, v_lat_max;
+	integer k;
+	always @* begin
+		v_req = 64'd0;
+		v_lag_sum = 64'd0;
+		v_lat_sum = 64'd0;
+		v_flits = 32'd0;
+		v_lat_max = 32'd0;
+		for (k = 0; k < LINKS; k = k + 1) begin
+			v_req = v_req + b_req[k*64 +: 64];
+			v_lag_sum = v_lag_sum + b_lag[k*64 +: 64];
+			v_lat_sum = v_lat_sum + b_lat[k*64 +: 64];
+			v_flits = v_flits + b_flits[k*32 +: 32];
+			if (b_max[k*32 +: 32] > v_lat_max)
+				v_lat_max = b_max[k*32 +: 32];
+		end
+		if (clearing) begin
+			v_req = 64'd0;
+			v_lag_sum = 64'd0;
+			v_lat_sum = 64'd0;
+			v_flits = 32'd0;
+			v_lat_max = 32'd0;
 		end
 	end
 
@@ -557,13 +599,8 @@ module sb_replay #(
 			bad <= bad + 32'd1;
 			st_bad <= 1'b1;
 		end
-		for (w = 0; w < V; w = w + 1) begin
-			v_req[w] <= v_req[w] + vd_req[w];
-			v_lat_sum[w] <= v_lat_sum[w] + vd_lat[w];
-			v_lag_sum[w] <= v_lag_sum[w] + vd_lag[w];
-			v_flits[w] <= v_flits[w] + vd_flits[w];
-			v_lat_max[w] <= vd_max[w];
-		end
+		if (clearing)
+			clr <= clr + 5'd1;
 		if (rst || reset_pulse) begin
 			fetch_ptr <= 32'd0;
 			head <= 32'd0;
@@ -582,13 +619,7 @@ module sb_replay #(
 			st_error <= 1'b0;
 			st_bad <= 1'b0;
 			bad <= 32'd0;
-			for (w = 0; w < V; w = w + 1) begin
-				v_req[w] <= 64'd0;
-				v_lat_sum[w] <= 64'd0;
-				v_lag_sum[w] <= 64'd0;
-				v_flits[w] <= 32'd0;
-				v_lat_max[w] <= 32'd0;
-			end
+			clr <= 5'd0;
 		end
 		if (rst) begin
 			m_axis_rdreq_tvalid <= 1'b0;
@@ -610,8 +641,8 @@ module sb_replay #(
 	end
 
 	wire in_vault = reg_addr >= VBASE && reg_addr < VBASE + V * VSTRIDE;
-	wire [31:0] v_off = reg_addr - VBASE;
-	wire [3:0] vi = v_off[8:5];
+	assign v_off = reg_addr - VBASE;
+	assign vi = v_off[8:5];
 	wire [4:0] vsub = v_off[4:0];
 
 	// The word read at reg_addr; the low word of a read-only 64-bit register latches its high
@@ -626,12 +657,12 @@ module sb_replay #(
 		rd_is_hi = 1'b0;
 		if (in_vault) begin
 			case (vsub)
-			5'h00: begin rd_is_wide = 1'b1; rd_wide = v_req[vi]; end
-			5'h08: begin rd_is_wide = 1'b1; rd_wide = v_lat_sum[vi]; end
-			5'h10: begin rd_is_wide = 1'b1; rd_wide = v_lag_sum[vi]; end
+			5'h00: begin rd_is_wide = 1'b1; rd_wide = v_req; end
+			5'h08: begin rd_is_wide = 1'b1; rd_wide = v_lat_sum; end
+			5'h10: begin rd_is_wide = 1'b1; rd_wide = v_lag_sum; end
 			5'h04, 5'h0C, 5'h14: rd_is_hi = 1'b1;
-			5'h18: rd_word = v_flits[vi];
-			5'h1C: rd_word = v_lat_max[vi];
+			5'h18: rd_word = v_flits;
+			5'h1C: rd_word = v_lat_max;
 			default: ;
 			endcase
 		end else begin

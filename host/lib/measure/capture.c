@@ -418,7 +418,8 @@ int sb_capture_poll(struct sb_capture *c)
 	    (err = rd32(c, SB_TRACE_SAMPLE_ID, &sample)) < 0 || (err = board_cycles(c, &now)) < 0)
 		return err;
 	if (c->cfg.path == SB_CAPTURE_DMA) {
-		if ((err = drain_dma(c, records, &got)) < 0)
+		if ((err = sb_device_dma_sync(c->dev, &c->buf)) < 0 ||
+		    (err = drain_dma(c, records, &got)) < 0)
 			return err;
 	} else {
 		/* The on-chip buffer holds what came before the counters were read, and maybe
@@ -582,7 +583,7 @@ static int setup_dma(struct sb_capture *c)
 	int err;
 
 	err = sb_device_dma_alloc(c->dev, want, &c->buf);
-	if (err == SB_ERR_INVAL && !c->cfg.dma_bytes && want > 65536) {
+	if ((err == SB_ERR_INVAL || err == SB_ERR_RANGE) && !c->cfg.dma_bytes && want > 65536) {
 		/* A smaller module buffer (trace_kib): take what it has. */
 		want = 65536;
 		err = sb_device_dma_alloc(c->dev, want, &c->buf);
@@ -734,10 +735,8 @@ int sb_capture_start(struct sb_capture *c)
 	    (err = wr32(c, SB_TRACE_PORT_MASK, c->port_mask)) < 0)
 		return err;
 	if (c->cfg.path == SB_CAPTURE_DMA) {
-		if ((err = sb_device_write64(c->dev, c->trace + SB_TRACE_BUF_ADDR, c->buf.bus)) <
-		        0 ||
-		    (err = wr32(c, SB_TRACE_BUF_SIZE,
-		                (uint32_t)(c->ring_records * SB_TRACE_RECORD_BYTES))) < 0)
+		/* The ring: on dev: the module programs the DMA registers (they are its alone). */
+		if ((err = sb_device_trace_dma_setup(c->dev, &c->buf)) < 0)
 			return err;
 		ctl |= SB_TRACE_CONTROL_DMA_MASK;
 		if (c->irq != UINT32_MAX &&
@@ -782,8 +781,9 @@ int sb_capture_stop(struct sb_capture *c, uint64_t executed, const char *execute
 	c->st.executed = executed;
 	c->st.cycles = c->now_cycle - c->start_cycle;
 	c->st.density = executed ? (double)c->st.records / (double)executed : 0;
-	if (c->st.lost_bursts > c->st.bursts && c->st.bursts)
-		c->st.lost_bursts = c->st.bursts;
+	/* A burst that lost every record was begun too. */
+	if (c->st.lost_bursts > c->st.bursts)
+		c->st.bursts = c->st.lost_bursts;
 	memset(tc, 0, sizeof(*tc));
 	tc->sampled = c->st.records != executed || c->cfg.gap_cycles;
 	tc->burst_records = c->cfg.burst_records;
@@ -804,10 +804,11 @@ int sb_capture_stop(struct sb_capture *c, uint64_t executed, const char *execute
 		                   " that arrived later than the reorder window",
 		                   c->st.corrupt, c->st.late);
 	if (c->st.dropped)
-		sb_trace_info_warn(c->info,
-		                   "the board dropped %" PRIu64 " of %" PRIu64
-		                   " records (buffer full): the host did not drain it fast enough",
-		                   c->st.dropped, tc->captured);
+		sb_trace_info_warn(
+		    c->info,
+		    "the board dropped %" PRIu64 " of %" PRIu64
+		    " records (its buffer was full, or its DMA could not write them)",
+		    c->st.dropped, tc->captured);
 	if ((err = sb_trace_capture_check(tc, c->path)) < 0)
 		return err;
 	return sb_trace_writer_update(c->w, c->info);
