@@ -544,21 +544,15 @@ module sb_replay #(
 		v_lat_sum = 64'd0;
 		v_flits = 32'd0;
 		v_lat_max = 32'd0;
-		for (k = 0; k < LINKS; k = k + 1) begin
-			v_req = v_req + b_req[k*64 +: 64];
-			v_lag_sum = v_lag_sum + b_lag[k*64 +: 64];
-			v_lat_sum = v_lat_sum + b_lat[k*64 +: 64];
-			v_flits = v_flits + b_flits[k*32 +: 32];
-			if (b_max[k*32 +: 32] > v_lat_max)
-				v_lat_max = b_max[k*32 +: 32];
-		end
-		if (clearing) begin
-			v_req = 64'd0;
-			v_lag_sum = 64'd0;
-			v_lat_sum = 64'd0;
-			v_flits = 32'd0;
-			v_lat_max = 32'd0;
-		end
+		for (k = 0; k < LINKS; k = k + 1)
+			if (!clearing) begin
+				v_req = v_req + b_req[k*64 +: 64];
+				v_lag_sum = v_lag_sum + b_lag[k*64 +: 64];
+				v_lat_sum = v_lat_sum + b_lat[k*64 +: 64];
+				v_flits = v_flits + b_flits[k*32 +: 32];
+				if (b_max[k*32 +: 32] > v_lat_max)
+					v_lat_max = b_max[k*32 +: 32];
+			end
 	end
 
 	reg [31:0] control_word, status_word;

@@ -320,12 +320,6 @@ enum {
 	OPT_RIG,
 	OPT_SAMPLE_MS,
 	OPT_NO_INST,
-	OPT_TRACE,
-	OPT_TRACE_BURST,
-	OPT_TRACE_GAP,
-	OPT_TRACE_PORTS,
-	OPT_TRACE_BANKS,
-	OPT_TRACE_PATH,
 };
 
 struct inst_args {
@@ -385,12 +379,12 @@ static int point_run(int argc, char **argv)
 	    {"rig", required_argument, NULL, OPT_RIG},
 	    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
 	    {"no-instruments", no_argument, NULL, OPT_NO_INST},
-	    {"trace", required_argument, NULL, OPT_TRACE},
-	    {"trace-burst", required_argument, NULL, OPT_TRACE_BURST},
-	    {"trace-gap", required_argument, NULL, OPT_TRACE_GAP},
-	    {"trace-ports", required_argument, NULL, OPT_TRACE_PORTS},
-	    {"trace-banks", no_argument, NULL, OPT_TRACE_BANKS},
-	    {"trace-path", required_argument, NULL, OPT_TRACE_PATH},
+	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
+	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
+	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
+	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},
+	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -404,10 +398,8 @@ static int point_run(int argc, char **argv)
 	struct sb_geometry geo;
 	struct sb_point_instruments inst;
 	struct inst_args ia = {0};
-	struct sb_capture_config ccfg;
+	struct sb_cli_capture_opts co = {0};
 	struct sb_capture_stats cst;
-	const char *trace_out = NULL;
-	bool trace_opts = false;
 	struct sb_device *dev;
 	uint64_t v, ports = 0;
 	double d;
@@ -415,9 +407,14 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	sb_point_spec_init(&spec, 0);
-	sb_capture_config_init(&ccfg);
+	sb_capture_config_init(&co.cfg);
 	memset(&cst, 0, sizeof(cst));
 	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
+		if ((rc = sb_cli_capture_option("point", c, optarg, &co)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			uri = optarg;
@@ -499,45 +496,6 @@ static int point_run(int argc, char **argv)
 		case OPT_NO_INST:
 			ia.none = true;
 			break;
-		case OPT_TRACE:
-			trace_out = optarg;
-			break;
-		case OPT_TRACE_BURST:
-		case OPT_TRACE_GAP:
-			if (sb_parse_u64(optarg,
-			                 c == OPT_TRACE_GAP ? "--trace-gap" : "--trace-burst",
-			                 false, &v) < 0 ||
-			    v > UINT32_MAX)
-				return sb_cli_usage_error("point", "%s: 0..%u",
-				                          c == OPT_TRACE_GAP ? "--trace-gap"
-				                                             : "--trace-burst",
-				                          UINT32_MAX);
-			if (c == OPT_TRACE_GAP)
-				ccfg.gap_cycles = (uint32_t)v;
-			else
-				ccfg.burst_records = (uint32_t)v;
-			trace_opts = true;
-			break;
-		case OPT_TRACE_PORTS:
-			if (sb_capture_parse_ports(optarg, &ccfg.port_mask) < 0)
-				return sb_cli_usage_error("point", "--trace-ports: %s",
-				                          sb_error_detail());
-			trace_opts = true;
-			break;
-		case OPT_TRACE_BANKS:
-			ccfg.banks = true;
-			trace_opts = true;
-			break;
-		case OPT_TRACE_PATH:
-			if (!strcmp(optarg, "onchip"))
-				ccfg.path = SB_CAPTURE_ONCHIP;
-			else if (!strcmp(optarg, "dma"))
-				ccfg.path = SB_CAPTURE_DMA;
-			else
-				return sb_cli_usage_error("point", "--trace-path %s: onchip or dma",
-				                          optarg);
-			trace_opts = true;
-			break;
 		case OPT_STREAM:
 			if (sb_parse_u64(optarg, "--stream", false, &v) < 0 || v < 1 ||
 			    v > SB_STREAM_MAX)
@@ -583,9 +541,9 @@ static int point_run(int argc, char **argv)
 	if (spec.cooling && ia.none)
 		return sb_cli_usage_error("point",
 		                          "--cooling needs a cooling rig (not --no-instruments)");
-	if (trace_opts && !trace_out)
-		return sb_cli_usage_error("point", "the --trace-* options need --trace OUT.sbt");
-	if (trace_out && spec.stream)
+	if ((rc = sb_cli_capture_check("point", &co)) != 0)
+		return rc;
+	if (co.out && spec.stream)
 		return sb_cli_usage_error("point",
 		                          "--trace records GUPS ports, not --stream groups");
 	if ((err = sb_device_open(&dev, uri)) < 0)
@@ -611,7 +569,7 @@ static int point_run(int argc, char **argv)
 		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
 		goto out;
 	}
-	if (trace_out && (err = sb_capture_open(&spec.capture, dev, &ccfg, trace_out)) < 0) {
+	if (co.out && (err = sb_capture_open(&spec.capture, dev, &co.cfg, co.out)) < 0) {
 		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		                         : sb_cli_error(err);
 		goto out;
@@ -637,11 +595,11 @@ static int point_run(int argc, char **argv)
 	sb_provenance_instruments(&prov, &spec.inst);
 	sb_provenance_point(&prov, spec.seed, &res);
 	if (json)
-		rc = print_json(&spec, pattern, &res, &prov, trace_out, &cst);
+		rc = print_json(&spec, pattern, &res, &prov, co.out, &cst);
 	else {
 		print_text(&spec, pattern, &res);
-		if (trace_out)
-			print_trace(trace_out, &cst);
+		if (co.out)
+			print_trace(co.out, &cst);
 		rc = SB_EXIT_OK;
 	}
 	if (res.failed && rc == SB_EXIT_OK)

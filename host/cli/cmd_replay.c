@@ -67,11 +67,6 @@ enum {
 	OPT_SELECT,
 	OPT_NOCOAL,
 	OPT_RING,
-	OPT_TRACE,
-	OPT_TBURST,
-	OPT_TGAP,
-	OPT_TBANKS,
-	OPT_TPATH,
 };
 
 static void print_text(const char *name, const struct sb_replay_result *r)
@@ -198,38 +193,38 @@ static int replay_run(int argc, char **argv)
 	    {"no-coalesce", no_argument, NULL, OPT_NOCOAL},
 	    {"ports", required_argument, NULL, 'n'},
 	    {"ring-log2", required_argument, NULL, OPT_RING},
-	    {"trace", required_argument, NULL, OPT_TRACE},
-	    {"trace-burst", required_argument, NULL, OPT_TBURST},
-	    {"trace-gap", required_argument, NULL, OPT_TGAP},
-	    {"trace-banks", no_argument, NULL, OPT_TBANKS},
-	    {"trace-path", required_argument, NULL, OPT_TPATH},
+	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
+	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
+	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},
+	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
 	    {"json", required_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct sb_cli_trace_opts to = {0};
 	struct sb_replay_config cfg;
-	struct sb_capture_config ccfg;
+	struct sb_cli_capture_opts co = {0};
 	struct sb_capture_stats cst;
 	struct sb_replay_result res;
 	struct sb_trace_reader *r = NULL;
 	struct sb_capture *cap = NULL;
 	struct sb_device *dev = NULL;
-	const char *uri = sb_cli_default_device(), *json = NULL, *trace = NULL;
-	bool trace_opts = false;
+	const char *uri = sb_cli_default_device(), *json = NULL;
 	uint64_t v;
 	double d;
 	int c, rc, err;
 
 	sb_replay_config_init(&cfg);
-	sb_capture_config_init(&ccfg);
-	ccfg.burst_records = 0; /* the replay's own trace: every request */
-	ccfg.gap_cycles = 0;
+	sb_capture_config_init(&co.cfg);
+	co.cfg.burst_records = 0; /* the replay's own trace: every request */
+	co.cfg.gap_cycles = 0;
 	memset(&cst, 0, sizeof(cst));
 	while ((c = getopt_long(argc, argv, "d:f:n:j:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
-		if ((rc = sb_cli_trace_option("replay", c, optarg, &to)) >= 0) {
+		if ((rc = sb_cli_trace_option("replay", c, optarg, &to)) >= 0 ||
+		    (rc = sb_cli_capture_option("replay", c, optarg, &co)) >= 0) {
 			if (rc)
 				return rc;
 			continue;
@@ -270,37 +265,6 @@ static int replay_run(int argc, char **argv)
 				                          optarg);
 			cfg.ring_log2 = (unsigned)v;
 			break;
-		case OPT_TRACE:
-			trace = optarg;
-			break;
-		case OPT_TBURST:
-		case OPT_TGAP:
-			if (sb_parse_u64(optarg, c == OPT_TGAP ? "--trace-gap" : "--trace-burst",
-			                 false, &v) < 0 ||
-			    v > UINT32_MAX)
-				return sb_cli_usage_error(
-				    "replay", "%s: 0..%u",
-				    c == OPT_TGAP ? "--trace-gap" : "--trace-burst", UINT32_MAX);
-			if (c == OPT_TGAP)
-				ccfg.gap_cycles = (uint32_t)v;
-			else
-				ccfg.burst_records = (uint32_t)v;
-			trace_opts = true;
-			break;
-		case OPT_TBANKS:
-			ccfg.banks = true;
-			trace_opts = true;
-			break;
-		case OPT_TPATH:
-			if (!strcmp(optarg, "onchip"))
-				ccfg.path = SB_CAPTURE_ONCHIP;
-			else if (!strcmp(optarg, "dma"))
-				ccfg.path = SB_CAPTURE_DMA;
-			else
-				return sb_cli_usage_error("replay",
-				                          "--trace-path %s: onchip or dma", optarg);
-			trace_opts = true;
-			break;
 		case 'j':
 			json = optarg;
 			break;
@@ -311,14 +275,14 @@ static int replay_run(int argc, char **argv)
 			return sb_cli_usage_error("replay", "bad option");
 		}
 	}
-	if (trace_opts && !trace)
-		return sb_cli_usage_error("replay", "the --trace-* options need --trace OUT.sbt");
+	if ((rc = sb_cli_capture_check("replay", &co)) != 0)
+		return rc;
 	if (optind >= argc)
 		return sb_cli_usage_error("replay", "expected a TRACE to replay");
-	if (trace) {
+	if (co.out) {
 		const char *const *in = (const char *const *)argv + optind;
 
-		if (sb_output_check_inputs(trace, in, (size_t)(argc - optind)) < 0)
+		if (sb_output_check_inputs(co.out, in, (size_t)(argc - optind)) < 0)
 			return sb_cli_usage_error("replay", "--trace: %s", sb_error_detail());
 	}
 	if ((rc = sb_cli_trace_open("replay", &to, argv + optind, argc - optind, &r)) != 0)
@@ -327,10 +291,10 @@ static int replay_run(int argc, char **argv)
 		rc = sb_cli_device_error(err);
 		goto out;
 	}
-	if (trace) {
+	if (co.out) {
 		/* The capture records the ports the replay issues on. */
-		ccfg.port_mask = cfg.port_mask;
-		if ((err = sb_capture_open(&cap, dev, &ccfg, trace)) < 0) {
+		co.cfg.port_mask = cfg.port_mask;
+		if ((err = sb_capture_open(&cap, dev, &co.cfg, co.out)) < 0) {
 			rc = err == SB_ERR_INVAL
 			         ? sb_cli_usage_error("replay", "%s", sb_error_detail())
 			         : sb_cli_error(err);
@@ -353,13 +317,13 @@ static int replay_run(int argc, char **argv)
 	}
 	if (!json || strcmp(json, "-"))
 		print_text(r->name, &res);
-	if (trace && (!json || strcmp(json, "-")))
-		printf("\ntrace      %s: %llu records of %llu requests (%llu lost)\n", trace,
+	if (co.out && (!json || strcmp(json, "-")))
+		printf("\ntrace      %s: %llu records of %llu requests (%llu lost)\n", co.out,
 		       (unsigned long long)cst.records, (unsigned long long)cst.executed,
 		       (unsigned long long)(cst.dropped + cst.corrupt + cst.late));
 	rc = SB_EXIT_OK;
 	if (json) {
-		cJSON *o = result_json(r->name, &res, trace, &cst);
+		cJSON *o = result_json(r->name, &res, co.out, &cst);
 
 		err = o ? write_json(json, o) : sb_error_set(SB_ERR_NOMEM, "out of memory");
 		cJSON_Delete(o);
