@@ -49,14 +49,22 @@ int sb_cli_error(int err);
 int sb_cli_device_error(int err);
 
 /*
- * Errors of a campaign (running it or checking it): 3 when a board or an instrument cannot be
- * opened, 4 when the campaign file asks for something wrong (a malformed URI, a point the
- * board cannot run), 1 otherwise. Prints the message.
+ * Errors of a campaign (running it or checking it), by where they came from (sum): a board or
+ * an instrument that cannot be opened 3 (4 when its URI or connection string is malformed:
+ * the file's fault), a point the boards cannot run 4, a bad --jobs for the file's devices 2,
+ * anything during the run 1. Prints the message.
  */
-int sb_cli_campaign_error(int err);
+struct sb_run_summary;
+int sb_cli_campaign_error(int err, const struct sb_run_summary *sum);
 
 /* A time for people: "2 s", "24 ms", "1.5 us", "3 h 20 min" (ns in, text out). */
 const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
+
+/*
+ * Errors opening a results database: one that does not exist, is not a stackbench database,
+ * or has a newer schema is a bad input file (4); anything else 1. Prints the message.
+ */
+int sb_cli_store_error(int err);
 
 /* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
 const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "stackbench/campaign.h"
 #include "stackbench/error.h"
 #include "stackbench/version.h"
 
@@ -64,30 +65,18 @@ const char *sb_cli_build_facts(void)
 	return buf;
 }
 
-int sb_cli_campaign_error(int err)
+int sb_cli_campaign_error(int err, const struct sb_run_summary *sum)
 {
 	sb_cli_error(err);
-	switch (err) {
-	case SB_ERR_URI:
-	case SB_ERR_INVAL:
-	case SB_ERR_PARSE:
-	case SB_ERR_MISMATCH:
+	if (sum->check_failed || err == SB_ERR_URI || err == SB_ERR_PARSE ||
+	    (sum->open_failed && err == SB_ERR_INVAL))
 		return SB_EXIT_INPUT;
-	case SB_ERR_NOT_FOUND:
-	case SB_ERR_IO:
-	case SB_ERR_PERM:
-	case SB_ERR_BUSY:
-	case SB_ERR_BAD_MAGIC:
-	case SB_ERR_VERSION:
-	case SB_ERR_ALIGN:
-	case SB_ERR_LOOP:
-	case SB_ERR_RANGE:
-	case SB_ERR_NOT_SUPPORTED:
-	case SB_ERR_TIMEOUT:
+	if (sum->open_failed)
 		return SB_EXIT_DEVICE;
-	default:
-		return SB_EXIT_FAILURE;
-	}
+	/* before anything opened: the command line (--jobs against the file's devices) */
+	if (err == SB_ERR_INVAL && !sum->run && !sum->campaign_id)
+		return SB_EXIT_USAGE;
+	return SB_EXIT_FAILURE;
 }
 
 const char *sb_cli_shell_quote(char *buf, size_t size, const char *s)
@@ -138,4 +127,12 @@ const char *sb_cli_fmt_ns(char *buf, size_t size, double ns)
 		}
 	snprintf(buf, size, "%.4g ns", ns);
 	return buf;
+}
+
+int sb_cli_store_error(int err)
+{
+	sb_cli_error(err);
+	return err == SB_ERR_NOT_FOUND || err == SB_ERR_DB || err == SB_ERR_VERSION
+	           ? SB_EXIT_INPUT
+	           : SB_EXIT_FAILURE;
 }

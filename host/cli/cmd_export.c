@@ -93,7 +93,7 @@ static int export_run(int argc, char **argv)
 	if (out && (e = sb_output_check_inputs(out, &db, 1)) < 0)
 		return sb_cli_error(e);
 	if ((e = sb_store_open_readonly(&st, db)) < 0)
-		return sb_cli_error(e);
+		return sb_cli_store_error(e);
 	/* the file appears complete or not at all */
 	if ((e = sb_output_open(&o, out ? out : "-")) < 0) {
 		sb_store_close(st);

@@ -116,7 +116,7 @@ static int list_run(int argc, char **argv)
 	if (optind != argc)
 		return sb_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
 	if ((e = sb_store_open_readonly(&st, db)) < 0)
-		return sb_cli_error(e);
+		return sb_cli_store_error(e);
 	e = json ? list_json(st) : sb_store_campaign_list(st, print_campaign, &n);
 	sb_store_close(st);
 	if (e < 0)

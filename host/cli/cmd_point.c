@@ -134,15 +134,15 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 {
 	cJSON *c, *f;
 
-	add_num_or_null(o, "temperature_c", r->has_temperature, r->temperature_c);
-	add_num_or_null(o, "temperature_start_c", r->has_temperature, r->temperature_start_c);
-	add_num_or_null(o, "temperature_max_c", r->has_temperature, r->temperature_max_c);
+	add_num_or_null(o, "temp_c_steady", r->has_temperature, r->temperature_c);
+	add_num_or_null(o, "temp_c_start", r->has_temperature, r->temperature_start_c);
+	add_num_or_null(o, "temp_c_max", r->has_temperature, r->temperature_max_c);
 	if (r->has_temperature)
-		cJSON_AddBoolToObject(o, "temperature_steady", r->temperature_steady);
+		cJSON_AddBoolToObject(o, "temp_steady", r->temperature_steady);
 	else
-		cJSON_AddNullToObject(o, "temperature_steady");
-	add_num_or_null(o, "power_w", r->has_power, r->power_w);
-	add_num_or_null(o, "power_max_w", r->has_power, r->power_max_w);
+		cJSON_AddNullToObject(o, "temp_steady");
+	add_num_or_null(o, "power_w_avg", r->has_power, r->power_w);
+	add_num_or_null(o, "power_w_max", r->has_power, r->power_max_w);
 	cJSON_AddNumberToObject(o, "instrument_samples", r->inst_samples);
 	if (r->has_cooling) {
 		c = cJSON_AddObjectToObject(o, "cooling");
@@ -161,9 +161,9 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 		return;
 	}
 	f = cJSON_AddObjectToObject(o, "failure");
-	cJSON_AddNumberToObject(f, "time_s", r->failure.t_ns / 1e9);
-	cJSON_AddNumberToObject(f, "after_s", r->failure.after_ns / 1e9);
-	add_num_or_null(f, "temperature_c", r->has_temperature, r->failure.temperature_c);
+	cJSON_AddNumberToObject(f, "t_ns", (double)r->failure.t_ns);
+	cJSON_AddNumberToObject(f, "after_ns", (double)r->failure.after_ns);
+	add_num_or_null(f, "temp_c", r->has_temperature, r->failure.temperature_c);
 	add_num_or_null(f, "power_w", r->has_power, r->failure.power_w);
 	cJSON_AddNumberToObject(f, "reads", (double)r->failure.total.reads);
 	cJSON_AddNumberToObject(f, "writes", (double)r->failure.total.writes);
@@ -219,7 +219,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	char *text;
 
 	cJSON_AddStringToObject(o, "type", sb_req_type_name(s->type));
-	cJSON_AddNumberToObject(o, "size", s->size);
+	cJSON_AddNumberToObject(o, "size_b", s->size);
 	cJSON_AddStringToObject(o, "pattern", pattern);
 	snprintf(buf, sizeof(buf), "0x%09llx", (unsigned long long)s->mask);
 	cJSON_AddStringToObject(o, "mask", buf);
@@ -237,9 +237,10 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddNumberToObject(o, "latency_avg_ns", m->lat_avg_ns);
 	cJSON_AddNumberToObject(o, "latency_max_ns", m->lat_max_ns);
 	cJSON_AddNumberToObject(o, "occupancy", m->occupancy);
-	cJSON_AddNumberToObject(o, "duration_ns", (double)r->duration_ns);
+	cJSON_AddNumberToObject(o, "duration_ns", (double)s->duration_ns);
+	cJSON_AddNumberToObject(o, "elapsed_ns", (double)r->duration_ns);
 	cJSON_AddBoolToObject(o, "fast_forward", r->fast_forward);
-	cJSON_AddNumberToObject(o, "fast_forward_ns", (double)r->ff_skipped_ns);
+	cJSON_AddNumberToObject(o, "ff_skipped_ns", (double)r->ff_skipped_ns);
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
 	trace_json(o, trace_path, trace);

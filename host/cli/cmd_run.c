@@ -200,12 +200,13 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs)
 {
 	static const char *const kinds[SB_INST_COUNT] = {"camera", "meter", "cooling"};
 	double bench_s = (double)c->npoints * (double)sb_campaign_point_ns(c) / 1e9;
+	struct sb_run_summary sum;
 	char what[128], total[16];
 	int e;
 
 	/* the boards and instruments as a run would open them, every point checked on them */
-	if ((e = sb_campaign_check(c, jobs)) < 0)
-		return sb_cli_campaign_error(e);
+	if ((e = sb_campaign_check(c, jobs, &sum)) < 0)
+		return sb_cli_campaign_error(e, &sum);
 	printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
 	       c->file, c->npoints, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
 	       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
@@ -288,15 +289,16 @@ static int run_run(int argc, char **argv)
 		goto out_campaign;
 	}
 	if ((e = sb_store_open(&st, db)) < 0) {
-		rc = sb_cli_error(e);
+		rc = sb_cli_store_error(e);
 		goto out_campaign;
 	}
 	ro.progress = progress_cb;
 	ro.progress_ctx = &pg;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n", c.name,
-	        file, c.npoints, db);
+	if (!pg.quiet)
+		fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n",
+		        c.name, file, c.npoints, db);
 	e = sb_campaign_run(&c, st, &ro, &sum);
 	if (pg.drawn)
 		fputc('\n', stderr);
@@ -308,7 +310,7 @@ static int run_run(int argc, char **argv)
 		        sb_cli_shell_quote(qf, sizeof(qf), file),
 		        sb_cli_shell_quote(qd, sizeof(qd), db));
 	} else if (e < 0) {
-		rc = sb_cli_campaign_error(e);
+		rc = sb_cli_campaign_error(e, &sum);
 	} else {
 		printf(
 		    "campaign %lld '%s' complete: %u points (%u run now, %u stored before, %u with "

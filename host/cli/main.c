@@ -68,6 +68,57 @@ static int parse_level(const char *s, int *level)
 	return -1;
 }
 
+/*
+ * Take -v, -q, --verbose, --quiet and --log-level LEVEL out of a command's arguments (up to a
+ * "--"), applying them to *level. No command uses these names for itself. Returns 0 or an exit
+ * code.
+ */
+static int global_options_after(int *argc, char **argv, int *level)
+{
+	int out = 1;
+
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i], *val = NULL;
+
+		if (!strcmp(a, "--")) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			*level += *level < SB_LOG_TRACE;
+			continue;
+		}
+		if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			*level -= *level > SB_LOG_NONE;
+			continue;
+		}
+		if (!strncmp(a, "--log-level=", 12))
+			val = a + 12;
+		else if (!strcmp(a, "--log-level")) {
+			if (i + 1 >= *argc) {
+				fprintf(stderr, "stackbench: --log-level needs a LEVEL\n");
+				return SB_EXIT_USAGE;
+			}
+			val = argv[++i];
+		}
+		if (val) {
+			if (parse_level(val, level) < 0) {
+				fprintf(stderr,
+				        "stackbench: unknown log level '%s' (none, error, warn, "
+				        "info, debug, trace)\n",
+				        val);
+				return SB_EXIT_USAGE;
+			}
+			continue;
+		}
+		argv[out++] = argv[i];
+	}
+	*argc = out;
+	argv[out] = NULL;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -135,6 +186,10 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* the global options are taken after the command name too ("stackbench run -q") */
+	if ((c = global_options_after(&argc, argv, &level)) != 0)
+		return c;
+	sb_log_set_level((enum sb_log_level)level);
 	optind = 0; /* restart getopt for the subcommand */
 	return cmd->run(argc, argv);
 }

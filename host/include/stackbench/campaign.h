@@ -228,15 +228,19 @@ struct sb_run_summary {
 	unsigned retried;   /* runs that repeated a failed point */
 	unsigned recovered; /* recoveries after a failure */
 	double wall_s;
+	/* Where an error came from, before anything ran: a board or instrument that could not be
+	 * opened, or a point the boards cannot run (what the file asks for). */
+	bool open_failed, check_failed;
 };
 
 /*
  * Check a loaded campaign against its boards without running anything (what --dry-run does):
  * open each device URI and the instruments as a run would, and check that every point can run
  * on every board (ports, stream interface, address mode). Returns 0, SB_ERR_INVAL (a point the
- * board cannot run: the detail names it), or the device or instrument error.
+ * board cannot run: the detail names it), or the device or instrument error; sum says which
+ * (open_failed, check_failed; the rest of it is zero).
  */
-int sb_campaign_check(const struct sb_campaign *c, unsigned jobs);
+int sb_campaign_check(const struct sb_campaign *c, unsigned jobs, struct sb_run_summary *sum);
 
 /*
  * Run a loaded campaign into an open store. Opens one device per worker, checks every point

@@ -1038,12 +1038,13 @@ static int check_points(struct worker *w)
 	return 0;
 }
 
-int sb_campaign_check(const struct sb_campaign *c, unsigned jobs)
+int sb_campaign_check(const struct sb_campaign *c, unsigned jobs, struct sb_run_summary *sum)
 {
 	struct sb_run_options o = {0};
 	struct engine en = {.c = c, .o = &o};
 	int e = 0;
 
+	memset(sum, 0, sizeof(*sum));
 	if (jobs > c->ndevices && !all_sim(c))
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
@@ -1052,8 +1053,10 @@ int sb_campaign_check(const struct sb_campaign *c, unsigned jobs)
 	for (unsigned i = 0; i < c->ndevices && e == 0; i++) {
 		struct worker w = {.en = &en, .id = i, .uri = c->device[i]};
 
-		if ((e = open_worker(&w)) == 0)
-			e = check_points(&w);
+		if ((e = open_worker(&w)) < 0)
+			sum->open_failed = true;
+		else if ((e = check_points(&w)) < 0)
+			sum->check_failed = true;
 		close_sources(&w);
 		sb_device_close(w.dev);
 		free(w.samples);
@@ -1158,8 +1161,14 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		w[i].id = i;
 		/* Simulated boards may be opened several times (each open is its own board). */
 		w[i].uri = c->device[i % c->ndevices];
-		if ((e = open_worker(&w[i])) < 0 || (e = check_points(&w[i])) < 0)
+		if ((e = open_worker(&w[i])) < 0) {
+			sum->open_failed = true;
 			goto fail_workers;
+		}
+		if ((e = check_points(&w[i])) < 0) {
+			sum->check_failed = true;
+			goto fail_workers;
+		}
 	}
 	en.dev0 = w[0].dev;
 	if ((e = setup_campaign(&en, sum)) < 0)
