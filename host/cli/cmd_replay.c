@@ -44,6 +44,9 @@ static void replay_help(FILE *out)
 	    "      --select S        auto (default), all (reads, writes, fetches) or dram\n"
 	    "                        (SCALE-Sim DRAM traffic: fills read, ofmap write-backs\n"
 	    "                        write; the default for SCALE-Sim)\n"
+	    "      --subpart NAME    replay the records of one subpartition only (e.g. L2 of a\n"
+	    "                        GPGPU-Sim log: its L1D and L2 accesses are not both\n"
+	    "                        memory traffic)\n"
 	    "      --no-coalesce     one request per record instead of merging records of one\n"
 	    "                        time in one 128-byte block\n"
 	    "  -n, --ports LIST      ports that issue, e.g. 0-8 or 0,2 (default: all)\n"
@@ -67,6 +70,7 @@ enum {
 	OPT_SELECT,
 	OPT_NOCOAL,
 	OPT_RING,
+	OPT_SUBPART,
 };
 
 static void print_text(const char *name, const struct sb_replay_result *r)
@@ -193,6 +197,7 @@ static int replay_run(int argc, char **argv)
 	    {"no-coalesce", no_argument, NULL, OPT_NOCOAL},
 	    {"ports", required_argument, NULL, 'n'},
 	    {"ring-log2", required_argument, NULL, OPT_RING},
+	    {"subpart", required_argument, NULL, OPT_SUBPART},
 	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
 	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
 	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
@@ -253,6 +258,9 @@ static int replay_run(int argc, char **argv)
 			break;
 		case OPT_NOCOAL:
 			cfg.no_coalesce = true;
+			break;
+		case OPT_SUBPART:
+			cfg.subpart = optarg;
 			break;
 		case 'n':
 			if (sb_capture_parse_ports(optarg, &cfg.port_mask) < 0)

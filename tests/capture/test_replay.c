@@ -170,6 +170,35 @@ Test(replay, without_coalescing_every_record_is_a_request)
 	             SB_ERR_INVAL);
 }
 
+Test(replay, one_subpartition_only)
+{
+	struct sb_trace_info info;
+	struct sb_replay_builder b;
+	struct sb_replay_desc out[40];
+	struct sb_trace_record r;
+	size_t n = 0;
+
+	sb_trace_info_init(&info, "gpgpusim", 1e9, "cycle");
+	cr_assert_eq(sb_trace_info_subpart(&info, "L1D", SB_SUBPART_CACHE, 1, 32), 0);
+	cr_assert_eq(sb_replay_builder_init(&b, &info, SB_REPLAY_SELECT_AUTO, false, 1e9, 1, 1, 1),
+	             0);
+	cr_assert_eq(sb_replay_builder_only(&b, "L2"), 0);
+	r = rec(1, 0, 0x100, 32, SB_ACC_READ); /* L1D: skipped */
+	n += sb_replay_builder_add(&b, &info, &r, out + n);
+	/* L2 declared later, as a reader does when it meets it */
+	cr_assert_eq(sb_trace_info_subpart(&info, "L2", SB_SUBPART_CACHE, 1, 32), 1);
+	r = rec(2, 1, 0x200, 32, SB_ACC_READ);
+	n += sb_replay_builder_add(&b, &info, &r, out + n);
+	r = rec(3, 0, 0x300, 32, SB_ACC_WRITE);
+	n += sb_replay_builder_add(&b, &info, &r, out + n);
+	cr_assert_eq(n, 1);
+	cr_expect_eq(out[0].addr, 0x200);
+	cr_expect_eq(out[0].flits, 2);
+	cr_expect_eq(b.skipped, 2);
+	cr_expect_eq(sb_replay_builder_only(&b, "a-name-longer-than-thirty-one-chars"),
+	             SB_ERR_INVAL);
+}
+
 Test(replay, density_comes_from_the_capture)
 {
 	struct sb_trace_info info;

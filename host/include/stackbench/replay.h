@@ -10,7 +10,9 @@
  *
  * From records to requests (pure functions below, tested on their own):
  *   - which records are memory traffic: all reads, writes and fetches (a fill reads memory)
- *     of the trace; or, for SCALE-Sim (SB_REPLAY_SELECT_DRAM, the default for that source),
+ *     of the trace (of one subpartition when asked: the L2 of a GPGPU-Sim log, whose L1 and
+ *     L2 accesses are not both memory traffic); or, for SCALE-Sim (SB_REPLAY_SELECT_DRAM, the
+ *     default for that source),
  *     the DRAM traces only: fetches of the ifmap / filter buffers become reads, the ofmap
  *     write-backs (reads of the ofmap buffer) writes; buffer (SRAM) accesses are not replayed;
  *   - the byte address is the record's address times its subpartition's addr_unit_bytes, kept
@@ -53,6 +55,8 @@ struct sb_replay_config {
 	bool no_coalesce;    /* one request per record (and per 128-byte block it touches) */
 	unsigned ring_log2;  /* descriptors in the host ring: 2^ring_log2 (0: 2^16) */
 	uint64_t timeout_ns; /* bench time without progress before giving up (0: 1 s) */
+	const char *subpart; /* replay only the records of this subpartition (NULL: all), e.g.
+	                        the L2 of a GPGPU-Sim log */
 };
 
 /* Defaults: speed 1 (the trace's own pace), every port, automatic selection, coalescing. */
@@ -74,7 +78,9 @@ struct sb_replay_builder {
 	bool coalesce;
 	double cycles_per_tick; /* board cycles per trace tick, r / speed folded in */
 	uint32_t port_mask;
-	bool use_unit; /* ports from the records' units */
+	bool use_unit;                /* ports from the records' units */
+	char only[SB_TRACE_NAME_MAX]; /* replay this subpartition only ("": all) */
+	int only_subpart;             /* its index; -1 while not seen */
 	/* state */
 	bool have_first, have_pend;
 	int64_t first_time;
@@ -104,6 +110,13 @@ int sb_replay_builder_init(struct sb_replay_builder *b, const struct sb_trace_in
  */
 size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_info *info,
                              const struct sb_trace_record *rec, struct sb_replay_desc *out);
+
+/*
+ * Replay only the records of the subpartition named name (looked up in info when the first
+ * record arrives, since readers may declare subpartitions as they go). SB_ERR_INVAL if the
+ * name is longer than a subpartition name.
+ */
+int sb_replay_builder_only(struct sb_replay_builder *b, const char *name);
 
 /* Flush the pending request at the end of the trace; returns 0 or 1 descriptor. */
 size_t sb_replay_builder_finish(struct sb_replay_builder *b, struct sb_replay_desc *out);

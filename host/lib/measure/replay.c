@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,7 @@ int sb_replay_builder_init(struct sb_replay_builder *b, const struct sb_trace_in
 	b->coalesce = coalesce;
 	b->port_mask = port_mask & ((1u << 16) - 1); /* a descriptor names ports 0..15 */
 	b->use_unit = info->fields & SB_FIELD_UNIT;
+	b->only_subpart = -1;
 	if (!b->port_mask)
 		return sb_error_set(SB_ERR_INVAL, "replay: no port to issue requests on");
 	if (!(clock_hz > 0) || !(info->tick_hz > 0) || !(r > 0) || speed < 0)
@@ -148,6 +150,14 @@ size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_
 		return 0;
 	}
 	sp = &info->subparts[rec->subpart];
+	if (b->only[0]) {
+		if (b->only_subpart < 0 && !strcmp(sp->name, b->only))
+			b->only_subpart = rec->subpart;
+		if (rec->subpart != b->only_subpart) {
+			b->skipped++;
+			return 0;
+		}
+	}
 	switch (rec->kind) {
 	case SB_ACC_READ:
 		if (b->select == SB_REPLAY_SELECT_DRAM) {
@@ -216,6 +226,16 @@ size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_
 		addr = seg_end;
 	}
 	return n;
+}
+
+int sb_replay_builder_only(struct sb_replay_builder *b, const char *name)
+{
+	if (strlen(name) >= sizeof(b->only))
+		return sb_error_set(SB_ERR_INVAL, "replay: subpartition name '%s' is too long",
+		                    name);
+	snprintf(b->only, sizeof(b->only), "%s", name);
+	b->only_subpart = -1;
+	return 0;
 }
 
 size_t sb_replay_builder_finish(struct sb_replay_builder *b, struct sb_replay_desc *out)
@@ -518,7 +538,8 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 		sb_warn("replay --interpolate: '%s' is not a sampled trace; times are kept",
 		        r->name);
 	if ((err = sb_replay_builder_init(&x->b, info, cfg->select, !cfg->no_coalesce,
-	                                  (double)bi.clock_hz, cfg->speed, density, mask)) < 0)
+	                                  (double)bi.clock_hz, cfg->speed, density, mask)) < 0 ||
+	    (cfg->subpart && (err = sb_replay_builder_only(&x->b, cfg->subpart)) < 0))
 		goto fail_alloc;
 	if ((err = sb_device_dma_alloc(dev, (size_t)x->size * SB_REPLAY_DESC_BYTES, &buf)) < 0) {
 		sb_error_wrap(err, "replay descriptor ring");
@@ -563,8 +584,10 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 	if (!res->requests) {
 		err = sb_error_set(SB_ERR_PARSE,
 		                   "'%s': none of its %" PRIu64 " records is memory traffic under "
-		                   "the '%s' selection",
-		                   r->name, res->records, sb_replay_select_name(res->select));
+		                   "the '%s' selection%s%s%s",
+		                   r->name, res->records, sb_replay_select_name(res->select),
+		                   cfg->subpart ? " in subpartition '" : "",
+		                   cfg->subpart ? cfg->subpart : "", cfg->subpart ? "'" : "");
 		goto fail;
 	}
 	if (res->wrapped)
