@@ -38,6 +38,47 @@ extern const struct sb_cli_command sb_cmd_run;
 extern const struct sb_cli_command sb_cmd_list;
 extern const struct sb_cli_command sb_cmd_export;
 extern const struct sb_cli_command sb_cmd_report;
+extern const struct sb_cli_command sb_cmd_submit;
+extern const struct sb_cli_command sb_cmd_queue;
+extern const struct sb_cli_command sb_cmd_follow;
+extern const struct sb_cli_command sb_cmd_cancel;
+extern const struct sb_cli_command sb_cmd_pause;
+extern const struct sb_cli_command sb_cmd_resume;
+
+/* The progress display of run and follow (cmd_run.c), on stderr: a bar on a terminal, else
+ * one line per point ("stackbench CMD: point 3/21 ..."). */
+struct sb_cli_progress {
+	const char *cmd;
+	bool tty;
+	bool drawn;            /* a bar is on the screen (end it with a newline) */
+	bool quiet;            /* -q: no progress */
+	unsigned last_quarter; /* lines inside a point (not a terminal): every quarter of it */
+	const void *last_point;
+};
+struct sb_run_progress;
+void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progress *p);
+
+/* ---- talking to stackbenchd (cli_daemon.c) ---- */
+struct sb_client;
+struct cJSON;
+/* Connect to the daemon (--socket, $STACKBENCH_SOCKET, the default); prints why not and returns
+ * SB_EXIT_DEVICE when no daemon listens (SB_EXIT_OK when connected). */
+int sb_cli_daemon_connect(const char *cmd, const char *socket_opt, struct sb_client **c);
+/* Send req (adds "v"), read the reply; an error reply is printed and gives its exit code. */
+int sb_cli_daemon_call(const char *cmd, struct sb_client *c, struct cJSON *req,
+                       struct cJSON **reply);
+/* A reply line: ok (reply set) or printed error (exit code). */
+int sb_cli_daemon_reply(const char *cmd, const char *line, struct cJSON **reply);
+/* Connect, call, close; req is freed. */
+int sb_cli_daemon_simple(const char *cmd, const char *socket_opt, struct cJSON *req,
+                         struct cJSON **reply);
+/* The arguments of the job verbs, "[ID] [--socket PATH] [--help]": -1 to go on, else the exit
+ * code to return (help printed, or a usage error). *id is 0 when not given. */
+int sb_cli_job_args(const char *cmd, void (*help)(FILE *), int argc, char **argv, bool id_optional,
+                    const char **sock, long long *id);
+/* A string field ("" when missing) and a number field (dflt when missing) of an object. */
+const char *sb_cli_json_str(const struct cJSON *o, const char *name);
+double sb_cli_json_num(const struct cJSON *o, const char *name, double dflt);
 
 /* The default results database when --db is not given: $STACKBENCH_DB or "stackbench.db". */
 const char *sb_cli_default_db(void);

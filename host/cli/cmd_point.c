@@ -16,6 +16,7 @@
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
 #include "stackbench/instrument.h"
+#include "stackbench/lock.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
 #include "stackbench/provenance.h"
@@ -402,6 +403,7 @@ static int point_run(int argc, char **argv)
 	struct sb_cli_capture_opts co = {0};
 	struct sb_capture_stats cst;
 	struct sb_device *dev;
+	struct sb_lock *lock;
 	uint64_t v, ports = 0;
 	double d;
 	bool duration_set = false;
@@ -547,13 +549,19 @@ static int point_run(int argc, char **argv)
 	if (co.out && spec.stream)
 		return sb_cli_usage_error("point",
 		                          "--trace records GUPS ports, not --stream groups");
-	if ((err = sb_device_open(&dev, uri)) < 0)
+	/* The board is ours alone while the point runs (busy: exit 3, naming the holder). */
+	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
+	if ((err = sb_device_open(&dev, uri)) < 0) {
+		sb_lock_release(lock);
+		return sb_cli_device_error(err);
+	}
 	if ((err = open_instruments(dev, &ia, &inst)) < 0) {
 		rc = err == SB_ERR_URI || err == SB_ERR_INVAL
 		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
 		         : sb_cli_device_error(err); /* a missing or busy instrument: exit 3 */
 		sb_device_close(dev);
+		sb_lock_release(lock);
 		return rc;
 	}
 	spec.inst = inst;
@@ -616,6 +624,7 @@ out:
 	sb_capture_abort(spec.capture);
 	close_instruments(&inst);
 	sb_device_close(dev);
+	sb_lock_release(lock);
 	return rc;
 }
 

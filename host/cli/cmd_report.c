@@ -1,28 +1,37 @@
 /* SPDX-License-Identifier: MIT */
-/* stackbench report: figures (PNG and SVG, by gnuplot) from a results database. */
+/* stackbench report: figures (PNG, SVG, PDF, EPS, by gnuplot) and an HTML report from a results
+ * database. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli.h"
 #include "stackbench/error.h"
 #include "stackbench/report.h"
 #include "stackbench/util.h"
 
+#define MAX_CAMPAIGNS 64
+
 static void report_help(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: stackbench report [--db PATH] [--out DIR] [--campaign ID] [--hold-c C]\n"
+	    "usage: stackbench report [--db PATH] [--out DIR] [--campaign ID]... [--compare]\n"
+	    "                         [--format LIST] [--size single|double|WxH] [--font-size PT]\n"
+	    "                         [--no-title] [--html DIR] [--hold-c C]\n"
 	    "\n"
-	    "Draw the figures the results allow, as PNG and SVG with gnuplot (Debian package\n"
-	    "gnuplot-nox; $STACKBENCH_GNUPLOT names another program):\n"
+	    "Draw the figures the results allow with gnuplot (Debian package gnuplot-nox;\n"
+	    "$STACKBENCH_GNUPLOT names another program). docs/figures.md describes each:\n"
 	    "  mask_bandwidth     bandwidth against mask position, per request type\n"
 	    "  pattern_bandwidth  bandwidth per access pattern (panels per request type)\n"
 	    "  pattern_mrps       request rate per access pattern\n"
+	    "  pattern_latency    read latency per access pattern at full load\n"
+	    "  occupancy_pattern  reads in flight (Little's law) per pattern at saturation,\n"
+	    "                     against the tag-pool bound\n"
 	    "  size_bandwidth     bandwidth per request size, random and linear\n"
 	    "  size_mrps          request rate per request size\n"
-	    "  latency_bandwidth  read latency against offered bandwidth (1..N ports)\n"
+	    "  latency_bandwidth  read latency against measured bandwidth (1..N ports)\n"
 	    "  stream_latency     low-load latency against requests per stream group\n"
 	    "and from thermal campaigns (instruments, cooling configurations):\n"
 	    "  thermal_temperature_bandwidth  steady-state hot spot against bandwidth, per\n"
@@ -32,54 +41,121 @@ static void report_help(FILE *out)
 	    "  thermal_cooling_power  cooling power needed to hold a temperature against\n"
 	    "                     bandwidth (interpolated between the configurations measured)\n"
 	    "  thermal_failure_trace  hot spot over time of the runs that failed, failure marked\n"
-	    "The data (.dat) and gnuplot scripts (.gp) are kept beside the images.\n"
+	    "Runs of different campaigns, devices or point durations are never averaged; the\n"
+	    "repetitions of a point are, with a 95 %% confidence interval (Student's t).\n"
+	    "Simulated (sim:) and fast-forwarded data are marked. The data (.dat) and gnuplot\n"
+	    "scripts (.gp) are kept beside the images.\n"
 	    "\n"
 	    "  -d, --db PATH       results database (default: $STACKBENCH_DB or stackbench.db)\n"
 	    "  -o, --out DIR       output folder (default: report)\n"
-	    "  -c, --campaign ID   one campaign (default: all)\n"
+	    "  -c, --campaign ID   a campaign (repeat for several; default: all); several\n"
+	    "                      campaigns get one set of figures each, named cID_NAME\n"
+	    "      --compare       one set of figures with the campaigns overlaid, their\n"
+	    "                      series named by campaign\n"
+	    "  -f, --format LIST   image formats, comma-separated: png, svg, pdf, eps (pdf and\n"
+	    "                      eps through cairo; default: png,svg)\n"
+	    "      --size S        single (3.5 in wide: a column of a two-column paper),\n"
+	    "                      double (7.16 in: the page) or WxH in inches (H 0: from\n"
+	    "                      the figure); default: screen size\n"
+	    "      --font-size PT  font size in points (default: 8 with --size, else 10)\n"
+	    "      --no-title      no figure titles (captions go in the paper)\n"
+	    "      --html DIR      also DIR/report.html: one self-contained page with every\n"
+	    "                      figure, the campaigns' settings and provenance, and tables\n"
+	    "                      of the points (DIR is the output folder)\n"
 	    "      --hold-c C      thermal_cooling_power: the temperature held (default: the\n"
 	    "                      one most of the traffic measured passes through)\n"
 	    "  -h, --help          this help\n");
 }
 
-static void on_figure(void *ctx, const char *name, const char *png, const char *svg,
-                      const char *why)
+static void on_figure(void *ctx, const struct sb_report_figure *f)
 {
+	static const char *const ext[] = {"png", "svg", "pdf", "eps"};
 	(void)ctx;
-	if (png)
-		printf("figure %-29s %s  %s\n", name, png, svg);
-	else
-		printf("figure %-29s skipped: %s\n", name, why);
+	printf("figure %-29s", f->base);
+	if (f->skipped_why) {
+		printf(" skipped: %s\n", f->skipped_why);
+		return;
+	}
+	for (unsigned i = 0; i < 4; i++)
+		if (f->formats & 1u << i)
+			printf(" %s.%s", f->path, ext[i]);
+	if (f->n_max > 1 && f->n_min == f->n_max)
+		printf("  (n = %u runs per point)", f->n_max);
+	else if (f->n_max > 1)
+		printf("  (n = %u..%u runs per point)", f->n_min, f->n_max);
+	printf("\n");
 }
 
 static int report_run(int argc, char **argv)
 {
+	enum { OPT_HOLD = 256, OPT_COMPARE, OPT_SIZE, OPT_FONT, OPT_NO_TITLE, OPT_HTML };
 	static const struct option opts[] = {
-	    {"db", required_argument, NULL, 'd'},       {"out", required_argument, NULL, 'o'},
-	    {"campaign", required_argument, NULL, 'c'}, {"hold-c", required_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"campaign", required_argument, NULL, 'c'},
+	    {"compare", no_argument, NULL, OPT_COMPARE},
+	    {"format", required_argument, NULL, 'f'},
+	    {"size", required_argument, NULL, OPT_SIZE},
+	    {"font-size", required_argument, NULL, OPT_FONT},
+	    {"no-title", no_argument, NULL, OPT_NO_TITLE},
+	    {"html", required_argument, NULL, OPT_HTML},
+	    {"hold-c", required_argument, NULL, OPT_HOLD},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *db = sb_cli_default_db(), *env = getenv("STACKBENCH_GNUPLOT");
-	struct sb_report_options ro = {.out_dir = "report", .figure = on_figure};
+	const char *out = NULL, *html = NULL;
+	struct sb_report_options ro = {.figure = on_figure};
+	int64_t ids[MAX_CAMPAIGNS];
 	struct sb_store *st;
 	uint64_t id = 0;
+	size_t nids = 0;
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "d:o:c:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:o:c:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
 			break;
 		case 'o':
-			ro.out_dir = optarg;
+			out = optarg;
 			break;
 		case 'c':
 			if (sb_parse_u64(optarg, "--campaign", false, &id) < 0 || !id ||
 			    id > INT64_MAX)
 				return sb_cli_usage_error("report", "--campaign %s: a campaign id",
 				                          optarg);
+			if (nids == MAX_CAMPAIGNS)
+				return sb_cli_usage_error("report", "--campaign: at most %d",
+				                          MAX_CAMPAIGNS);
+			ids[nids++] = (int64_t)id;
 			break;
-		case 'T':
+		case OPT_COMPARE:
+			ro.compare = true;
+			break;
+		case 'f':
+			if (sb_report_formats_parse(optarg, &ro.formats) < 0)
+				return sb_cli_usage_error("report", "--format: %s",
+				                          sb_error_detail());
+			break;
+		case OPT_SIZE:
+			if (sb_report_size_parse(optarg, &ro.width_in, &ro.height_in) < 0)
+				return sb_cli_usage_error("report", "--size: %s",
+				                          sb_error_detail());
+			break;
+		case OPT_FONT:
+			if (sb_parse_double(optarg, "--font-size", &ro.font_pt) < 0 ||
+			    !(ro.font_pt >= 4) || ro.font_pt > 72)
+				return sb_cli_usage_error("report", "--font-size %s: points, 4..72",
+				                          optarg);
+			break;
+		case OPT_NO_TITLE:
+			ro.no_title = true;
+			break;
+		case OPT_HTML:
+			html = optarg;
+			break;
+		case OPT_HOLD:
 			if (sb_parse_double(optarg, "--hold-c", &ro.hold_c) < 0 ||
 			    !(ro.hold_c > 0) || ro.hold_c > 200)
 				return sb_cli_usage_error("report",
@@ -96,7 +172,15 @@ static int report_run(int argc, char **argv)
 	}
 	if (optind != argc)
 		return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	ro.campaign_id = (int64_t)id;
+	if (html && out && strcmp(html, out))
+		return sb_cli_usage_error("report",
+		                          "--html %s and --out %s: the HTML report goes with the "
+		                          "figures; give one folder",
+		                          html, out);
+	ro.out_dir = html ? html : out ? out : "report";
+	ro.html = html != NULL;
+	ro.campaigns = ids;
+	ro.ncampaigns = nids;
 	if (env && *env)
 		ro.gnuplot = env;
 	if ((e = sb_store_open_readonly(&st, db)) < 0)
@@ -106,12 +190,14 @@ static int report_run(int argc, char **argv)
 	if (e < 0)
 		return sb_cli_error(e);
 	printf("%d figure%s in %s/\n", e, e == 1 ? "" : "s", ro.out_dir);
+	if (ro.html)
+		printf("report: %s/report.html\n", ro.out_dir);
 	return SB_EXIT_OK;
 }
 
 const struct sb_cli_command sb_cmd_report = {
     .name = "report",
-    .summary = "draw figures (PNG, SVG) from a results database with gnuplot",
+    .summary = "draw figures (PNG, SVG, PDF, EPS) and an HTML report from a results database",
     .run = report_run,
     .help = report_help,
 };

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/lock.h"
 #include "stackbench/log.h"
 #include "stackbench/store.h"
 #include "stackbench/util.h"
@@ -106,16 +107,8 @@ static void point_text(char *buf, size_t size, const struct sb_campaign_point *p
 	         p->pattern, p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
 }
 
-struct progress {
-	bool tty;
-	bool drawn;
-	bool quiet;            /* -q: no progress */
-	unsigned last_quarter; /* lines inside a point (not a terminal): every quarter of it */
-	const void *last_point;
-};
-
 /* A line (not a terminal) or the bar (a terminal) inside a long point. */
-static void progress_in_point(struct progress *pg, const struct sb_run_progress *p)
+static void progress_in_point(struct sb_cli_progress *pg, const struct sb_run_progress *p)
 {
 	char what[128], therm[64] = "";
 	unsigned quarter = p->current_s > 0 ? (unsigned)(4 * p->current_t_s / p->current_s) : 0;
@@ -133,8 +126,8 @@ static void progress_in_point(struct progress *pg, const struct sb_run_progress 
 		pg->last_quarter = quarter;
 		if (!quarter)
 			return;
-		fprintf(stderr, "stackbench run: point %u/%u %s: %.0f of %.0f s%s\n", p->done + 1,
-		        p->total, what, p->current_t_s, p->current_s, therm);
+		fprintf(stderr, "stackbench %s: point %u/%u %s: %.0f of %.0f s%s\n", pg->cmd,
+		        p->done + 1, p->total, what, p->current_t_s, p->current_s, therm);
 		return;
 	}
 	fprintf(stderr, "\r[point %u/%u %.0f/%.0f s%s] %s\033[K", p->done + 1, p->total,
@@ -143,9 +136,8 @@ static void progress_in_point(struct progress *pg, const struct sb_run_progress 
 	pg->drawn = true;
 }
 
-static void progress_cb(void *ctx, const struct sb_run_progress *p)
+void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progress *p)
 {
-	struct progress *pg = ctx;
 	char eta[16], what[128] = "", last[200] = "", lat[48] = "no reads", therm[64] = "";
 	unsigned width = 24, fill = p->total ? width * p->done / p->total : 0;
 
@@ -175,16 +167,16 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 	}
 	if (!pg->tty) {
 		if (!p->last) {
-			fprintf(stderr, "stackbench run: %u of %u points stored; running %u\n",
-			        p->done, p->total, p->total - p->done);
+			fprintf(stderr, "stackbench %s: %u of %u points stored; running %u\n",
+			        pg->cmd, p->done, p->total, p->total - p->done);
 			return;
 		}
 		if (p->last_latency_avg_ns > 0)
 			snprintf(lat, sizeof(lat), "latency avg %.0f ns", p->last_latency_avg_ns);
 		fprintf(stderr,
-		        "stackbench run: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
-		        p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat, therm,
-		        p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
+		        "stackbench %s: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
+		        pg->cmd, p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
+		        therm, p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
 		return;
 	}
 	fprintf(stderr, "\r[");
@@ -194,6 +186,27 @@ static void progress_cb(void *ctx, const struct sb_run_progress *p)
 	        last);
 	fflush(stderr);
 	pg->drawn = true;
+}
+
+static void progress_cb(void *ctx, const struct sb_run_progress *p)
+{
+	sb_cli_progress_show(ctx, p);
+}
+
+/* Take the locks of the boards the run will drive (sim: boards need none). */
+static int lock_boards(const struct sb_campaign *c, unsigned jobs, struct sb_lock **locks)
+{
+	for (unsigned i = 0; i < jobs && i < c->npoints && i < SB_CAMPAIGN_MAX_DEVICES; i++) {
+		const char *uri = c->device[i % c->ndevices];
+		bool seen = false;
+		int e;
+
+		for (unsigned k = 0; k < i; k++)
+			seen |= !strcmp(c->device[k % c->ndevices], uri);
+		if (!seen && (e = sb_board_lock(&locks[i], uri)) < 0)
+			return e;
+	}
+	return 0;
 }
 
 static int dry_run(const struct sb_campaign *c, unsigned jobs)
@@ -240,8 +253,9 @@ static int run_run(int argc, char **argv)
 	};
 	const char *db = sb_cli_default_db(), *file;
 	struct sb_run_options ro = {.stop = &stop_flag};
-	struct progress pg = {.tty = isatty(STDERR_FILENO),
-	                      .quiet = sb_log_get_level() < SB_LOG_WARN};
+	struct sb_cli_progress pg = {
+	    .cmd = "run", .tty = isatty(STDERR_FILENO), .quiet = sb_log_get_level() < SB_LOG_WARN};
+	struct sb_lock *locks[SB_CAMPAIGN_MAX_DEVICES] = {NULL};
 	struct sb_run_summary sum;
 	struct sb_campaign c;
 	struct sb_store *st;
@@ -288,6 +302,11 @@ static int run_run(int argc, char **argv)
 		rc = dry_run(&c, ro.jobs);
 		goto out_campaign;
 	}
+	/* Busy boards: exit 3, naming the holder (another run, a point, stackbenchd). */
+	if ((e = lock_boards(&c, ro.jobs ? ro.jobs : 1, locks)) < 0) {
+		rc = sb_cli_device_error(e);
+		goto out_campaign;
+	}
 	if ((e = sb_store_open(&st, db)) < 0) {
 		rc = sb_cli_store_error(e);
 		goto out_campaign;
@@ -309,6 +328,9 @@ static int run_run(int argc, char **argv)
 		fprintf(stderr, "stackbench: continue with: stackbench run %s --db %s --resume\n",
 		        sb_cli_shell_quote(qf, sizeof(qf), file),
 		        sb_cli_shell_quote(qd, sizeof(qd), db));
+	} else if (e == SB_ERR_BUSY) {
+		/* Another process runs this campaign in the database: exit 3, naming it. */
+		rc = sb_cli_device_error(e);
 	} else if (e < 0) {
 		rc = sb_cli_campaign_error(e, &sum);
 	} else {
@@ -325,6 +347,8 @@ static int run_run(int argc, char **argv)
 	}
 	sb_store_close(st);
 out_campaign:
+	for (unsigned i = 0; i < SB_CAMPAIGN_MAX_DEVICES; i++)
+		sb_lock_release(locks[i]);
 	sb_campaign_release(&c);
 	return rc;
 }

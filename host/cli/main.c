@@ -11,9 +11,10 @@
 #include "stackbench/version.h"
 
 static const struct sb_cli_command *const commands[] = {
-    &sb_cmd_info,      &sb_cmd_devices, &sb_cmd_instruments, &sb_cmd_point,
-    &sb_cmd_run,       &sb_cmd_list,    &sb_cmd_export,      &sb_cmd_report,
-    &sb_cmd_lifetimes, &sb_cmd_trace,   &sb_cmd_replay,
+    &sb_cmd_info,   &sb_cmd_devices, &sb_cmd_instruments, &sb_cmd_point,     &sb_cmd_run,
+    &sb_cmd_list,   &sb_cmd_export,  &sb_cmd_report,      &sb_cmd_lifetimes, &sb_cmd_trace,
+    &sb_cmd_replay, &sb_cmd_submit,  &sb_cmd_queue,       &sb_cmd_follow,    &sb_cmd_cancel,
+    &sb_cmd_pause,  &sb_cmd_resume,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -45,8 +46,8 @@ static void usage(FILE *out)
 	    "Device URIs: sim:[PROFILE][?KEY=VALUE&...]  pci:[DDDD:]BB:DD.F  dev:/dev/stackbenchN\n"
 	    "The default device is $STACKBENCH_DEVICE, or sim: when it is unset.\n"
 	    "\n"
-	    "Exit codes: 0 success, 1 failure, 2 bad command line, 3 device cannot be opened,\n"
-	    "4 bad input file.\n");
+	    "Exit codes: 0 success, 1 failure, 2 bad command line, 3 device cannot be opened\n"
+	    "or is busy (or no stackbenchd to talk to), 4 bad input file.\n");
 }
 
 static const struct sb_cli_command *find(const char *name)

@@ -57,6 +57,6 @@ head -1 "$work/s.csv" | grep -q "^campaign_id,point_idx,attempt,point_id,seq,t_n
 # The failure traces.
 "$exe" report --db "$db" --out "$work/fig" >"$work/report" || fail "report: $(cat "$work/report")"
 grep -q "figure thermal_failure_trace .*thermal_failure_trace.png" "$work/report" || fail "$(cat "$work/report")"
-[ "$(grep -c '°C"' "$work/fig/thermal_failure_trace.dat")" = 4 ] || fail "4 failures marked"
+[ "$(grep -c '^# mark' "$work/fig/thermal_failure_trace.dat")" = 4 ] || fail "4 failures marked"
 grep -q "temperature, camera hot spot" "$work/fig/thermal_failure_trace.svg" || fail "SVG y label"
 echo "thermal_flow: ok"

@@ -313,24 +313,24 @@ Test(campaign_run, stream_latency)
 
 struct figures {
 	unsigned made;
-	char names[8][32];
+	char names[12][32];
 };
 
-static void on_figure(void *ctx, const char *name, const char *png, const char *svg,
-                      const char *why)
+static void on_figure(void *ctx, const struct sb_report_figure *fig)
 {
 	struct figures *f = ctx;
 
-	if (!strncmp(name, "thermal_", 8)) {
+	if (!strncmp(fig->name, "thermal_", 8)) {
 		/* No instruments in this campaign: the thermal figures say why they are not drawn. */
-		cr_assert_null(png, "%s", name);
-		cr_assert(why && strstr(why, "no "), "%s: %s", name, why);
+		cr_assert_null(fig->path, "%s", fig->name);
+		cr_assert(fig->skipped_why && strstr(fig->skipped_why, "no "), "%s: %s", fig->name,
+		          fig->skipped_why);
 		return;
 	}
-	cr_assert_not_null(png, "figure %s skipped: %s", name, why);
-	cr_assert_not_null(svg);
-	cr_assert_lt(f->made, 8);
-	snprintf(f->names[f->made++], sizeof(f->names[0]), "%s", name);
+	cr_assert_not_null(fig->path, "figure %s skipped: %s", fig->name, fig->skipped_why);
+	cr_assert_eq(fig->formats, SB_REPORT_PNG | SB_REPORT_SVG);
+	cr_assert_lt(f->made, 12);
+	snprintf(f->names[f->made++], sizeof(f->names[0]), "%s", fig->name);
 }
 
 static bool file_has(const char *path, const char *text)
@@ -374,9 +374,11 @@ Test(campaign_run, report_draws_every_figure)
 	cr_assert_eq(run(1, &sum), 0, "%s", sb_error_detail());
 	snprintf(out, sizeof(out), "%s/fig", dir);
 	o.out_dir = out;
-	cr_assert_eq(sb_report(st, &o), 7, "%s", sb_error_detail());
+	cr_assert_eq(sb_report(st, &o), 9, "%s", sb_error_detail());
 	cr_assert_str_eq(figs.names[0], "mask_bandwidth");
-	cr_assert_str_eq(figs.names[6], "stream_latency");
+	cr_assert_str_eq(figs.names[3], "pattern_latency");
+	cr_assert_str_eq(figs.names[4], "occupancy_pattern");
+	cr_assert_str_eq(figs.names[8], "stream_latency");
 	snprintf(path, sizeof(path), "%s/pattern_bandwidth.svg", out);
 	cr_assert(file_has(path, "bandwidth (GB/s)"), "y axis with its unit");
 	cr_assert(file_has(path, "access pattern"));
@@ -387,7 +389,7 @@ Test(campaign_run, report_draws_every_figure)
 	snprintf(path, sizeof(path), "%s/latency_bandwidth.svg", out);
 	cr_assert(file_has(path, "read latency, average (ns)"));
 	snprintf(path, sizeof(path), "%s/stream_latency.dat", out);
-	cr_assert(file_has(path, "\"ro 64 B\""), "one line per type and size");
+	cr_assert(file_has(path, "\"ro\" \"64 B\""), "a panel per type, a line per size");
 	snprintf(path, sizeof(path), "%s/size_bandwidth.png", out);
 	cr_assert(file_has(path, "PNG"));
 	/* No gnuplot: a clear error, nothing drawn. */

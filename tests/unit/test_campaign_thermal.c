@@ -18,6 +18,7 @@
 #include "stackbench/error.h"
 #include "stackbench/report.h"
 #include "stackbench/store.h"
+#include "stackbench/util.h"
 
 #include "campaign_fixture.h"
 
@@ -78,15 +79,12 @@ struct figures {
 	char names[16][40];
 };
 
-static void on_figure(void *ctx, const char *name, const char *png, const char *svg,
-                      const char *why)
+static void on_figure(void *ctx, const struct sb_report_figure *fig)
 {
 	struct figures *f = ctx;
 
-	(void)svg;
-	(void)why;
-	if (png && f->made < 16)
-		snprintf(f->names[f->made++], sizeof(f->names[0]), "%s", name);
+	if (fig->path && f->made < 16)
+		snprintf(f->names[f->made++], sizeof(f->names[0]), "%s", fig->name);
 }
 
 static char *read_all(const char *path)
@@ -248,29 +246,35 @@ Test(campaign_thermal, steady_state_matches_the_calibration_and_figures)
 	cr_assert_str_eq(figs.names[figs.made - 3], "thermal_power_bandwidth");
 	cr_assert_str_eq(figs.names[figs.made - 2], "thermal_cooling_power");
 	cr_assert_str_eq(figs.names[figs.made - 1], "thermal_failure_trace");
-	snprintf(legend, sizeof(legend), "\"ro: %+.3f °C per GB/s\"", ro_slope("Cfg2"));
-	cr_assert(file_has("thermal_temperature_bandwidth.dat", legend),
+	snprintf(legend, sizeof(legend), "Cfg2 · ro: %+.3f ± ", ro_slope("Cfg2"));
+	cr_assert(file_has("thermal_temperature_bandwidth.gp", legend),
 	          "the fitted slope in the key: %s", legend);
+	cr_assert(file_has("thermal_temperature_bandwidth.dat", "# fit \"Cfg2\" \"ro\" slope 0."));
 	cr_assert(file_has("thermal_temperature_bandwidth.svg", "bandwidth (GB/s)"));
 	cr_assert(file_has("thermal_temperature_bandwidth.svg", "temperature, camera hot spot"));
 	cr_assert(file_has("thermal_temperature_bandwidth.gp", "set title 'Cfg4'"),
 	          "a panel per configuration");
 	cr_assert(file_has("thermal_power_bandwidth.svg", "power, whole machine (W)"));
-	cr_assert(file_has("thermal_power_bandwidth.dat", "\"Cfg1: +"));
+	cr_assert(file_has("thermal_power_bandwidth.dat", "# fit \"ro\" \"Cfg1\" slope "));
 	cr_assert(file_has("thermal_cooling_power.svg", "cooling power (W)"));
 	cr_assert(file_has("thermal_cooling_power.gp", "to hold the hot spot at "));
-	cr_assert(file_has("thermal_cooling_power.dat", " W per 16 GB/s)\""));
+	cr_assert(file_has("thermal_cooling_power.dat", " W per 16 GB/s), R² = "));
 	cr_assert(file_has("thermal_failure_trace.svg", "time since the point started (s)"));
 	{
-		char mark[64];
+		char mark[80];
+		double t = value("SELECT fail_t_ns / 1e9 FROM points WHERE failed = 1 ORDER BY idx "
+		                 "LIMIT 1"),
+		       temp = value("SELECT fail_temp_c FROM points WHERE failed = 1 ORDER BY idx "
+		                    "LIMIT 1");
 
-		snprintf(
-		    mark, sizeof(mark), "%.17g \"%.1f °C\"",
-		    value("SELECT fail_t_ns / 1e9 FROM points WHERE failed = 1 ORDER BY idx "
-		          "LIMIT 1"),
-		    value("SELECT fail_temp_c FROM points WHERE failed = 1 ORDER BY idx LIMIT 1"));
+		char xs[40], ys[40];
+
+		snprintf(mark, sizeof(mark), "%s \"-\" %s ", sb_format_double(xs, sizeof(xs), t),
+		         sb_format_double(ys, sizeof(ys), temp));
 		cr_assert(file_has("thermal_failure_trace.dat", mark), "the failure marked: %s",
 		          mark);
+		snprintf(mark, sizeof(mark), ": failed at %.1f °C, %.0f s'", temp, t);
+		cr_assert(file_has("thermal_failure_trace.gp", mark), "in the key: %s", mark);
 	}
 	cr_assert(file_has("thermal_failure_trace.png", "PNG"));
 	free(bp);

@@ -198,6 +198,7 @@ struct sb_run_progress {
 	double elapsed_s, eta_s; /* wall time of this run; estimate for the rest (< 0: none) */
 	const struct sb_campaign_point *last;
 	const char *device;
+	unsigned worker; /* the worker that ran it (index into the devices used) */
 	double last_bandwidth_gbps, last_mrps, last_latency_avg_ns;
 	double last_temp_c, last_power_w; /* steady-state hot spot, mean power (NAN: none) */
 	unsigned last_attempt;            /* 0: first run of the point */
@@ -207,6 +208,25 @@ struct sb_run_progress {
 	bool in_point;
 	const struct sb_campaign_point *current;
 	double current_t_s, current_s, current_temp_c, current_power_w;
+	int64_t campaign_id; /* the campaign's id in the store */
+};
+
+/* What the engine tells a front end while a point runs (sb_run_options.event). */
+enum sb_run_event_kind {
+	SB_RUN_POINT_START, /* a run of a point starts on a worker */
+	SB_RUN_SAMPLE,      /* a sample was taken during the point */
+};
+
+struct sb_run_event {
+	enum sb_run_event_kind kind;
+	unsigned worker;
+	const char *device;
+	const struct sb_campaign_point *point;
+	unsigned attempt;
+	const struct sb_sample *sample; /* SB_RUN_SAMPLE */
+	/* SB_RUN_SAMPLE: over the interval since the previous sample (flit accounting), as the
+	 * store computes them; latency NAN without reads. */
+	double bandwidth_gbps, mrps, latency_avg_ns;
 };
 
 struct sb_run_options {
@@ -218,6 +238,13 @@ struct sb_run_options {
 	void *progress_ctx;
 	/* Set (by a signal handler) to stop: the point in progress is discarded. */
 	volatile sig_atomic_t *stop;
+	/* Set to stop between points: the points in progress finish and are stored, no other
+	 * starts (SB_ERR_INTERRUPTED; resumable). */
+	volatile sig_atomic_t *pause;
+	/* Called from the worker threads (not serialized) when a point starts and after each
+	 * sample; must return quickly and must not call the engine. */
+	void (*event)(void *ctx, const struct sb_run_event *ev);
+	void *event_ctx;
 };
 
 struct sb_run_summary {
@@ -247,9 +274,11 @@ int sb_campaign_check(const struct sb_campaign *c, unsigned jobs, struct sb_run_
  * against the boards before anything runs, creates the campaign in the store (or, with
  * resume, finds the latest one of the same name: SB_ERR_MISMATCH if its hash differs), runs
  * the points that are not stored yet and stores each in one transaction.
- * Returns 0 (campaign complete), SB_ERR_INTERRUPTED (stop was set; resumable), SB_ERR_INVAL
- * (jobs vs devices, a point the board cannot run), SB_ERR_MISMATCH, a device error or
- * SB_ERR_DB.
+ * The campaign is locked in the store for the run (stackbench/lock.h): another process
+ * running it in the same database gets SB_ERR_BUSY with the holder's PID.
+ * Returns 0 (campaign complete), SB_ERR_INTERRUPTED (stop or pause was set; resumable),
+ * SB_ERR_BUSY, SB_ERR_INVAL (jobs vs devices, a point the board cannot run), SB_ERR_MISMATCH,
+ * a device error or SB_ERR_DB.
  */
 int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
                     const struct sb_run_options *o, struct sb_run_summary *sum);

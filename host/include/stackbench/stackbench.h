@@ -13,6 +13,7 @@
 /* boards */
 #include "stackbench/device.h"
 #include "stackbench/gups.h"
+#include "stackbench/lock.h"
 #include "stackbench/pattern.h"
 #include "stackbench/pcidev.h"
 #include "stackbench/point.h"
@@ -28,6 +29,7 @@
 
 /* campaigns */
 #include "stackbench/campaign.h"
+#include "stackbench/client.h"
 #include "stackbench/report.h"
 #include "stackbench/store.h"
 

@@ -21,6 +21,7 @@
 #include "stackbench/campaign.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
+#include "stackbench/lock.h"
 #include "stackbench/log.h"
 #include "stackbench/pattern.h"
 #include "stackbench/point.h"
@@ -62,8 +63,9 @@ struct worker {
 	unsigned nsamples, cap;
 	int sample_err;
 	unsigned sample_err_src;             /* the source whose read failed */
-	const struct sb_campaign_point *cur; /* the point running (progress inside it) */
-	double prog_wall;                    /* wall time of the last progress inside it */
+	const struct sb_campaign_point *cur; /* the point running (progress inside it, events) */
+	unsigned cur_attempt;
+	double prog_wall; /* wall time of the last progress inside it */
 	pthread_t thread;
 };
 
@@ -94,6 +96,42 @@ static double wall_now(void)
 static bool stop_requested(const struct engine *en)
 {
 	return en->o->stop && *en->o->stop;
+}
+
+static bool pause_requested(const struct engine *en)
+{
+	return en->o->pause && *en->o->pause;
+}
+
+/* Tell the front end (sb_run_options.event) that a point started or a sample was taken. */
+static void run_event(struct worker *w, enum sb_run_event_kind kind)
+{
+	struct sb_run_event ev = {kind, w->id, w->uri, w->cur, w->cur_attempt, NULL, NAN, NAN, NAN};
+	struct sb_bench_metrics m;
+
+	if (!w->en->o->event)
+		return;
+	if (kind == SB_RUN_SAMPLE && w->nsamples) {
+		const struct sb_sample *x = &w->samples[w->nsamples - 1];
+		const struct sb_sample *prev = w->nsamples > 1 ? x - 1 : NULL;
+		struct sb_bench_counts bc = {
+		    .reads = x->reads - (prev ? prev->reads : 0),
+		    .writes = x->writes - (prev ? prev->writes : 0),
+		    .size = w->cur->size,
+		    .duration_ns = (double)(x->t_ns - (prev ? prev->t_ns : 0)),
+		    .lat_sum_cycles = x->lat_sum_cycles - (prev ? prev->lat_sum_cycles : 0),
+		    .lat_count = x->lat_count - (prev ? prev->lat_count : 0),
+		    .clock_hz = (double)w->board.clock_hz,
+		};
+
+		ev.sample = x;
+		if (sb_bench_metrics(&bc, &m) == 0) {
+			ev.bandwidth_gbps = m.bandwidth_gbps;
+			ev.mrps = m.mrps;
+			ev.latency_avg_ns = bc.lat_count ? m.lat_avg_ns : NAN;
+		}
+	}
+	w->en->o->event(w->en->o->event_ctx, &ev);
 }
 
 /* --- instruments --------------------------------------------------------------------------- */
@@ -312,6 +350,7 @@ static int sample_cb(void *ctx, uint64_t t_ns, const struct sb_port_counters *to
 		w->sample_err = e;
 		return 1;
 	}
+	run_event(w, SB_RUN_SAMPLE);
 	report_in_point(w, t_ns, &w->samples[w->nsamples - 1]);
 	return stop_requested(w->en) || w->en->abort;
 }
@@ -635,8 +674,10 @@ static void report_progress(struct engine *en, const struct worker *w,
 	    .elapsed_s = wall_now() - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
 	    .eta_s = -1,
 	    .device = w ? w->uri : NULL,
+	    .worker = w ? w->id : 0,
 	    .last_temp_c = NAN,
 	    .last_power_w = NAN,
+	    .campaign_id = en->id,
 	};
 
 	if (rec) {
@@ -682,8 +723,10 @@ static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sam
 	    .elapsed_s = now - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
 	    .eta_s = -1,
 	    .device = w->uri,
+	    .worker = w->id,
 	    .last_temp_c = NAN,
 	    .last_power_w = NAN,
+	    .campaign_id = en->id,
 	    .in_point = true,
 	    .current = w->cur,
 	    .current_t_s = (double)t_ns / 1e9,
@@ -821,6 +864,8 @@ again:
 	                             w->dev)) < 0)
 		return e;
 	w->cur = p;
+	w->cur_attempt = attempt;
+	run_event(w, SB_RUN_POINT_START);
 	e = start_point(w, &spec, r, &pt);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
@@ -981,7 +1026,7 @@ static void *worker_main(void *arg)
 		int idx, e;
 
 		pthread_mutex_lock(&en->lock);
-		idx = en->abort || stop_requested(en) ? -1 : take_point(en);
+		idx = en->abort || stop_requested(en) || pause_requested(en) ? -1 : take_point(en);
 		pthread_mutex_unlock(&en->lock);
 		if (idx < 0)
 			break;
@@ -1135,6 +1180,7 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 {
 	unsigned jobs = o->jobs ? o->jobs : 1;
 	struct engine en = {.c = c, .st = st, .o = o};
+	struct sb_lock *lock;
 	struct worker *w;
 	double t0 = wall_now();
 	int e = 0;
@@ -1145,6 +1191,9 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
 		    jobs, jobs, c->file, c->ndevices);
+	/* One process runs a campaign of a database at a time. */
+	if ((e = sb_campaign_lock(&lock, sb_store_path(st), c->name)) < 0)
+		return e;
 	if (jobs > c->npoints)
 		jobs = c->npoints;
 	w = calloc(jobs, sizeof(*w));
@@ -1216,7 +1265,7 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		if (en.nrun || !sum->resumed)
 			event(&en, -1, "complete", NULL, "%u points", c->npoints);
 		e = sb_store_campaign_status(st, en.id, "complete");
-	} else if (stop_requested(&en)) {
+	} else if (stop_requested(&en) || pause_requested(&en)) {
 		event(&en, -1, "interrupted", NULL, "%u of %u points stored", en.ndone, c->npoints);
 		/* not "running" any more: list shows it waiting for a resume */
 		if (sb_store_campaign_status(st, en.id, "interrupted") < 0)
@@ -1236,6 +1285,7 @@ fail_alloc:
 	free(en.done);
 	free(en.attempts);
 	free(w);
+	sb_lock_release(lock);
 	sum->wall_s = wall_now() - t0;
 	return e;
 }

@@ -345,7 +345,7 @@ static int parse_sweep(struct parse *p, struct fy_node *n)
 {
 	static const char *const keys[] = {"type",      "size",        "pattern", "mode",
 	                                   "addr_mode", "ports",       "stream",  "mask",
-	                                   "cooling",   "repetitions", NULL};
+	                                   "cooling",   "repetitions", "repeat",  NULL};
 	struct sb_campaign_axes *ax = &p->c->axes;
 	uint64_t reps = 1;
 	int e;
@@ -367,7 +367,13 @@ static int parse_sweep(struct parse *p, struct fy_node *n)
 		if ((e = axis_values(p, (enum sb_axis)a, v, false, &ax->n[a], ax->value[a])) < 0)
 			return e;
 	}
-	if ((e = sb_yaml_get_u64(&p->y, n, "repetitions", false, 1, 100000, &reps)) < 0)
+	/* repeat: is another name of repetitions */
+	if (sb_yaml_get(n, "repeat") && sb_yaml_get(n, "repetitions"))
+		return sb_yaml_error(
+		    &p->y, sb_yaml_get(n, "repeat"), SB_ERR_PARSE,
+		    "keys 'repeat' and 'repetitions' name the same axis: give one");
+	if ((e = sb_yaml_get_u64(&p->y, n, sb_yaml_get(n, "repeat") ? "repeat" : "repetitions",
+	                         false, 1, 100000, &reps)) < 0)
 		return e;
 	ax->n[SB_AXIS_REP] = (unsigned)reps;
 	return 0;
