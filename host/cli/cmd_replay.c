@@ -16,6 +16,7 @@
 #include "stackbench/capture.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
+#include "stackbench/lock.h"
 #include "stackbench/output.h"
 #include "stackbench/replay.h"
 #include "stackbench/util.h"
@@ -215,6 +216,7 @@ static int replay_run(int argc, char **argv)
 	struct sb_trace_reader *r = NULL;
 	struct sb_capture *cap = NULL;
 	struct sb_device *dev = NULL;
+	struct sb_lock *lock = NULL;
 	const char *uri = sb_cli_default_device(), *json = NULL;
 	uint64_t v;
 	double d;
@@ -295,7 +297,8 @@ static int replay_run(int argc, char **argv)
 	}
 	if ((rc = sb_cli_trace_open("replay", &to, argv + optind, argc - optind, &r)) != 0)
 		return rc;
-	if ((err = sb_device_open(&dev, uri)) < 0) {
+	/* The board is ours alone while the replay runs (busy: exit 3, naming the holder). */
+	if ((err = sb_board_lock(&lock, uri)) < 0 || (err = sb_device_open(&dev, uri)) < 0) {
 		rc = sb_cli_device_error(err);
 		goto out;
 	}
@@ -344,6 +347,7 @@ static int replay_run(int argc, char **argv)
 out:
 	sb_capture_abort(cap);
 	sb_device_close(dev);
+	sb_lock_release(lock);
 	sb_trace_reader_free(r);
 	return rc;
 }

@@ -519,16 +519,24 @@ static struct sb_device *open_wrapped(bool late)
 	return dev;
 }
 
-Test(capture, records_out_of_order_are_written_in_time_order)
+/* A complete capture of a full-rate point of us microseconds through the reordering board. */
+static struct sb_device *reordered_point(bool late, uint64_t us, const char *name, struct run *x)
 {
 	struct sb_capture_config cfg;
-	struct sb_device *dev = open_wrapped(false);
-	struct run x;
+	struct sb_device *dev = open_wrapped(late);
 
 	sb_capture_config_init(&cfg);
 	cfg.burst_records = 0;
 	cfg.gap_cycles = 0;
-	capture_point(dev, "all", 200, &cfg, "reorder.sbt", &x);
+	capture_point(dev, "all", us, &cfg, name, x);
+	return dev;
+}
+
+Test(capture, records_out_of_order_are_written_in_time_order)
+{
+	struct run x;
+	struct sb_device *dev = reordered_point(false, 200, "reorder.sbt", &x);
+
 	cr_assert_gt(W.swapped, 1000);
 	cr_assert_gt(W.delayed, 100);
 	expect_time_order(&x.tr);
@@ -544,14 +552,9 @@ Test(capture, records_out_of_order_are_written_in_time_order)
 
 Test(capture, records_later_than_the_window_are_lost_not_reordered)
 {
-	struct sb_capture_config cfg;
-	struct sb_device *dev = open_wrapped(true);
 	struct run x;
+	struct sb_device *dev = reordered_point(true, 400, "late.sbt", &x);
 
-	sb_capture_config_init(&cfg);
-	cfg.burst_records = 0;
-	cfg.gap_cycles = 0;
-	capture_point(dev, "all", 400, &cfg, "late.sbt", &x);
 	cr_assert_gt(W.too_late, 0);
 	expect_time_order(&x.tr);
 	/* Held back 40 drains: most arrive after their time was written (lost, counted); some,
