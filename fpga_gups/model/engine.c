@@ -15,6 +15,7 @@
  *
  * See docs/model.md for what is modelled, the parameters and what is left out.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -505,9 +506,16 @@ static void mem_write(struct sb_memory *mem, uint64_t addr, unsigned flits, uint
 
 /* ---- geometry and timing ---------------------------------------------------------------- */
 
+/*
+ * The controller offers ports_per_link user ports per link; GUPS port i is user port first_port
+ * + i (on the AC-510 user port 0 of link 0 carries the PCIe stream, so GUPS ports 0-3 use link 0
+ * and 4-8 link 1). A profile option with fewer links puts the rest on the last link.
+ */
 unsigned sb_engine_port_link(const struct sb_model *m, unsigned port)
 {
-	return port * m->prof.links / m->prof.ports;
+	unsigned l = (m->prof.first_port + port) / m->prof.ports_per_link;
+
+	return l < m->prof.links ? l : m->prof.links - 1;
 }
 
 void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
@@ -520,7 +528,7 @@ void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, uns
 
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode)
 {
-	/* Max block 32/64/128 B: vault bits start at 5/6/7 (hmc-facts §3). */
+	/* Max block 32/64/128 B: vault bits start at 5/6/7 (HMC specification, default mapping). */
 	static const unsigned offset_bits[3] = {5, 6, 7};
 
 	if (mode > 2)
@@ -540,11 +548,23 @@ static void divider_init(struct sb_divider *v, uint64_t d)
 	v->m = (uint64_t)((((unsigned __int128)1 << v->shift) + d - 1) / d);
 }
 
+/* A DRAM timing in ticks, rounded up to whole DRAM clocks (commands issue on clock edges). */
+static uint64_t dram_ticks(double ns, double tck_ns)
+{
+	double clocks = ns / tck_ns;
+	uint64_t n = (uint64_t)clocks;
+
+	if ((double)n < clocks - 1e-9)
+		n++;
+	return ns_ticks((double)n * tck_ns);
+}
+
 static void timing_init(struct sb_model *m)
 {
 	const struct sb_profile *p = &m->prof;
 	struct sb_timing *t = &m->tm;
 	uint64_t lane_bps = (uint64_t)p->lane_rate_mbps * 1000000ull * p->lanes;
+	double ck = p->tck_ns;
 
 	t->cycle = (uint64_t)(1e12 * SB_TICKS_PER_PS / (double)p->user_clock_hz + 0.5);
 	t->flit = (uint64_t)(128.0 * 1e12 * SB_TICKS_PER_PS / (double)lane_bps + 0.5);
@@ -557,26 +577,37 @@ static void timing_init(struct sb_model *m)
 	t->cube_out = ns_ticks(p->cube_out_ns);
 	t->xbar_local = ns_ticks(p->xbar_local_ns);
 	t->xbar_remote = ns_ticks(p->xbar_remote_ns);
-	/* The vault runs on a grid of tCCD (= tRRD on HMC): one column transfer or activate. */
-	t->dram_slot = ns_ticks(p->tccd_ns > p->trrd_ns ? p->tccd_ns : p->trrd_ns);
-	t->trcd = ns_ticks(p->trcd_ns);
-	t->tcl = ns_ticks(p->tcl_ns);
-	t->tcwl = ns_ticks(p->tcwl_ns);
-	t->tras = ns_ticks(p->tras_ns);
-	t->trp = ns_ticks(p->trp_ns);
-	t->trtp = ns_ticks(p->trtp_ns);
-	t->twr = ns_ticks(p->twr_ns);
-	t->trfc = ns_ticks(p->trfc_ns);
-	t->trefi = ns_ticks(p->trefi_ns);
+	/* The vault runs on a grid of tCCD: one column transfer per slot, activates on the same
+	 * grid (tRRD and tFAW in whole slots). */
+	t->dram_slot = dram_ticks(p->tccd_ns, ck);
+	t->trcd = dram_ticks(p->trcd_ns, ck);
+	t->tcl = dram_ticks(p->tcl_ns, ck);
+	t->tcwl = dram_ticks(p->tcwl_ns, ck);
+	t->tras = dram_ticks(p->tras_ns, ck);
+	t->trc = dram_ticks(p->trc_ns, ck);
+	t->trp = dram_ticks(p->trp_ns, ck);
+	t->trtp = dram_ticks(p->trtp_ns, ck);
+	t->twr = dram_ticks(p->twr_ns, ck);
+	t->trfc = dram_ticks(p->trfc_ns, ck);
+	t->trefi = dram_ticks(p->trefi_ns, ck);
 	t->rd_data_slots = (unsigned)div_up(t->trcd + t->tcl, t->dram_slot);
 	t->wr_data_slots = (unsigned)div_up(t->trcd + t->tcwl, t->dram_slot);
-	t->faw_slots = (unsigned)div_up(ns_ticks(p->tfaw_ns), t->dram_slot);
-	if (t->faw_slots < 1)
-		t->faw_slots = 1;
+	t->rrd_slots = (unsigned)div_up(dram_ticks(p->trrd_ns, ck), t->dram_slot);
+	if (t->rrd_slots < 1)
+		t->rrd_slots = 1;
+	if (t->rrd_slots > 8)
+		t->rrd_slots = 8;
+	t->faw_slots = (unsigned)div_up(dram_ticks(p->tfaw_ns, ck), t->dram_slot);
 	if (t->faw_slots > 16)
 		t->faw_slots = 16;
-	t->datapath_flits = p->datapath_flits;
+	t->gap_slots = (unsigned)div_up(dram_ticks(p->bus_turnaround_ns, ck), t->dram_slot);
+	if (t->gap_slots > 8)
+		t->gap_slots = 8;
+	t->packet_gap = p->packet_gap_flits;
+	t->cmd_cycles = p->port_cmd_cycles;
+	t->tokens = p->link_tokens;
 	t->bus_bytes = p->bus_bytes;
+	t->search_limit = 1u << 20;
 	for (t->bus_shift = 0; (1u << t->bus_shift) < t->bus_bytes; t->bus_shift++)
 		;
 	divider_init(&t->div_cycle, t->cycle);
@@ -584,19 +615,16 @@ static void timing_init(struct sb_model *m)
 	divider_init(&t->div_slot, t->dram_slot);
 	divider_init(&t->div_trefi, t->trefi);
 	divider_init(&t->div_trefi_hot, t->trefi / 2);
-	for (unsigned n = 1; n < 10; n++) {
-		uint64_t ser = n * t->flit;
-		uint64_t dp = div_up(n, t->datapath_flits) * t->cycle;
-
-		t->occ[n] = ser > dp ? ser : dp;
-		t->occ_slots[n] = (unsigned)div_up(t->occ[n], t->flit);
-	}
 }
 
-/* Ticks a packet of n flits occupies one direction of a link (serializer and datapath). */
-static inline uint64_t link_occupancy(const struct sb_timing *t, unsigned n)
+/*
+ * Flit times a packet of n flits holds one direction of a link: its flits back to back (the
+ * serializer packs packets without gaps), and for a packet that carries data (write request,
+ * read response) the per-packet handling time packet_gap (an assumption, docs/model.md).
+ */
+static inline unsigned link_slots(const struct sb_timing *t, unsigned n, bool data)
 {
-	return t->occ[n];
+	return n + (data ? t->packet_gap : 0);
 }
 
 /* ---- the cube --------------------------------------------------------------------------- */
@@ -638,25 +666,48 @@ static inline unsigned pop16(uint64_t x)
 	return pop8[x & 0xFF] + pop8[(x >> 8) & 0xFF];
 }
 
-/* tFAW: may an activate go in slot a, given the activates already placed in `act`? */
-static bool faw_ok(const struct sb_timing *t, const struct sb_calendar *act, uint64_t a)
+/* May an activate go in slot a? tRRD: no other activate within rrd_slots - 1 slots either side;
+ * tFAW: at most four activates in any window of faw_slots slots that contains a. */
+static bool act_ok(const struct sb_timing *t, const struct sb_calendar *act, uint64_t a)
 {
-	unsigned f = t->faw_slots;
-	uint64_t lo = a >= f - 1 ? a - (f - 1) : 0;
-	uint64_t x = cal_bits(act, lo, (unsigned)(a + f - lo));
-	unsigned n = (unsigned)(a - lo) + 1; /* windows containing a */
+	unsigned r = t->rrd_slots, f = t->faw_slots;
+	uint64_t lo, x;
+	unsigned n;
 
+	lo = a >= r - 1 ? a - (r - 1) : 0;
+	if (cal_bits(act, lo, (unsigned)(a + r - lo)))
+		return false;
+	if (f <= 4)
+		return true;
+	lo = a >= f - 1 ? a - (f - 1) : 0;
+	x = cal_bits(act, lo, (unsigned)(a + f - lo));
 	if (pop16(x) < 4)
 		return true;
+	n = (unsigned)(a - lo) + 1; /* windows containing a */
 	for (unsigned j = 0; j < n; j++)
 		if (pop16((x >> j) & ((1ull << f) - 1)) >= 4)
 			return false;
 	return true;
 }
 
+/* The engine cannot go on: remember why (sb_engine_run turns it into an error). */
+static void engine_fault(struct sb_model *m, const char *what, unsigned vault, uint64_t tick)
+{
+	if (m->fault[0])
+		return;
+	snprintf(m->fault, sizeof(m->fault),
+	         "sim: %s in vault %u at %llu ns (%u attempts): the model's calendars are "
+	         "inconsistent",
+	         what, vault, (unsigned long long)(tick / SB_TICKS_PER_PS / 1000),
+	         m->tm.search_limit);
+}
+
 /*
- * Serve one access in a vault: returns the tick the last data transfer ends and the activate
- * tick in *t_act.
+ * Serve one access in a vault under the closed-page policy: the earliest activate slot at or
+ * after t_in where the bank is free (tRC since its last activate, precharge done), no refresh
+ * window is hit, tRRD and tFAW allow an activate, and the data bus has the access's transfers
+ * (plus the turnaround gap) free at the fixed offset tRCD + tCL (reads) or tRCD + tCWL (writes).
+ * Returns the tick the last data transfer ends and the activate tick in *t_act.
  */
 static uint64_t vault_access(struct sb_model *m, struct sb_vault *v, unsigned bank, uint64_t t_in,
                              bool write, unsigned transfers, uint64_t *t_act)
@@ -664,39 +715,42 @@ static uint64_t vault_access(struct sb_model *m, struct sb_vault *v, unsigned ba
 	const struct sb_timing *t = &m->tm;
 	uint64_t slot = t->dram_slot;
 	unsigned d = write ? t->wr_data_slots : t->rd_data_slots;
+	unsigned busy = transfers + t->gap_slots;
 	uint64_t occ, a;
+	unsigned tries;
 
 	if (write)
 		occ = max64(t->tras, t->trcd + t->tcwl + transfers * slot + t->twr) + t->trp;
 	else
 		occ = max64(t->tras, t->trcd + (transfers - 1) * slot + t->trtp) + t->trp;
+	occ = max64(occ, t->trc);
 	a = sb_div_up(&t->div_slot, max64(t_in, v->bank_free[bank]));
-	for (int guard = 0; guard < 100000; guard++) {
+	for (tries = 0;; tries++) {
 		uint64_t r, b;
 
+		if (tries >= t->search_limit) {
+			engine_fault(m, "no activate slot found", (unsigned)(v - m->vault),
+			             a * slot);
+			break;
+		}
 		r = refresh_fit(m, v, a * slot, occ);
 		if (r != a * slot) {
 			a = sb_div_up(&t->div_slot, r);
 			continue;
 		}
-		b = cal_find(&v->bus, a + d, transfers);
+		b = cal_find(&v->bus, a + d, busy);
 		if (b != a + d) {
 			a = b - d;
 			continue;
 		}
-		/*
-		 * Activates: the first transfer follows its activate at a fixed offset, so one
-		 * transfer per bus slot already spaces activates by tRRD (= tCCD). tFAW can only
-		 * bind for single-transfer accesses (four need 4 slots < tFAW = 6 slots); then each
-		 * taken bus slot is one activate, and the window is checked on the bus calendar.
-		 */
-		if (transfers == 1 && !faw_ok(t, &v->bus, a + d)) {
+		if (!act_ok(t, &v->act, a)) {
 			a++;
 			continue;
 		}
 		break;
 	}
-	cal_take(&v->bus, a + d, transfers);
+	cal_take(&v->bus, a + d, busy);
+	cal_take(&v->act, a, 1);
 	v->bank_free[bank] = a * slot + occ;
 	v->activates++;
 	m->act.activates++;
@@ -722,30 +776,37 @@ static uint64_t request_path(struct sb_model *m, struct sb_port *p, uint64_t t, 
 	bool remote = (vault >> 2) != p->link;
 	uint64_t xbar = remote ? tm->xbar_remote : tm->xbar_local;
 	struct sb_vault *v = &m->vault[vault];
-	uint64_t start, t_cube, t_vault, admit, t_act, t_data, t_resp, s;
+	uint64_t start, t_cube, t_fwd, t_vault, admit, t_act, t_data, t_resp, s;
 	unsigned transfers =
 	    (unsigned)(((addr & (tm->bus_bytes - 1)) + 16ull * flits + tm->bus_bytes - 1) >>
 	               tm->bus_shift);
-	unsigned slots;
+	unsigned slots, tok = tm->tokens;
 
 	*errstat = 0;
-	/* FPGA TX path, then the link's request direction (FCFS among the link's ports). */
+	/* FPGA TX path, then the link's request direction (FCFS among the link's ports). The
+	 * packet needs req_flits tokens: the flit that held the last of them must have left the
+	 * cube's input buffer. */
 	start = max64(t + tm->tx_fixed + tm->tx_transmit +
 	                  (uint64_t)req_flits * m->prof.port_flit_cycles * tm->cycle,
 	              l->tx_free);
-	l->tx_free = start + link_occupancy(tm, req_flits);
+	start = max64(start, l->tok_free[(l->tok_count + req_flits - 1) % tok]);
+	l->tx_free = start + (uint64_t)link_slots(tm, req_flits, write) * tm->flit;
 	l->req_flits += req_flits;
 	m->act.req_flits += req_flits;
-	/* Cube input: a request waits at the link input while the vault queue is full. */
-	t_cube = max64(l->tx_free + tm->cube_in, l->in_block);
+	/* Cube input: packets leave the input buffer in order, each when its vault's queue has
+	 * room (head of line: later packets on that link wait behind it). */
+	t_cube = start + (uint64_t)req_flits * tm->flit + tm->cube_in;
 	if (t_cube >= m->hmc.fail_tick)
 		return SB_TICK_NEVER;
-	t_vault = t_cube + xbar;
+	t_fwd = max64(t_cube, l->in_fwd);
 	admit = v->admit[v->admit_pos];
-	if (admit > t_vault) {
-		t_vault = admit;
-		l->in_block = admit - xbar;
-	}
+	if (admit > t_fwd + xbar)
+		t_fwd = admit - xbar;
+	l->in_fwd = t_fwd;
+	for (unsigned i = 0; i < req_flits; i++)
+		l->tok_free[(l->tok_count + i) % tok] = t_fwd;
+	l->tok_count += req_flits;
+	t_vault = t_fwd + xbar;
 	t_data = vault_access(m, v, bank, t_vault, write, transfers, &t_act);
 	v->admit[v->admit_pos] = t_act;
 	if (++v->admit_pos == m->prof.vault_queue)
@@ -763,7 +824,7 @@ static uint64_t request_path(struct sb_model *m, struct sb_port *p, uint64_t t, 
 	t_resp = t_data + tm->cube_out + xbar;
 	if (t_resp >= m->hmc.fail_tick)
 		*errstat = ERRSTAT_THERMAL;
-	slots = tm->occ_slots[resp_flits];
+	slots = link_slots(tm, resp_flits, !write);
 	s = cal_find(&l->rx, sb_div_up(&tm->div_flit, t_resp), slots);
 	cal_take(&l->rx, s, slots);
 	l->resp_flits += resp_flits;
@@ -771,7 +832,7 @@ static uint64_t request_path(struct sb_model *m, struct sb_port *p, uint64_t t, 
 	/* The response is delivered to the port one 16-byte beat per cycle (writes: one beat). */
 	{
 		unsigned beats = (write ? 1 : flits) * m->prof.port_flit_cycles;
-		uint64_t c = sb_div_up(&tm->div_cycle, (s + slots) * tm->flit + tm->rx_path);
+		uint64_t c = sb_div_up(&tm->div_cycle, (s + resp_flits) * tm->flit + tm->rx_path);
 
 		c = cal_find(&p->rx, c, beats);
 		cal_take(&p->rx, c, beats);
@@ -780,6 +841,8 @@ static uint64_t request_path(struct sb_model *m, struct sb_port *p, uint64_t t, 
 }
 
 /* ---- trace capture ---------------------------------------------------------------------- */
+
+static inline uint64_t done_first_beat(const struct sb_model *m, const struct sb_done *d);
 
 static void trace_record(struct sb_model *m, const struct sb_port *p, const struct sb_done *d,
                          unsigned tag)
@@ -793,8 +856,7 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 		return;
 	/* Issue to the first response beat, as the port's latency monitor counts (the RTL). */
 	if (d->t_done != SB_TICK_NEVER && d->t_done > d->t_issue)
-		lat = (uint32_t)sb_div(&m->tm.div_cycle, d->t_done - d->t_issue) -
-		      (done_write(d) ? 0 : done_flits(d) - 1);
+		lat = (uint32_t)sb_div(&m->tm.div_cycle, done_first_beat(m, d) - d->t_issue);
 	memset(rec, 0, sizeof(rec));
 	rec[SB_TRACE_RECORD_TIME_LO_WORD] = (uint32_t)cyc;
 	rec[SB_TRACE_RECORD_TIME_HI_WORD] = (uint32_t)(cyc >> 32);
@@ -878,6 +940,18 @@ void sb_engine_flow_update(struct sb_model *m)
 
 static void stream_complete(struct sb_model *m, const struct sb_done *d, bool lost);
 
+/*
+ * The cycle after the response's first beat reached the port: where the latency monitors (GUPS
+ * ports and stream entries, like the RTL) stop. t_done is after the last beat; a read response
+ * has one beat per flit of data, a write response one beat.
+ */
+static inline uint64_t done_first_beat(const struct sb_model *m, const struct sb_done *d)
+{
+	unsigned beats = done_write(d) ? 1 : done_flits(d);
+
+	return d->t_done - (uint64_t)(beats - 1) * m->prof.port_flit_cycles * m->tm.cycle;
+}
+
 /* A request outstanding at port p completes (response arrived, or declared lost). */
 static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_done *d, bool lost)
 {
@@ -916,9 +990,8 @@ static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_d
 	}
 	if (!done_write(d)) {
 		/* Issue and response times are clock edges: the latency is a whole number of
-		 * cycles; it is kept in ticks here and converted when the registers are read. The
-		 * monitor stops at the response's first beat (t_done is after its last). */
-		uint64_t lat = d->t_done - d->t_issue - (uint64_t)(done_flits(d) - 1) * m->tm.cycle;
+		 * cycles; it is kept in ticks here and converted when the registers are read. */
+		uint64_t lat = done_first_beat(m, d) - d->t_issue;
 
 		if (!done_errstat(d))
 			p->read_data += done_flits(d);
@@ -1021,7 +1094,8 @@ static void port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool w
 	uint64_t t_done;
 	unsigned tag = write || posted ? 0 : tag_alloc(p);
 
-	p->t_free = t + (uint64_t)pkt * m->prof.port_flit_cycles * m->tm.cycle;
+	p->t_free =
+	    t + max64(m->tm.cmd_cycles, (uint64_t)pkt * m->prof.port_flit_cycles) * m->tm.cycle;
 	t_done = request_path(m, p, t, write, posted, addr, flits, &errstat);
 	m->st.requests++;
 	if (stream == SB_DONE_REPLAY) /* replayed requests are not the port's own */
@@ -1338,7 +1412,8 @@ static void stream_complete(struct sb_model *m, const struct sb_done *d, bool lo
 		return;
 	e = &m->stream.e[idx];
 	e->done = true;
-	e->latency = (uint32_t)min64(sb_div(&m->tm.div_cycle, d->t_done - d->t_issue), UINT32_MAX);
+	e->latency = (uint32_t)min64(sb_div(&m->tm.div_cycle, done_first_beat(m, d) - d->t_issue),
+	                             UINT32_MAX);
 	e->errstat = (uint8_t)done_errstat(d);
 	e->error = done_errstat(d) != 0 || lost;
 	if (!e->write && m->stream.integrity && !e->error &&
@@ -1561,7 +1636,11 @@ static void calendars_advance(struct sb_model *m, uint64_t now)
 	for (unsigned i = 0; i < m->nports; i++)
 		cal_advance(&m->port[i].rx, sb_div(&m->tm.div_cycle, now));
 	for (unsigned v = 0; v < m->nvaults; v++) {
-		cal_advance(&m->vault[v].bus, sb_div(&m->tm.div_slot, now));
+		uint64_t slot = sb_div(&m->tm.div_slot, now);
+
+		/* Activates are checked up to faw_slots back: keep that much history. */
+		cal_advance(&m->vault[v].bus, slot);
+		cal_advance(&m->vault[v].act, slot > 64 ? slot - 64 : 0);
 	}
 }
 
@@ -1590,6 +1669,8 @@ int sb_engine_run(struct sb_model *m, uint64_t until)
 			next_advance = p->t_next + 1024 * m->tm.flit;
 		}
 		port_step(m, p);
+		if (m->fault[0])
+			return sb_error_set(SB_ERR_STATE, "%s", m->fault);
 	}
 	ports_done_irq(m);
 	return 0;
@@ -1615,14 +1696,19 @@ int sb_engine_init(struct sb_model *m)
 		struct sb_vault *vv = &m->vault[v];
 
 		cal_init(&vv->bus, m->tm.dram_slot);
+		cal_init(&vv->act, m->tm.dram_slot);
 		/* Vaults refresh staggered across the refresh interval. */
 		vv->refresh_phase = m->tm.trefi * v / m->nvaults + (pr->seed % 997) * m->tm.cycle;
 		vv->admit = calloc(pr->vault_queue, sizeof(*vv->admit));
 		if (!vv->admit)
 			return sb_error_set(SB_ERR_NOMEM, "out of memory for the cube model");
 	}
-	for (unsigned l = 0; l < m->nlinks; l++)
+	for (unsigned l = 0; l < m->nlinks; l++) {
 		cal_init(&m->link[l].rx, m->tm.flit);
+		m->link[l].tok_free = calloc(m->tm.tokens, sizeof(*m->link[l].tok_free));
+		if (!m->link[l].tok_free)
+			return sb_error_set(SB_ERR_NOMEM, "out of memory for the links");
+	}
 	for (unsigned i = 0; i < m->nports; i++) {
 		struct sb_port *p = &m->port[i];
 
@@ -1651,6 +1737,7 @@ int sb_engine_init(struct sb_model *m)
 	m->mem.power_seed = (uint32_t)(pr->seed ^ (pr->seed >> 32)) ^ 0xA5A5A5A5u;
 	m->ff.enable = true;
 	m->ff.base_window = (uint64_t)pr->ff_window_us * 1000000ull * SB_TICKS_PER_PS;
+	m->ff.warmup = (uint64_t)pr->ff_warmup_us * 1000000ull * SB_TICKS_PER_PS;
 	m->ff.window = m->ff.base_window;
 	m->ff.tol_ppm = pr->ff_tolerance_ppm;
 	m->ff.need = pr->ff_windows;
@@ -1665,6 +1752,10 @@ void sb_engine_release(struct sb_model *m)
 			free(m->vault[v].admit);
 	free(m->vault);
 	m->vault = NULL;
+	for (unsigned l = 0; l < SB_MAX_LINKS; l++) {
+		free(m->link[l].tok_free);
+		m->link[l].tok_free = NULL;
+	}
 	for (unsigned i = 0; i < SB_MAX_PORTS; i++) {
 		free(m->port[i].slots);
 		free(m->port[i].heap);

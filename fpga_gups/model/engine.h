@@ -146,14 +146,19 @@ struct sb_vault {
 	uint64_t bank_free[16]; /* bank ready for the next activate */
 	uint64_t refresh_phase; /* offset of this vault's refresh windows */
 	struct sb_calendar bus; /* data bus transfers (tCCD slots) */
+	struct sb_calendar act; /* activates (same slots): tRRD and tFAW are checked on it */
 	uint64_t *admit;        /* ring of the last vault_queue admission starts */
 	unsigned admit_pos;
 	uint64_t activates;
 };
 
+#define SB_LINK_TOKENS_MAX 4096
+
 struct sb_link {
 	uint64_t tx_free;      /* request direction: next free (requests arrive in order) */
-	uint64_t in_block;     /* cube input blocked until (vault queue full, head of line) */
+	uint64_t in_fwd;       /* cube input: the last packet left the input buffer (in order) */
+	uint64_t *tok_free;    /* token ring: when the flit that last held each token left */
+	uint64_t tok_count;    /* flits sent so far (position in the token ring) */
 	struct sb_calendar rx; /* response direction */
 	uint64_t req_flits, resp_flits;
 };
@@ -182,21 +187,24 @@ static inline uint64_t sb_div_up(const struct sb_divider *v, uint64_t x)
 /* Timing parameters converted to ticks. */
 struct sb_timing {
 	struct sb_divider div_cycle, div_flit, div_slot, div_trefi, div_trefi_hot;
-	uint64_t occ[10];       /* link occupancy of a packet of n flits (ticks) */
-	unsigned occ_slots[10]; /* the same in flit slots */
-	unsigned bus_shift;     /* log2(bus_bytes) */
+	unsigned bus_shift; /* log2(bus_bytes) */
 	uint64_t cycle, flit;
 	uint64_t tx_fixed;    /* TX path latency besides port occupancy and the link */
 	uint64_t tx_transmit; /* transmit overhead */
 	uint64_t rx_path;
 	uint64_t cube_in, cube_out, xbar_local, xbar_remote;
-	uint64_t dram_slot; /* tCCD = tRRD grid of the vault */
-	uint64_t trcd, tcl, tcwl, tras, trp, trtp, twr, trfc, trefi;
+	uint64_t dram_slot; /* tCCD: the grid of column transfers and activates */
+	uint64_t trcd, tcl, tcwl, tras, trc, trp, trtp, twr, trfc, trefi;
 	unsigned rd_data_slots; /* activate to first read transfer, in dram slots */
 	unsigned wr_data_slots;
-	unsigned faw_slots; /* tFAW in dram slots */
-	unsigned datapath_flits;
+	unsigned rrd_slots;  /* tRRD in dram slots */
+	unsigned faw_slots;  /* tFAW in dram slots */
+	unsigned gap_slots;  /* idle bus slots after each access (bus turnaround) */
+	unsigned packet_gap; /* extra flit times of a data-carrying packet on a link direction */
+	unsigned cmd_cycles; /* a user port takes a command at most every cmd_cycles cycles */
+	unsigned tokens;     /* link flow-control tokens (flits) */
 	unsigned bus_bytes;
+	unsigned search_limit; /* attempts a vault may make to place an access (a fault beyond) */
 };
 
 struct sb_engine_stats {

@@ -3,19 +3,25 @@
  * Steady-state fast-forward.
  *
  * Bandwidth runs last 20 s and thermal runs 200 s of bench time; simulating every request of
- * them is possible but slow. When the ports run unchanged traffic, the engine measures windows
- * (ff_window_us to start with): the total request rate and the mean read latency of each
- * window. After ff_windows consecutive windows agree within ff_tolerance_ppm, it jumps: it
- * advances every counter by the last window's increments scaled to the skipped time, shifts
- * all of its time state (port, link, vault, calendar reservations) by the same amount, and goes
- * on simulating. The skipped time is a multiple of the user clock, the flit time, the DRAM slot
- * and the refresh interval, so the state after the jump is the state before it, moved in time.
+ * them is possible but slow. When the ports run unchanged traffic, the engine first simulates a
+ * warm-up (ff_warmup_us: queues fill, tag pools reach their steady occupancy) that is not
+ * measured, then measures windows of ff_window_us: the total request rate and the mean read
+ * latency of each window. After ff_windows consecutive windows agree within ff_tolerance_ppm
+ * (the profile's values, 2 x 2.5 ms within 0.4 %, span the slowest transients the model shows,
+ * a few milliseconds), it jumps: it advances every counter by the increments of the agreeing
+ * windows scaled to the skipped time, shifts all of its time state (port, link, token, vault, calendar
+ * reservations) by the same amount, and goes on simulating. The skipped time is a multiple of
+ * the user clock, the flit time, the DRAM slot and the refresh interval, so the state after the
+ * jump is the state before it, moved in time.
  *
- * Noisy traffic (one bank, a few ports) does not agree within the tolerance over short windows
- * (a window of n requests varies by ~1/sqrt(n)); after three disagreeing windows the window
- * doubles, up to SB_FF_MAX_WINDOW. Convergence survives from one advance to the next as long as
- * nothing is written to the board: the next advance then jumps at once (host code that samples
- * the counters every millisecond keeps the benefit).
+ * Noisy traffic (one bank, a few ports) may not agree within the tolerance: after three
+ * disagreeing windows the window doubles, up to SB_FF_MAX_WINDOW. Convergence survives from one
+ * advance to the next as long as nothing is written to the board: the next advance then jumps at
+ * once (host code that samples the counters every millisecond keeps the benefit).
+ *
+ * Minimum and maximum latency are not extrapolated: they are those of the requests simulated one
+ * by one (sim_ctrl.ff_skipped_ns says how much of the run was skipped; `stackbench point` prints
+ * the simulated span they cover).
  *
  * Not fast-forwarded: while a stream group, trace capture, a replay, an initialization or a thermal
  * failure is in progress, or when a port would reach its iteration limit inside the jump.
@@ -28,7 +34,7 @@
 
 #include "model_internal.h"
 
-#define SB_FF_MAX_WINDOW (2000000000ull * SB_TICKS_PER_PS) /* 2 ms */
+#define SB_FF_MAX_WINDOW (20000000000ull * SB_TICKS_PER_PS) /* 20 ms */
 
 static uint64_t gcd64(uint64_t a, uint64_t b)
 {
@@ -107,7 +113,9 @@ void sb_engine_ff_begin(struct sb_model *m, uint64_t t)
 	m->ff.w_len = 0;
 	m->ff.dirty = false;
 	m->st.ff_active = false;
-	m->ff.w_end = m->ff.enable ? t + m->ff.window : SB_TICK_NEVER;
+	m->ff.warming = m->ff.warmup > 0;
+	m->ff.w_end =
+	    m->ff.enable ? t + (m->ff.warming ? m->ff.warmup : m->ff.window) : SB_TICK_NEVER;
 	snapshot(m);
 }
 
@@ -159,8 +167,11 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 		struct sb_link *lk = &m->link[l];
 
 		lk->tx_free += dt;
-		if (lk->in_block)
-			lk->in_block += dt;
+		if (lk->in_fwd)
+			lk->in_fwd += dt;
+		for (unsigned k = 0; k < m->tm.tokens; k++)
+			if (lk->tok_free[k])
+				lk->tok_free[k] += dt;
 		shift_calendar(&lk->rx, dt);
 	}
 	for (unsigned v = 0; v < m->nvaults; v++) {
@@ -173,6 +184,7 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 			if (vv->admit[k])
 				vv->admit[k] += dt;
 		shift_calendar(&vv->bus, dt);
+		shift_calendar(&vv->act, dt);
 	}
 }
 
@@ -238,6 +250,46 @@ static uint64_t try_jump(struct sb_model *m, uint64_t t, uint64_t until)
 }
 
 /*
+ * The increments a jump extrapolates: those of the span of agreeing windows (the window that
+ * just ended added to the span when it agreed with the one before, else a new span), so the
+ * extrapolated rates average over ff_windows windows, not one.
+ */
+static void span_add(struct sb_model *m, uint64_t w, bool agreed)
+{
+	struct sb_model_activity *d = &m->ff_dact;
+	const struct sb_model_activity *a = &m->act, *a0 = &m->ff_act;
+
+	if (!agreed) {
+		memset(d, 0, sizeof(*d));
+		m->ff.w_len = 0;
+		for (unsigned i = 0; i < m->nports; i++) {
+			struct sb_port *p = &m->port[i];
+
+			p->d_reads = p->d_writes = p->d_read_data = 0;
+			p->d_lat_sum = p->d_lat_count = p->d_iters = 0;
+		}
+	}
+	for (unsigned i = 0; i < m->nports; i++) {
+		struct sb_port *p = &m->port[i];
+
+		p->d_reads += p->reads - p->w_reads;
+		p->d_writes += p->writes - p->w_writes;
+		p->d_read_data += p->read_data - p->w_read_data;
+		p->d_lat_sum += p->lat_sum - p->w_lat_sum;
+		p->d_lat_count += p->lat_count - p->w_lat_count;
+		p->d_iters += p->iters - p->w_iters;
+	}
+	d->reads += a->reads - a0->reads;
+	d->writes += a->writes - a0->writes;
+	d->read_bytes += a->read_bytes - a0->read_bytes;
+	d->write_bytes += a->write_bytes - a0->write_bytes;
+	d->req_flits += a->req_flits - a0->req_flits;
+	d->resp_flits += a->resp_flits - a0->resp_flits;
+	d->activates += a->activates - a0->activates;
+	m->ff.w_len += w;
+}
+
+/*
  * The engine reached the end of a measuring window at tick t; until is the end of the current
  * advance. Record the window, decide whether to jump, and start the next window.
  */
@@ -245,37 +297,32 @@ int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until)
 {
 	uint64_t reqs = 0, lat_sum = 0, lat_count = 0, w = m->ff.window;
 	double rate, lat;
+	bool agreed;
 
 	sb_engine_settle(m, t);
 	if (!eligible(m) || m->ff.dirty) {
 		sb_engine_ff_begin(m, t);
 		return 0;
 	}
-	for (unsigned i = 0; i < m->nports; i++) {
-		struct sb_port *p = &m->port[i];
-
-		p->d_reads = p->reads - p->w_reads;
-		p->d_writes = p->writes - p->w_writes;
-		p->d_read_data = p->read_data - p->w_read_data;
-		p->d_lat_sum = p->lat_sum - p->w_lat_sum;
-		p->d_lat_count = p->lat_count - p->w_lat_count;
-		p->d_iters = p->iters - p->w_iters;
-		reqs += p->d_reads + p->d_writes;
-		lat_sum += p->d_lat_sum;
-		lat_count += p->d_lat_count;
+	if (m->ff.warming) {
+		/* The warm-up is over: the first measured window starts now. */
+		m->ff.warming = false;
+		m->ff.w_end = t + m->ff.window;
+		snapshot(m);
+		return 0;
 	}
-	m->ff_dact.reads = m->act.reads - m->ff_act.reads;
-	m->ff_dact.writes = m->act.writes - m->ff_act.writes;
-	m->ff_dact.read_bytes = m->act.read_bytes - m->ff_act.read_bytes;
-	m->ff_dact.write_bytes = m->act.write_bytes - m->ff_act.write_bytes;
-	m->ff_dact.req_flits = m->act.req_flits - m->ff_act.req_flits;
-	m->ff_dact.resp_flits = m->act.resp_flits - m->ff_act.resp_flits;
-	m->ff_dact.activates = m->act.activates - m->ff_act.activates;
-	m->ff.w_len = w;
+	for (unsigned i = 0; i < m->nports; i++) {
+		const struct sb_port *p = &m->port[i];
+
+		reqs += p->reads - p->w_reads + p->writes - p->w_writes;
+		lat_sum += p->lat_sum - p->w_lat_sum;
+		lat_count += p->lat_count - p->w_lat_count;
+	}
 	rate = (double)reqs / (double)w;
 	lat = lat_count ? (double)lat_sum / (double)lat_count : 0;
-	if (m->ff.last_rate >= 0 && agrees(rate, m->ff.last_rate, m->ff.tol_ppm) &&
-	    agrees(lat, m->ff.last_lat, m->ff.tol_ppm)) {
+	agreed = m->ff.last_rate >= 0 && agrees(rate, m->ff.last_rate, m->ff.tol_ppm) &&
+	         agrees(lat, m->ff.last_lat, m->ff.tol_ppm);
+	if (agreed) {
 		m->ff.agree++;
 		m->ff.misses = 0;
 	} else {
@@ -285,6 +332,7 @@ int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until)
 			m->ff.misses = 0;
 		}
 	}
+	span_add(m, w, agreed);
 	m->ff.last_rate = rate;
 	m->ff.last_lat = lat;
 	m->st.ff_active = m->ff.agree + 1 >= m->ff.need;

@@ -90,6 +90,8 @@ struct sb_model {
 	uint64_t refresh_base; /* refreshes counted up to refresh_t0 */
 	uint64_t refresh_t0;   /* tick the refresh rate last changed */
 	struct sb_engine_stats st;
+	char
+	    fault[192]; /* set when the engine cannot go on: sb_engine_run reports it as an error */
 	struct sb_memory mem;
 	struct sb_trace trace;
 	struct sb_replay replay; /* replay.c */
@@ -104,6 +106,8 @@ struct sb_model {
 	struct {
 		bool enable;
 		bool dirty;           /* a register write since the last complete window */
+		bool warming;         /* the current "window" is the warm-up: it is not measured */
+		uint64_t warmup;      /* ticks (ff_warmup_us) */
 		uint64_t base_window; /* ticks (ff_window_us) */
 		uint64_t window;      /* current window: grows while noisy traffic does not agree */
 		uint64_t w_len;       /* length of the last complete window */
@@ -132,7 +136,7 @@ void sb_engine_port_write(struct sb_model *m, unsigned port, uint32_t reg, uint3
 void sb_engine_ports_reset(struct sb_model *m);
 void sb_engine_cube_reset(struct sb_model *m);
 void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode);
-/* Address decoding of the current address-mapping mode (hmc-facts §3). */
+/* Address decoding of the current address-mapping mode (HMC specification, address mapping). */
 void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
                    unsigned *quadrant);
 void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);

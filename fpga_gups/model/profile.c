@@ -50,6 +50,7 @@ static int parse_section(const struct sb_yaml *y, struct fy_node *root, const ch
 
 static const struct sb_yaml_num board_keys[] = {
     UK(board_id, 0, 4294967295.0), UK(ports, 1, SB_LAYOUT_GUPS_PORT_COUNT),
+    UK(ports_per_link, 1, 16),     UK(first_port, 0, 15),
     QK(user_clock_hz, 1e6, 1e9),   UK(serial, 0, 4294967295.0),
     UK(build_id, 0, 4294967295.0),
 };
@@ -58,12 +59,14 @@ static const struct sb_yaml_num link_keys[] = {
     UK(links, 1, 4),
     UK(lanes, 8, 16),
     UK(lane_rate_mbps, 10000, 30000),
+    UK(packet_gap_flits, 0, 16),
+    UK(link_tokens, 16, 4096),
 };
 
 static const struct sb_yaml_num infra_keys[] = {
     QK(init_time_ps, 0, 1e13),       UK(port_flit_cycles, 1, 16),    UK(tx_f2p_cycles, 0, 1000),
     UK(tx_arb_cycles, 0, 1000),      UK(tx_seq_crc_cycles, 0, 1000), UK(tx_serdes_cycles, 0, 1000),
-    UK(tx_transmit_cycles, 0, 1000), UK(datapath_flits, 1, 32),      DK(rx_path_ns, 0, 100000),
+    UK(tx_transmit_cycles, 0, 1000), UK(port_cmd_cycles, 1, 32),     DK(rx_path_ns, 0, 100000),
     UK(max_outstanding, 1, 1024),
 };
 
@@ -74,13 +77,27 @@ static const struct sb_yaml_num cube_keys[] = {
 };
 
 static const struct sb_yaml_num dram_keys[] = {
-    DK(tck_ns, 0.1, 100),  DK(tcl_ns, 0, 1000),    DK(tcwl_ns, 0, 1000),  DK(trcd_ns, 0, 1000),
-    DK(trp_ns, 0, 1000),   DK(tras_ns, 0, 1000),   DK(trc_ns, 0, 1000),   DK(tccd_ns, 0.1, 1000),
-    DK(trrd_ns, 0, 1000),  DK(tfaw_ns, 0, 1000),   DK(twr_ns, 0, 1000),   DK(trtp_ns, 0, 1000),
-    DK(trfc_ns, 0, 10000), DK(trefi_ns, 100, 1e7), UK(bus_bytes, 16, 64), DK(hot_refresh_c, 0, 200),
+    DK(tck_ns, 0.1, 100),
+    DK(tcl_ns, 0, 1000),
+    DK(tcwl_ns, 0, 1000),
+    DK(trcd_ns, 0, 1000),
+    DK(trp_ns, 0, 1000),
+    DK(tras_ns, 0, 1000),
+    DK(trc_ns, 0, 1000),
+    DK(tccd_ns, 0.1, 1000),
+    DK(trrd_ns, 0, 1000),
+    DK(tfaw_ns, 0, 1000),
+    DK(twr_ns, 0, 1000),
+    DK(trtp_ns, 0, 1000),
+    DK(trfc_ns, 0, 10000),
+    DK(trefi_ns, 100, 1e7),
+    UK(bus_bytes, 16, 64),
+    DK(hot_refresh_c, 0, 200),
+    DK(bus_turnaround_ns, 0, 1000),
 };
 
 static const struct sb_yaml_num sim_keys[] = {
+    UK(ff_warmup_us, 0, 1000000),
     UK(ff_window_us, 1, 100000),
     UK(ff_tolerance_ppm, 1, 1000000),
     UK(ff_windows, 2, 100),
@@ -97,10 +114,21 @@ static int check_profile(const struct sb_yaml *y, struct fy_node *root, struct s
 	if (p->bus_bytes != 16 && p->bus_bytes != 32 && p->bus_bytes != 64)
 		return sb_yaml_error(y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
 		                     "key 'bus_bytes': 16, 32 or 64");
-	if (p->trc_ns < p->tras_ns || p->trefi_ns <= p->trfc_ns)
+	if (p->trc_ns < p->tras_ns || p->trefi_ns <= p->trfc_ns || p->tccd_ns < p->tck_ns)
 		return sb_yaml_error(
 		    y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
-		    "DRAM timings inconsistent (need tRC >= tRAS and tREFI > tRFC)");
+		    "DRAM timings inconsistent (need tRC >= tRAS, tREFI > tRFC, tCCD >= tCK)");
+	if (p->tfaw_ns > 16 * p->tccd_ns || p->trrd_ns > 8 * p->tccd_ns ||
+	    p->bus_turnaround_ns > 8 * p->tccd_ns)
+		return sb_yaml_error(y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
+		                     "keys 'tfaw_ns', 'trrd_ns', 'bus_turnaround_ns': the model "
+		                     "handles at most 16, 8 and 8 tCCD slots");
+	if (p->first_port + p->ports > p->ports_per_link * p->links)
+		return sb_yaml_error(
+		    y, sb_yaml_get(root, "board"), SB_ERR_PARSE,
+		    "keys 'first_port' + 'ports' (%u + %u) exceed 'ports_per_link' x "
+		    "'links' (%u x %u)",
+		    p->first_port, p->ports, p->ports_per_link, p->links);
 	return 0;
 }
 

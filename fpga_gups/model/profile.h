@@ -20,6 +20,9 @@ struct sb_profile {
 	/* board */
 	uint32_t board_id;
 	uint32_t ports;
+	uint32_t ports_per_link; /* user ports the controller offers per link */
+	uint32_t
+	    first_port; /* controller user port of GUPS port 0 (ports before it: PCIe stream) */
 	uint64_t user_clock_hz;
 	uint32_t serial;
 	uint32_t build_id;
@@ -28,6 +31,10 @@ struct sb_profile {
 	uint32_t links;
 	uint32_t lanes;
 	uint32_t lane_rate_mbps;
+	uint32_t
+	    packet_gap_flits; /* flit times a data-carrying packet costs a link direction beyond its
+	                            * flits (per-packet handling, calibration) */
+	uint32_t link_tokens; /* flow-control tokens (flits of the cube's link input buffer) */
 
 	/* FPGA infrastructure (cycles of the user clock unless named otherwise) */
 	uint64_t init_time_ps;       /* link training + cube init after a reset */
@@ -37,9 +44,8 @@ struct sb_profile {
 	uint32_t tx_seq_crc_cycles;  /* sequence number, flow control, CRC */
 	uint32_t tx_serdes_cycles;   /* conversion to the SerDes protocol */
 	uint32_t tx_transmit_cycles; /* transmit overhead besides one cycle per flit */
-	uint32_t
-	    datapath_flits; /* flits per cycle through the controller (FlitsToParallel width) */
-	double rx_path_ns;  /* response path from the link to the port */
+	uint32_t port_cmd_cycles; /* a user port takes a command at most every this many cycles */
+	double rx_path_ns;        /* response path from the link to the port */
 	uint32_t max_outstanding; /* hard cap of outstanding requests per port (model memory) */
 
 	/* cube */
@@ -56,10 +62,12 @@ struct sb_profile {
 	/* DRAM (ns) */
 	double tck_ns, tcl_ns, tcwl_ns, trcd_ns, trp_ns, tras_ns, trc_ns, tccd_ns, trrd_ns;
 	double tfaw_ns, twr_ns, trtp_ns, trfc_ns, trefi_ns;
-	uint32_t bus_bytes;   /* vault data bus transfer size */
-	double hot_refresh_c; /* above this temperature refresh runs twice as often */
+	double bus_turnaround_ns; /* idle vault data bus between the transfers of two accesses */
+	uint32_t bus_bytes;       /* vault data bus transfer size */
+	double hot_refresh_c;     /* above this temperature refresh runs twice as often */
 
 	/* simulation */
+	uint32_t ff_warmup_us;     /* fast-forward: simulated before the first window counts */
 	uint32_t ff_window_us;     /* fast-forward: convergence window */
 	uint32_t ff_tolerance_ppm; /* fast-forward: max relative change between windows */
 	uint32_t ff_windows;       /* fast-forward: consecutive converged windows required */

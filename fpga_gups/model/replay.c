@@ -189,9 +189,9 @@ void sb_replay_complete(struct sb_model *m, struct sb_port *p, const struct sb_d
 		if (lost)
 			return;
 	}
-	/* A read's response beats follow its first one, one per cycle. */
+	/* A read's response beats follow its first one (as the engine's latency monitor). */
 	if (!done_write(d) && flits > 1)
-		ticks -= (uint64_t)(flits - 1) * m->tm.cycle;
+		ticks -= (uint64_t)(flits - 1) * m->prof.port_flit_cycles * m->tm.cycle;
 	lat = (uint32_t)(ticks / m->tm.cycle);
 	r->lat_sum += lat;
 	if (lat < r->lat_min)

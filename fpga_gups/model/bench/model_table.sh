@@ -1,9 +1,11 @@
 #!/bin/sh
-# Print the model's results for the experiments of hmc-facts §6 as Markdown tables
-# (docs/model.md is made from this output). Usage: model_table.sh [STACKBENCH] [DURATION_US]
+# Print the model's results for the standard experiments (address-mask sweep, access patterns x
+# request types, request sizes, linear vs random, stream latency, latency against load) as
+# Markdown tables; docs/model.md is made from this output.
+#   model_table.sh [STACKBENCH] [DURATION_US]   (default 20000: fast-forward jumps after ~6 ms)
 set -eu
 SB=${1:-build/host/cli/stackbench}
-D=${2:-2000}
+D=${2:-20000}
 j() { "$SB" point --json --duration-us "$D" "$@"; }
 get() { sed -n "s/^[[:space:]]*\"$1\":[[:space:]]*\([-0-9.e+]*\),*$/\1/p" | head -1; }
 fmt() { printf '%.1f' "$1"; }
@@ -35,27 +37,29 @@ for p in 1bank 2bank 4bank 8bank 16bank 1vault 2vault 4vault 8vault 16vault; do
 	echo
 done
 echo
-echo "### Request size, all vaults, random vs linear (ro)"
+echo "### Request size, all vaults: ro random vs linear, wo, rw"
 echo
-echo "| size B | random GB/s | random MRPS | linear GB/s | linear MRPS | 1 vault GB/s | 1 bank GB/s |"
-echo "|---|---|---|---|---|---|---|"
+echo "| size B | ro GB/s | ro MRPS | ro linear GB/s | wo GB/s | rw GB/s | rw MRPS | ro 1 vault GB/s | ro 1 bank GB/s |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for s in 16 32 48 64 80 96 112 128; do
-	r=$(j --size $s); l=$(j --size $s --mode linear)
-	printf '| %d | %s | %s | %s | %s | %s | %s |\n' $s \
+	r=$(j --size $s); w=$(j --size $s --type rw)
+	printf '| %d | %s | %s | %s | %s | %s | %s | %s | %s |\n' $s \
 		"$(fmt "$(echo "$r" | get bandwidth_gbps)")" "$(fmt "$(echo "$r" | get mrps)")" \
-		"$(fmt "$(echo "$l" | get bandwidth_gbps)")" "$(fmt "$(echo "$l" | get mrps)")" \
+		"$(fmt "$(j --size $s --mode linear | get bandwidth_gbps)")" \
+		"$(fmt "$(j --size $s --type wo | get bandwidth_gbps)")" \
+		"$(fmt "$(echo "$w" | get bandwidth_gbps)")" "$(fmt "$(echo "$w" | get mrps)")" \
 		"$(fmt "$(j --size $s --pattern 1vault | get bandwidth_gbps)")" \
 		"$(fmt "$(j --size $s --pattern 1bank | get bandwidth_gbps)")"
 done
 echo
-echo "### Low-load latency (stream GUPS on port 0), ns: min / avg"
+echo "### Low-load latency (stream GUPS on port 0, first response beat), ns: min / avg"
 echo
 echo "| requests | 16 B | 64 B | 128 B |"
 echo "|---|---|---|---|"
 for n in 1 2 4 8 16 28; do
 	printf '| %d |' $n
 	for s in 16 64 128; do
-		out=$(j --stream $n --size $s --duration-us 200)
+		out=$(j --stream $n --size $s --duration-us 400)
 		printf ' %s / %s |' "$(fmt "$(echo "$out" | get latency_min_ns)")" "$(fmt "$(echo "$out" | get latency_avg_ns)")"
 	done
 	echo
