@@ -21,6 +21,8 @@ clang-14 libclang-rt-14-dev
 help2man bash-completion python3-pandas
 libmicrohttpd-dev libsystemd-dev chromium
 "
+# analysis: compressed traces (.gz through zlib, .xz through liblzma)
+PKGS="$PKGS zlib1g-dev liblzma-dev"
 
 missing=""
 # (the list's comment lines are not packages)

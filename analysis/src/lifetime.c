@@ -14,11 +14,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/util.h"
+#include "trace_internal.h"
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
@@ -91,8 +91,16 @@ struct sp_state {
 	struct htab life; /* lifetimes from DENSE_MAX on */
 	bool spare_used;
 	struct aentry spare; /* the address whose key is UINT64_MAX */
+	/* sampled traces: the window (sample id) and the keys written in it, whose values the
+	   window's end cuts (when the list would exceed WINDOW_KEYS_MAX, the table is scanned) */
+	uint32_t window;
+	uint64_t *wkeys;
+	size_t nwkeys, capwkeys;
+	bool wscan;
 	struct sb_subpart_stats st;
 };
+
+#define WINDOW_KEYS_MAX (1u << 20)
 
 /* What a record does, from its kind, its cache status and the policy. */
 enum action {
@@ -117,6 +125,7 @@ struct sb_lifetime {
 	size_t nsp;
 	uint64_t records;
 	bool any;
+	bool windowed, decided; /* records carry sample ids: each id is a window (a sample) */
 	int64_t first, last;
 };
 
@@ -139,51 +148,16 @@ static inline size_t hash64(uint64_t k)
 
 /* --- tables ------------------------------------------------------------------------------- */
 
-/*
- * Zeroed, cache-line aligned table memory. Large tables are mapped on their own and asked for
- * transparent huge pages: random probes over tens of MB otherwise miss the TLB on nearly every
- * access.
- */
-#define HUGE_TABLE_BYTES (2u << 20)
-
-static void *table_alloc(size_t bytes)
-{
-	void *p;
-
-	if (bytes < HUGE_TABLE_BYTES) {
-		if ((p = aligned_alloc(64, bytes)))
-			memset(p, 0, bytes);
-		return p;
-	}
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return NULL;
-#ifdef MADV_HUGEPAGE
-	madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-	return p;
-}
-
-static void table_free(void *p, size_t bytes)
-{
-	if (!p)
-		return;
-	if (bytes < HUGE_TABLE_BYTES)
-		free(p);
-	else
-		munmap(p, bytes);
-}
-
 static void atab_free(struct atab *t)
 {
-	table_free(t->e, t->e ? (t->mask + 1) * sizeof(*t->e) : 0);
+	sb_table_free(t->e, t->e ? (t->mask + 1) * sizeof(*t->e) : 0);
 	t->e = NULL;
 }
 
 /* cap: a power of two. */
 static int atab_init(struct atab *t, size_t cap)
 {
-	t->e = table_alloc(cap * sizeof(*t->e));
+	t->e = sb_table_alloc(cap * sizeof(*t->e));
 	if (!t->e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory (address table of %zu entries)",
 		                    cap);
@@ -445,6 +419,7 @@ static void sp_release(struct sp_state *s)
 	free(s->life.e);
 	free(s->dense);
 	free(s->dr);
+	free(s->wkeys);
 }
 
 void sb_lifetime_free(struct sb_lifetime *eng)
@@ -568,6 +543,78 @@ static int flush_all(struct sp_state *s)
 	return 0;
 }
 
+/*
+ * A live value cut by the end of its window (sampled traces): what happened to it in the gap
+ * is unknown, so it is neither a lifetime nor a zero-read value. Its observed length (write to
+ * last read seen) is a lower bound: it counts towards the address's longest lifetime.
+ */
+static void cut_value(struct sp_state *s, struct aentry *e)
+{
+	const int64_t seen = e->last_read - e->start;
+
+	s->st.censored_values++;
+	if (e->nreads) {
+		s->st.censored_read_values++;
+		if (seen > s->st.censored_max)
+			s->st.censored_max = seen;
+		if (!(e->flags & F_HELD) || seen > e->max_life)
+			e->max_life = seen;
+		e->flags |= F_HELD;
+	}
+	e->flags &= ~(F_LIVE | F_FETCHED);
+}
+
+/* The end of a window: the reads of its last time stamp, then every live value is cut. */
+static int end_window(struct sp_state *s)
+{
+	int err;
+
+	if (s->ndr && (err = apply_reads(s)) < 0)
+		return sb_error_set(err, "out of memory");
+	if (s->wscan) {
+		for (size_t i = 0; i <= s->addrs.mask; i++)
+			if (s->addrs.e[i].key1 && (s->addrs.e[i].flags & F_LIVE))
+				cut_value(s, &s->addrs.e[i]);
+		if (s->spare_used && (s->spare.flags & F_LIVE))
+			cut_value(s, &s->spare);
+	} else {
+		for (size_t i = 0; i < s->nwkeys; i++) {
+			struct aentry *e = aget(s, s->wkeys[i], key_hash(s->wkeys[i]));
+
+			if (UNLIKELY(!e))
+				return sb_error_set(SB_ERR_NOMEM, "out of memory");
+			if (e->flags & F_LIVE)
+				cut_value(s, e);
+		}
+	}
+	s->nwkeys = 0;
+	s->wscan = false;
+	s->st.windows++;
+	return 0;
+}
+
+/* Remember a key written in the window (its value is cut at the window's end). */
+static int window_key(struct sp_state *s, uint64_t key)
+{
+	if (s->wscan)
+		return 0;
+	if (s->nwkeys == s->capwkeys) {
+		size_t nc = s->capwkeys ? s->capwkeys * 2 : 1024;
+		uint64_t *nk;
+
+		if (nc > WINDOW_KEYS_MAX) {
+			s->wscan = true; /* too many: scan the table at the window's end */
+			return 0;
+		}
+		if (!(nk = realloc(s->wkeys, nc * sizeof(*nk))))
+			return sb_error_set(SB_ERR_NOMEM, "out of memory");
+		s->wkeys = nk;
+		s->capwkeys = nc;
+	}
+	s->wkeys[s->nwkeys++] = key;
+	return 0;
+}
+
 /* A record decoded ahead of its turn. */
 struct op {
 	uint64_t key, h;
@@ -613,6 +660,12 @@ static int new_time(struct sp_state *s, int64_t t)
 {
 	int err;
 
+	/* bounded, so that no lifetime (a difference of times) and no span overflows */
+	if (UNLIKELY(!sb_trace_time_ok(t)))
+		return sb_error_set(SB_ERR_RANGE,
+		                    "subpartition '%s': time %lld is out of range (|time| < 2^62 "
+		                    "ticks)",
+		                    s->st.sp.name, (long long)t);
 	if (!s->started) {
 		s->started = true;
 		s->st.first_time = t;
@@ -630,7 +683,7 @@ static int new_time(struct sp_state *s, int64_t t)
 }
 
 /* A store or a fetch: a new value at its address. */
-static inline int write_value(struct sp_state *s, const struct op *o)
+static inline int write_value(struct sp_state *s, const struct op *o, bool windowed)
 {
 	struct aentry *e = aget(s, o->key, o->h);
 	const uint32_t fetched = o->act == A_FETCH;
@@ -638,8 +691,12 @@ static inline int write_value(struct sp_state *s, const struct op *o)
 
 	if (UNLIKELY(!e))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((e->flags & F_LIVE) && (err = end_value(s, e)) < 0)
-		return sb_error_set(err, "out of memory");
+	if (e->flags & F_LIVE) {
+		if ((err = end_value(s, e)) < 0)
+			return sb_error_set(err, "out of memory");
+	} else if (windowed && (err = window_key(s, o->key)) < 0) {
+		return err;
+	}
 	s->st.fetches += fetched;
 	s->st.stores += !fetched;
 	s->st.write_bits += o->bits;
@@ -705,8 +762,25 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 		return 0;
 	}
 	if (o->act <= A_FETCH)
-		return write_value(s, o);
+		return write_value(s, o, eng->windowed);
 	return rare_action(s, o->act);
+}
+
+/* Windowed traces: a record of another sample than its subpartition's cuts the values first. */
+static inline int window_check(struct sb_lifetime *eng, const struct op *o, uint32_t sample)
+{
+	struct sp_state *s;
+	int err;
+
+	if (o->act == A_BADSP)
+		return 0; /* reported by apply() */
+	s = &eng->sp[o->sp];
+	if (LIKELY(sample == s->window))
+		return 0;
+	if (s->started && (err = end_window(s)) < 0)
+		return err;
+	s->window = sample;
+	return 0;
 }
 
 int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
@@ -718,25 +792,65 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
+	if (!eng->decided) {
+		/* a trace with sample ids is read window by window (a change of id is a gap) */
+		eng->windowed = (info->fields & SB_FIELD_SAMPLE) || info->capture.sampled;
+		eng->decided = true;
+	}
 	eng->records += n;
 	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		decode(eng, &recs[i], &ring[i]);
 	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
 		decode(eng, &recs[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % RING]);
+		if (UNLIKELY(eng->windowed) &&
+		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+			return err;
 		if ((err = apply(eng, &ring[i % RING])) < 0)
 			return err;
 	}
-	for (; i < n; i++)
+	for (; i < n; i++) {
+		if (UNLIKELY(eng->windowed) &&
+		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+			return err;
 		if ((err = apply(eng, &ring[i % RING])) < 0)
 			return err;
+	}
 	return 0;
+}
+
+/* The value at 0-based rank k of the sorted lifetimes (k < st->lifetimes). */
+static int64_t ranked(const struct sb_subpart_stats *st, uint64_t k)
+{
+	uint64_t cum = 0;
+
+	for (size_t i = 0; i < st->nbins; i++) {
+		cum += st->bins[i].count;
+		if (k < cum)
+			return st->bins[i].ticks;
+	}
+	return st->bins[st->nbins - 1].ticks;
+}
+
+double sb_quantile_linear(const struct sb_subpart_stats *st, double q)
+{
+	/* numpy's 'linear' method (pandas' default), expression for expression, so that the
+	   figures agree to the last bit: virtual index n q + (1 + q (1 - 1 - 1)) - 1 = (n - 1) q */
+	const uint64_t n = st->lifetimes;
+	const double h = (double)n * q + (1.0 + q * (1.0 - 1.0 - 1.0)) - 1.0;
+	double lo = floor(h), g = h - lo, a, b, d;
+	uint64_t i = lo < 0 ? 0 : (uint64_t)lo;
+
+	if (i > n - 1)
+		i = n - 1;
+	a = (double)ranked(st, i);
+	b = (double)ranked(st, i + 1 < n ? i + 1 : n - 1);
+	d = b - a;
+	return g >= 0.5 ? b - d * (1.0 - g) : a + d * g;
 }
 
 static void summarize(struct sb_subpart_stats *st)
 {
-	uint64_t n = st->lifetimes, cum = 0;
-	/* nearest rank: the smallest value with at least ceil(q n) values at or below it */
-	uint64_t r50 = n / 2 + n % 2, r99 = n / 100 * 99 + ((n % 100) * 99 + 99) / 100;
+	uint64_t n = st->lifetimes;
 	long double sum = 0;
 
 	memset(&st->life, 0, sizeof(st->life));
@@ -744,17 +858,11 @@ static void summarize(struct sb_subpart_stats *st)
 		return;
 	st->life.min = st->bins[0].ticks;
 	st->life.max = st->bins[st->nbins - 1].ticks;
-	for (size_t i = 0; i < st->nbins; i++) {
-		uint64_t before = cum;
-
+	for (size_t i = 0; i < st->nbins; i++)
 		sum += (long double)st->bins[i].ticks * (long double)st->bins[i].count;
-		cum += st->bins[i].count;
-		if (before < r50 && cum >= r50)
-			st->life.median = st->bins[i].ticks;
-		if (before < r99 && cum >= r99)
-			st->life.p99 = st->bins[i].ticks;
-	}
 	st->life.mean = (double)(sum / (long double)n);
+	st->life.median = sb_quantile_linear(st, 0.5);
+	st->life.p99 = sb_quantile_linear(st, 0.99);
 }
 
 /* The lifetime histogram in ascending order: the direct array, then the table above it. */
@@ -802,13 +910,19 @@ static int count_address(struct sp_state *s, struct htab *ah, const struct aentr
 	                e->wbits);
 }
 
-static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out)
+static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out, bool windowed)
 {
 	struct htab ah;
 	struct hentry *sorted;
 	size_t nsorted;
 	int err;
 
+	if (windowed && s->started) {
+		/* the capture ends, not the program: the last window's values are cut */
+		s->wscan = true;
+		if ((err = end_window(s)) < 0)
+			return err;
+	}
 	if (s->ndr && (err = apply_reads(s)) < 0)
 		return sb_error_set(err, "out of memory");
 	if ((err = flush_all(s)) < 0) /* program end */
@@ -884,12 +998,44 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	res->nsubparts = eng->nsp;
 	for (size_t i = 0; i < eng->nsp; i++) {
-		if ((err = finish_sp(&eng->sp[i], &res->subparts[i])) < 0) {
+		if ((err = finish_sp(&eng->sp[i], &res->subparts[i], eng->windowed)) < 0) {
 			sb_lifetime_result_release(res);
 			return err;
 		}
 	}
+	res->windowed = eng->windowed;
+	{
+		uint64_t windows = 0;
+
+		for (size_t i = 0; i < res->nsubparts; i++)
+			windows =
+			    res->subparts[i].windows > windows ? res->subparts[i].windows : windows;
+		sb_sampling_init(&res->sampling, info, res->records, eng->windowed ? windows : 1);
+	}
+	for (size_t i = 0; i < res->nsubparts; i++) {
+		struct sb_subpart_stats *st = &res->subparts[i];
+
+		st->density = sb_sampling_subpart_density(&res->sampling, info, (uint32_t)i,
+		                                          st->reads + st->stores + st->fetches +
+		                                              st->skipped + st->bypassed);
+	}
+	sb_confidence_rules_default(&res->rules);
+	sb_lifetime_judge(res, &res->rules);
 	return 0;
+}
+
+void sb_lifetime_judge(struct sb_lifetime_result *res, const struct sb_confidence_rules *rules)
+{
+	res->rules = *rules;
+	for (size_t i = 0; i < res->nsubparts; i++) {
+		struct sb_subpart_stats *st = &res->subparts[i];
+		const uint64_t values = st->lifetimes + st->zero_read_values + st->censored_values;
+
+		st->confident =
+		    sb_confident(rules, &res->sampling, st->density,
+		                 st->sp.type == SB_SUBPART_CACHE, st->lifetimes) &&
+		    (double)st->censored_values <= rules->max_censored_share * (double)values;
+	}
 }
 
 void sb_lifetime_result_release(struct sb_lifetime_result *res)

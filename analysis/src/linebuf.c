@@ -1,58 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 /* Buffered line reading and number parsing for the text importers. */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "stackbench/error.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
-#define LINEBUF_INIT (1u << 20)
+#define LINEBUF_INIT (64u << 10)
 
-int sb_linebuf_open(struct sb_linebuf *lb, const char *path)
+static int linebuf_init(struct sb_linebuf *lb, const char *name)
 {
-	int e;
-
-	memset(lb, 0, sizeof(*lb));
-	sb_strlcpy(lb->name, path, sizeof(lb->name));
-	if (!strcmp(path, "-")) {
-		lb->fd = 0;
-	} else {
-		lb->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (lb->fd < 0) {
-			e = errno;
-			return sb_error_set(e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
-			                    : e == EACCES               ? SB_ERR_PERM
-			                                                : SB_ERR_IO,
-			                    "cannot open '%s': %s", path, strerror(e));
-		}
-		lb->own_fd = true;
-	}
+	sb_strlcpy(lb->name, name, sizeof(lb->name));
 	lb->cap = LINEBUF_INIT;
 	lb->buf = malloc(lb->cap + 1);
 	if (!lb->buf) {
 		sb_linebuf_close(lb);
-		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", path);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
 	}
 	return 0;
+}
+
+int sb_linebuf_open(struct sb_linebuf *lb, const char *path)
+{
+	int err;
+
+	memset(lb, 0, sizeof(*lb));
+	if ((err = sb_instream_open(&lb->in, path)) < 0)
+		return err;
+	return linebuf_init(lb, path);
+}
+
+int sb_linebuf_open_mem(struct sb_linebuf *lb, const char *name, const void *data, size_t len)
+{
+	int err;
+
+	memset(lb, 0, sizeof(*lb));
+	if ((err = sb_instream_open_mem(&lb->in, name, data, len)) < 0)
+		return err;
+	return linebuf_init(lb, name);
 }
 
 /* Move the unread part to the front, grow if full, and read more. 0, 1 (eof) or error. */
 static int refill(struct sb_linebuf *lb)
 {
-	ssize_t n;
+	int n;
 
 	if (lb->start > 0) {
 		memmove(lb->buf, lb->buf + lb->start, lb->end - lb->start);
 		lb->end -= lb->start;
+		lb->base += lb->start;
 		lb->start = 0;
 	}
+	if (lb->end > SB_TRACE_LINE_MAX)
+		return sb_trace_parse_error(lb->name, lb->line + 1, "longer than %u bytes",
+		                            SB_TRACE_LINE_MAX);
 	if (lb->end == lb->cap) {
 		char *nb = realloc(lb->buf, lb->cap * 2 + 1);
 
@@ -64,14 +70,20 @@ static int refill(struct sb_linebuf *lb)
 		lb->buf = nb;
 		lb->cap *= 2;
 	}
-	do {
-		n = read(lb->fd, lb->buf + lb->end, lb->cap - lb->end);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", lb->name, strerror(errno));
+	if ((n = sb_instream_read(&lb->in, lb->buf + lb->end, lb->cap - lb->end)) < 0)
+		return n;
 	if (n == 0) {
 		lb->eof = true;
 		return 1;
+	}
+	/* text has no NUL byte: checked once per chunk, reported with the line that holds it */
+	if (!lb->nul) {
+		const char *z = memchr(lb->buf + lb->end, '\0', (size_t)n);
+
+		if (z) {
+			lb->nul = true;
+			lb->nul_at = lb->base + (uint64_t)(z - lb->buf);
+		}
 	}
 	lb->end += (size_t)n;
 	return 0;
@@ -100,6 +112,11 @@ int sb_linebuf_next(struct sb_linebuf *lb, char **line, size_t *len)
 	}
 	*line = lb->buf + lb->start;
 	*len = (size_t)(nl - *line);
+	if (*len > SB_TRACE_LINE_MAX)
+		return sb_trace_parse_error(lb->name, lb->line + 1, "longer than %u bytes",
+		                            SB_TRACE_LINE_MAX);
+	if (lb->nul && lb->nul_at <= lb->base + (uint64_t)(nl - lb->buf))
+		return sb_trace_parse_error(lb->name, lb->line + 1, "a NUL byte: not a text file");
 	if (*len > 0 && (*line)[*len - 1] == '\r')
 		(*len)--;
 	(*line)[*len] = '\0';
@@ -110,11 +127,9 @@ int sb_linebuf_next(struct sb_linebuf *lb, char **line, size_t *len)
 
 void sb_linebuf_close(struct sb_linebuf *lb)
 {
-	if (lb->own_fd && lb->fd >= 0)
-		close(lb->fd);
+	sb_instream_close(&lb->in);
 	free(lb->buf);
 	lb->buf = NULL;
-	lb->own_fd = false;
 }
 
 int sb_trace_parse_error(const char *name, uint64_t line, const char *fmt, ...)

@@ -241,9 +241,17 @@ int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_resu
 		const struct sb_subpart_stats *st = &res->subparts[s];
 		struct sb_subpart_projection *sp = &p->subparts[s];
 
+		/* a sampled trace: the access pressure restored by temporal interpolation,
+		   t^ = r t, with r the subpartition's sampling density (docs/lifetimes.md) */
+		const double r =
+		    res->sampling.sampled && st->density > 0 && st->density <= 1 ? st->density : 1;
+
+		sp->time_scale = r;
 		sp->duration_s = ticks > 0 ? (double)ticks / tick_hz : 0;
-		sp->write_hz = ticks > 0 ? (double)st->write_ticks / (double)ticks * tick_hz : 0;
-		sp->read_hz = ticks > 0 ? (double)st->read_ticks / (double)ticks * tick_hz : 0;
+		sp->write_hz =
+		    ticks > 0 ? (double)st->write_ticks / (r * (double)ticks) * tick_hz : 0;
+		sp->read_hz =
+		    ticks > 0 ? (double)st->read_ticks / (r * (double)ticks) * tick_hz : 0;
 		sp->devices = calloc(lib->ndevices, sizeof(*sp->devices));
 		if (!sp->devices) {
 			err = sb_error_set(SB_ERR_NOMEM, "out of memory");

@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "report_internal.h"
 #include "stackbench/error.h"
 #include "stackbench/gnuplot.h"
 #include "stackbench/lifetime.h"
@@ -24,7 +25,7 @@ extern char **environ;
 
 /* --- JSON ----------------------------------------------------------------------------------- */
 
-static void add_num(cJSON *o, const char *key, double v)
+void sb_json_num(cJSON *o, const char *key, double v)
 {
 	if (isfinite(v))
 		cJSON_AddNumberToObject(o, key, v);
@@ -32,9 +33,43 @@ static void add_num(cJSON *o, const char *key, double v)
 		cJSON_AddNullToObject(o, key);
 }
 
-static void add_u64(cJSON *o, const char *key, uint64_t v)
+void sb_json_u64(cJSON *o, const char *key, uint64_t v)
 {
 	cJSON_AddNumberToObject(o, key, (double)v);
+}
+
+void sb_json_sampling(cJSON *root, const struct sb_sampling *s, const struct sb_confidence_rules *r)
+{
+	cJSON *o = cJSON_AddObjectToObject(root, "sampling");
+	const struct sb_trace_capture *c = &s->capture;
+
+	if (o) {
+		cJSON_AddBoolToObject(o, "sampled", s->sampled);
+		sb_json_num(o, "density", s->density);
+		sb_json_u64(o, "records", s->records);
+		sb_json_u64(o, "windows", s->windows);
+		if (s->sampled) {
+			sb_json_u64(o, "executed", c->executed);
+			sb_json_u64(o, "captured", c->captured);
+			sb_json_u64(o, "lost_records", c->lost_records);
+			sb_json_num(o, "lost_share", s->lost_share);
+			sb_json_u64(o, "bursts", c->bursts);
+			sb_json_u64(o, "lost_bursts", c->lost_bursts);
+			sb_json_u64(o, "burst_records", c->burst_records);
+			sb_json_u64(o, "gap_ticks", c->gap_ticks);
+			sb_json_num(o, "start", (double)c->start);
+			sb_json_num(o, "end", (double)c->end);
+		}
+	}
+	o = cJSON_AddObjectToObject(root, "confidence_rules");
+	if (o) {
+		sb_json_num(o, "min_density", r->min_density);
+		sb_json_num(o, "min_density_cache", r->min_density_cache);
+		sb_json_u64(o, "min_events", r->min_events);
+		sb_json_num(o, "warmup_factor", r->warmup_factor);
+		sb_json_num(o, "max_lost_share", r->max_lost_share);
+		sb_json_num(o, "max_censored_share", r->max_censored_share);
+	}
 }
 
 static double ticks_ns(double ticks, double tick_hz)
@@ -56,11 +91,11 @@ static void add_summary(cJSON *o, const char *key, const struct sb_subpart_stats
 		cJSON_AddNullToObject(s, "max");
 		return;
 	}
-	add_num(s, "min", (double)st->life.min * scale);
-	add_num(s, "mean", st->life.mean * scale);
-	add_num(s, "median", (double)st->life.median * scale);
-	add_num(s, "p99", (double)st->life.p99 * scale);
-	add_num(s, "max", (double)st->life.max * scale);
+	sb_json_num(s, "min", (double)st->life.min * scale);
+	sb_json_num(s, "mean", st->life.mean * scale);
+	sb_json_num(s, "median", st->life.median * scale);
+	sb_json_num(s, "p99", st->life.p99 * scale);
+	sb_json_num(s, "max", (double)st->life.max * scale);
 }
 
 static cJSON *device_json(const struct sb_memdev_projection *d)
@@ -69,18 +104,18 @@ static cJSON *device_json(const struct sb_memdev_projection *d)
 
 	if (!o)
 		return NULL;
-	add_num(o, "retention_ns", d->retention_ns);
-	add_u64(o, "refreshes", d->refreshes);
-	add_u64(o, "refresh_values", d->refresh_values);
-	add_num(o, "area_um2", d->area_um2);
-	add_num(o, "area_ratio_vs_sram", d->area_ratio);
-	add_num(o, "energy_j", d->energy_j);
-	add_num(o, "read_energy_j", d->read_energy_j);
-	add_num(o, "write_energy_j", d->write_energy_j);
-	add_num(o, "refresh_energy_j", d->refresh_energy_j);
-	add_num(o, "energy_ratio_vs_sram", d->energy_ratio);
-	add_num(o, "refresh_free_share", d->refresh_free_share);
-	add_num(o, "refresh_free_access_share", d->refresh_free_access_share);
+	sb_json_num(o, "retention_ns", d->retention_ns);
+	sb_json_u64(o, "refreshes", d->refreshes);
+	sb_json_u64(o, "refresh_values", d->refresh_values);
+	sb_json_num(o, "area_um2", d->area_um2);
+	sb_json_num(o, "area_ratio_vs_sram", d->area_ratio);
+	sb_json_num(o, "energy_j", d->energy_j);
+	sb_json_num(o, "read_energy_j", d->read_energy_j);
+	sb_json_num(o, "write_energy_j", d->write_energy_j);
+	sb_json_num(o, "refresh_energy_j", d->refresh_energy_j);
+	sb_json_num(o, "energy_ratio_vs_sram", d->energy_ratio);
+	sb_json_num(o, "refresh_free_share", d->refresh_free_share);
+	sb_json_num(o, "refresh_free_access_share", d->refresh_free_access_share);
 	return o;
 }
 
@@ -91,10 +126,10 @@ static cJSON *composition_json(const struct sb_composition *c, double tick_hz)
 	if (!o)
 		return NULL;
 	cJSON_AddBoolToObject(o, "refresh_free", c->refresh_free);
-	add_num(o, "area_um2", c->area_um2);
-	add_num(o, "area_ratio_vs_sram", c->area_ratio);
-	add_num(o, "energy_j", c->energy_j);
-	add_num(o, "energy_ratio_vs_sram", c->energy_ratio);
+	sb_json_num(o, "area_um2", c->area_um2);
+	sb_json_num(o, "area_ratio_vs_sram", c->area_ratio);
+	sb_json_num(o, "energy_j", c->energy_j);
+	sb_json_num(o, "energy_ratio_vs_sram", c->energy_ratio);
 	devs = cJSON_AddObjectToObject(o, "devices");
 	for (size_t i = 0; devs && i < c->nparts; i++) {
 		const struct sb_composition_part *p = &c->parts[i];
@@ -103,17 +138,17 @@ static cJSON *composition_json(const struct sb_composition *c, double tick_hz)
 		if (!d)
 			continue;
 		cJSON_AddNumberToObject(d, "order", (double)i);
-		add_num(d, "retention_ns", p->retention_ns);
-		add_num(d, "capacity_share", p->capacity_share);
-		add_u64(d, "addresses", p->addresses);
-		add_u64(d, "capacity_bits", p->bits);
-		add_num(d, "area_um2", p->area_um2);
-		add_num(d, "energy_j", p->energy_j);
-		add_u64(d, "refreshes", p->refreshes);
+		sb_json_num(d, "retention_ns", p->retention_ns);
+		sb_json_num(d, "capacity_share", p->capacity_share);
+		sb_json_u64(d, "addresses", p->addresses);
+		sb_json_u64(d, "capacity_bits", p->bits);
+		sb_json_num(d, "area_um2", p->area_um2);
+		sb_json_num(d, "energy_j", p->energy_j);
+		sb_json_u64(d, "refreshes", p->refreshes);
 		if (p->max_lifetime_ticks >= 0) {
-			add_num(d, "max_lifetime_cycles", (double)p->max_lifetime_ticks);
-			add_num(d, "max_lifetime_ns",
-			        ticks_ns((double)p->max_lifetime_ticks, tick_hz));
+			sb_json_num(d, "max_lifetime_cycles", (double)p->max_lifetime_ticks);
+			sb_json_num(d, "max_lifetime_ns",
+			            ticks_ns((double)p->max_lifetime_ticks, tick_hz));
 		} else {
 			cJSON_AddNullToObject(d, "max_lifetime_cycles");
 			cJSON_AddNullToObject(d, "max_lifetime_ns");
@@ -141,16 +176,16 @@ static cJSON *library_json(const struct sb_memdev_lib *lib)
 			continue;
 		cJSON_AddStringToObject(j, "description", d->description ? d->description : "");
 		cJSON_AddStringToObject(j, "file", d->file ? d->file : "");
-		add_num(j, "cell_area_um2", d->cell_area_um2);
-		add_num(j, "read_energy_fj_per_bit", d->read_fj_per_bit);
-		add_num(j, "write_energy_fj_per_bit", d->write_fj_per_bit);
+		sb_json_num(j, "cell_area_um2", d->cell_area_um2);
+		sb_json_num(j, "read_energy_fj_per_bit", d->read_fj_per_bit);
+		sb_json_num(j, "write_energy_fj_per_bit", d->write_fj_per_bit);
 		if (d->retention_kind == SB_RETENTION_STATIC) {
 			cJSON_AddStringToObject(j, "retention", "static");
 		} else if (d->retention_kind == SB_RETENTION_CONSTANT) {
 			cJSON *r = cJSON_AddObjectToObject(j, "retention");
 
 			if (r)
-				add_num(r, "ns", d->retention_ns);
+				sb_json_num(r, "ns", d->retention_ns);
 		} else {
 			cJSON *r = cJSON_AddObjectToObject(j, "retention");
 			cJSON *t = r ? cJSON_AddArrayToObject(r, "table") : NULL;
@@ -158,8 +193,8 @@ static cJSON *library_json(const struct sb_memdev_lib *lib)
 			for (size_t k = 0; t && k < d->npoints; k++) {
 				cJSON *pt = cJSON_CreateObject();
 
-				add_num(pt, "write_hz", d->points_write_hz[k]);
-				add_num(pt, "ns", d->points_ns[k]);
+				sb_json_num(pt, "write_hz", d->points_write_hz[k]);
+				sb_json_num(pt, "ns", d->points_ns[k]);
 				cJSON_AddItemToArray(t, pt);
 			}
 		}
@@ -177,23 +212,23 @@ static void add_counts(cJSON *o, const struct sb_subpart_stats *st)
 {
 	uint64_t writes = st->stores + st->fetches, all = st->reads + writes;
 
-	add_u64(o, "reads", st->reads);
-	add_u64(o, "writes", writes);
-	add_u64(o, "stores", st->stores);
-	add_u64(o, "fetches", st->fetches);
-	add_u64(o, "flushes", st->flushes);
-	add_u64(o, "read_bits", st->read_bits);
-	add_u64(o, "write_bits", st->write_bits);
-	add_u64(o, "unique_addresses", st->unique_addresses);
-	add_u64(o, "capacity_bytes", st->capacity_bits / 8);
-	add_u64(o, "lifetimes", st->lifetimes);
-	add_u64(o, "lifetime_accesses", st->lifetime_accesses);
-	add_u64(o, "zero_read_values", st->zero_read_values);
-	add_u64(o, "orphans", st->orphans);
-	add_num(o, "orphan_share", all ? (double)st->orphans / (double)all : 0);
-	add_u64(o, "unbacked_reads", st->unbacked_reads);
-	add_u64(o, "skipped_accesses", st->skipped);
-	add_u64(o, "bypassed_writes", st->bypassed);
+	sb_json_u64(o, "reads", st->reads);
+	sb_json_u64(o, "writes", writes);
+	sb_json_u64(o, "stores", st->stores);
+	sb_json_u64(o, "fetches", st->fetches);
+	sb_json_u64(o, "flushes", st->flushes);
+	sb_json_u64(o, "read_bits", st->read_bits);
+	sb_json_u64(o, "write_bits", st->write_bits);
+	sb_json_u64(o, "unique_addresses", st->unique_addresses);
+	sb_json_u64(o, "capacity_bytes", st->capacity_bits / 8);
+	sb_json_u64(o, "lifetimes", st->lifetimes);
+	sb_json_u64(o, "lifetime_accesses", st->lifetime_accesses);
+	sb_json_u64(o, "zero_read_values", st->zero_read_values);
+	sb_json_u64(o, "orphans", st->orphans);
+	sb_json_num(o, "orphan_share", all ? (double)st->orphans / (double)all : 0);
+	sb_json_u64(o, "unbacked_reads", st->unbacked_reads);
+	sb_json_u64(o, "skipped_accesses", st->skipped);
+	sb_json_u64(o, "bypassed_writes", st->bypassed);
 }
 
 static void add_devices(cJSON *o, const struct sb_memdev_projection *devs, size_t n)
@@ -211,6 +246,7 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	const double hz = res->info.tick_hz;
 	cJSON *root = cJSON_CreateObject(), *a, *sps, *tot;
 	struct sb_subpart_stats sum;
+	bool all_confident = true;
 	char gen[64];
 
 	*text = NULL;
@@ -225,22 +261,24 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	for (size_t i = 0; a && meta && i < meta->ninputs; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(meta->inputs[i]));
 	cJSON_AddStringToObject(root, "source", res->info.source);
-	add_num(root, "clock_hz", hz);
+	sb_json_num(root, "clock_hz", hz);
 	cJSON_AddStringToObject(root, "time_unit", res->info.time_unit);
 	cJSON_AddStringToObject(root, "policy", sb_cache_policy_name(res->policy));
-	add_u64(root, "records", res->records);
+	sb_json_u64(root, "records", res->records);
 	if (res->records) {
-		add_num(root, "first_time", (double)res->first_time);
-		add_num(root, "last_time", (double)res->last_time);
+		sb_json_num(root, "first_time", (double)res->first_time);
+		sb_json_num(root, "last_time", (double)res->last_time);
 	} else {
 		cJSON_AddNullToObject(root, "first_time");
 		cJSON_AddNullToObject(root, "last_time");
 	}
-	add_num(root, "duration_cycles", (double)sb_lifetime_result_ticks(res));
-	add_num(root, "duration_s", (double)sb_lifetime_result_ticks(res) / hz);
+	sb_json_num(root, "duration_cycles", (double)sb_lifetime_result_ticks(res));
+	sb_json_num(root, "duration_s", (double)sb_lifetime_result_ticks(res) / hz);
 	a = cJSON_AddArrayToObject(root, "warnings");
 	for (uint32_t i = 0; a && i < res->info.nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(res->info.warnings[i]));
+	sb_json_sampling(root, &res->sampling, &res->rules);
+	cJSON_AddBoolToObject(root, "windowed", res->windowed);
 	cJSON_AddStringToObject(root, "reference_device", lib->reference);
 	cJSON_AddItemToObject(root, "device_library", library_json(lib));
 
@@ -256,13 +294,30 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		cJSON_AddStringToObject(o, "type",
 		                        st->sp.type == SB_SUBPART_CACHE ? "cache" : "scratchpad");
 		cJSON_AddBoolToObject(o, "per_unit", st->sp.per_unit);
-		add_u64(o, "addr_unit_bytes", st->sp.addr_unit_bytes);
-		add_u64(o, "block_bytes", st->sp.block_bytes);
+		sb_json_u64(o, "addr_unit_bytes", st->sp.addr_unit_bytes);
+		sb_json_u64(o, "block_bytes", st->sp.block_bytes);
 		add_counts(o, st);
-		add_u64(o, "write_cycles", st->write_ticks);
-		add_u64(o, "read_cycles", st->read_ticks);
-		add_num(o, "write_frequency_hz", sp->write_hz);
-		add_num(o, "read_frequency_hz", sp->read_hz);
+		sb_json_num(o, "density", st->density);
+		cJSON_AddBoolToObject(o, "confident", st->confident);
+		all_confident &= st->confident;
+		if (res->windowed) {
+			sb_json_u64(o, "windows", st->windows);
+			sb_json_u64(o, "censored_values", st->censored_values);
+			sb_json_u64(o, "censored_read_values", st->censored_read_values);
+			if (st->censored_read_values) {
+				sb_json_num(o, "censored_max_cycles", (double)st->censored_max);
+				sb_json_num(o, "censored_max_ns",
+				            ticks_ns((double)st->censored_max, hz));
+			} else {
+				cJSON_AddNullToObject(o, "censored_max_cycles");
+				cJSON_AddNullToObject(o, "censored_max_ns");
+			}
+		}
+		sb_json_u64(o, "write_cycles", st->write_ticks);
+		sb_json_u64(o, "read_cycles", st->read_ticks);
+		sb_json_num(o, "time_scale", sp->time_scale);
+		sb_json_num(o, "write_frequency_hz", sp->write_hz);
+		sb_json_num(o, "read_frequency_hz", sp->read_hz);
 		add_summary(o, "lifetime_cycles", st, 1);
 		add_summary(o, "lifetime_ns", st, 1e9 / hz);
 		add_devices(o, sp->devices, p->ndevices);
@@ -283,10 +338,17 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		sum.unbacked_reads += st->unbacked_reads;
 		sum.skipped += st->skipped;
 		sum.bypassed += st->bypassed;
+		sum.censored_values += st->censored_values;
+		sum.censored_read_values += st->censored_read_values;
 	}
 	tot = cJSON_AddObjectToObject(root, "total");
 	if (tot) {
 		add_counts(tot, &sum);
+		cJSON_AddBoolToObject(tot, "confident", all_confident);
+		if (res->windowed) {
+			sb_json_u64(tot, "censored_values", sum.censored_values);
+			sb_json_u64(tot, "censored_read_values", sum.censored_read_values);
+		}
 		add_devices(tot, p->total, p->ndevices);
 	}
 	cJSON_AddItemToObject(root, "composition", composition_json(&p->total_comp, hz));
@@ -305,7 +367,7 @@ static int create(struct sb_output *o, const char *path)
 	return sb_output_open(o, path);
 }
 
-static int finish_file(struct sb_output *o)
+int sb_report_commit(struct sb_output *o)
 {
 	if (ferror(o->f)) {
 		int e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path, strerror(errno));
@@ -337,7 +399,7 @@ int sb_lifetime_write_csv(const struct sb_lifetime_result *res, const char *path
 			        (unsigned long long)st->bins[i].bits,
 			        (unsigned long long)st->bins[i].accesses);
 	}
-	return finish_file(&out);
+	return sb_report_commit(&out);
 }
 
 /* --- Figures ---------------------------------------------------------------------------------- */
@@ -395,10 +457,10 @@ static int write_hist(const struct sb_subpart_stats *st, double tick_hz, const c
 			count += st->bins[i].count;
 		}
 	}
-	return finish_file(&out);
+	return sb_report_commit(&out);
 }
 
-static void plot_both(FILE *gp, const char *base, const char *body)
+void sb_plot_both(FILE *gp, const char *base, const char *body)
 {
 	fprintf(gp,
 	        "set terminal pngcairo size 960,560 noenhanced font ',10'\n"
@@ -411,7 +473,7 @@ static void plot_both(FILE *gp, const char *base, const char *body)
 
 /* Claim the PNG and SVG gnuplot draws of a figure (the figures of two subpartitions whose
  * names sanitize alike would collide: an error, never an overwrite). */
-static int claim_figure(struct sb_outdir *od, const char *name)
+int sb_plot_claim(struct sb_outdir *od, const char *name)
 {
 	char path[4096];
 	int err;
@@ -450,7 +512,7 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 			continue;
 		safe_name(name, sizeof(name), st->sp.name);
 		snprintf(base, sizeof(base), "lifetimes-%s", name);
-		if ((err = claim_figure(&od, base)) < 0 ||
+		if ((err = sb_plot_claim(&od, base)) < 0 ||
 		    (err = sb_outdir_claimf(&od, path, sizeof(path), "%s.dat", base)) < 0 ||
 		    (err = write_hist(st, hz, path)) < 0)
 			goto fail_gp;
@@ -493,11 +555,11 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 		snprintf(body + k, sizeof(body) - k,
 		         "plot 'lifetimes-%s.dat' using 1:2:3 with boxes lc 1 title 'values'\n",
 		         name);
-		plot_both(gp, base, body);
+		sb_plot_both(gp, base, body);
 	}
 	/* area and energy of every device and of the composition, relative to the reference */
 	safe_name(ref, sizeof(ref), lib->reference);
-	if ((err = claim_figure(&od, "devices")) < 0 ||
+	if ((err = sb_plot_claim(&od, "devices")) < 0 ||
 	    (err = sb_outdir_claim(&od, "devices.dat", path, sizeof(path))) < 0 ||
 	    (err = create(&fo, path)) < 0)
 		goto fail_gp;
@@ -512,7 +574,7 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	fprintf(f, "composition %.6g %.6g\n",
 	        isfinite(p->total_comp.area_ratio) ? p->total_comp.area_ratio : 0,
 	        isfinite(p->total_comp.energy_ratio) ? p->total_comp.energy_ratio : 0);
-	if ((err = finish_file(&fo)) < 0)
+	if ((err = sb_report_commit(&fo)) < 0)
 		goto fail_gp;
 	snprintf(body, sizeof(body),
 	         "reset\nset title 'area and active energy relative to %s (all subpartitions)'\n"
@@ -522,8 +584,9 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	         "plot 'devices.dat' using 2:xtic(1) title 'area', '' using 3 title 'active "
 	         "energy'\n",
 	         ref, ref);
-	plot_both(gp, "devices", body);
-	if ((err = finish_file(&gpo)) < 0 || (err = sb_gnuplot_run(NULL, od.stage, "plots.gp")) < 0)
+	sb_plot_both(gp, "devices", body);
+	if ((err = sb_report_commit(&gpo)) < 0 ||
+	    (err = sb_gnuplot_run(NULL, od.stage, "plots.gp")) < 0)
 		goto fail_dir;
 	return sb_outdir_commit(&od);
 fail_gp:

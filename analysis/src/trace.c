@@ -194,6 +194,16 @@ void sb_trace_reader_free(struct sb_trace_reader *r)
 		r->ops->free(r);
 }
 
+/* The user's clock, when given, within the range of any trace's. */
+static bool opt_clock_ok(const struct sb_trace_options *opt, const char *name)
+{
+	if (opt->clock_hz == 0 || sb_trace_clock_ok(opt->clock_hz))
+		return true;
+	sb_error_set(SB_ERR_INVAL, "'%s': a clock of %g Hz is out of range (%g Hz .. %g Hz)", name,
+	             opt->clock_hz, SB_TRACE_CLOCK_MIN_HZ, SB_TRACE_CLOCK_MAX_HZ);
+	return false;
+}
+
 int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
                   const struct sb_trace_options *opt)
 {
@@ -202,8 +212,8 @@ int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const ch
 	*r = NULL;
 	if (!opt)
 		opt = &none;
-	if (opt->clock_hz < 0)
-		return sb_error_set(SB_ERR_INVAL, "clock must be positive");
+	if (!opt_clock_ok(opt, path))
+		return SB_ERR_INVAL;
 	switch (fmt) {
 	case SB_TRACE_SCALESIM:
 		return sb_trace_open_scalesim(r, path, opt);
@@ -215,6 +225,29 @@ int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const ch
 		return sb_trace_open_sbt(r, path, opt);
 	default:
 		return sb_error_set(SB_ERR_INVAL, "unknown trace format %d", (int)fmt);
+	}
+}
+
+int sb_trace_open_mem(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *name,
+                      const void *data, size_t len, const struct sb_trace_options *opt)
+{
+	static const struct sb_trace_options none;
+
+	*r = NULL;
+	if (!opt)
+		opt = &none;
+	if (!opt_clock_ok(opt, name))
+		return SB_ERR_INVAL;
+	switch (fmt) {
+	case SB_TRACE_GPGPUSIM:
+		return sb_trace_open_gpgpusim_mem(r, name, data, len, opt);
+	case SB_TRACE_CSV:
+		return sb_trace_open_csv_mem(r, name, data, len, opt);
+	case SB_TRACE_SBT:
+		return sb_trace_open_sbt_mem(r, name, data, len, opt);
+	default:
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "'%s': %s traces are folders, not bytes",
+		                    name, sb_trace_format_name(fmt));
 	}
 }
 
@@ -454,23 +487,67 @@ fail:
 int sb_trace_writer_open(struct sb_trace_writer **w, enum sb_trace_format fmt, const char *path,
                          const struct sb_trace_info *info)
 {
+	int err;
+
 	*w = NULL;
+	if (!sb_trace_clock_ok(info->tick_hz))
+		return sb_error_set(
+		    SB_ERR_INVAL,
+		    "cannot write '%s': clock of %g Hz is out of range (%g Hz .. %g "
+		    "Hz)",
+		    path, info->tick_hz, SB_TRACE_CLOCK_MIN_HZ, SB_TRACE_CLOCK_MAX_HZ);
 	switch (fmt) {
 	case SB_TRACE_CSV:
-		return sb_trace_writer_open_csv(w, path, info);
+		err = sb_trace_writer_open_csv(w, path, info);
+		break;
 	case SB_TRACE_SBT:
-		return sb_trace_writer_open_sbt(w, path, info);
+		err = sb_trace_writer_open_sbt(w, path, info);
+		break;
 	default:
 		return sb_error_set(SB_ERR_NOT_SUPPORTED,
 		                    "cannot write traces in format '%s' (only csv and sbt)",
 		                    sb_trace_format_name(fmt));
 	}
+	if (err == 0)
+		sb_strlcpy((*w)->path, path, sizeof((*w)->path));
+	return err;
+}
+
+/* Records of a subpartition in time order, times in range: what every reader checks. */
+static int check_order(struct sb_trace_writer *w, const struct sb_trace_info *info,
+                       const struct sb_trace_record *recs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct sb_trace_record *r = &recs[i];
+		const uint16_t sp = r->subpart;
+
+		if (sp >= SB_TRACE_MAX_SUBPARTS || sp >= info->nsubparts)
+			return sb_error_set(SB_ERR_RANGE, "'%s': record with subpartition %u of %u",
+			                    w->path, sp, info->nsubparts);
+		if (!sb_trace_time_ok(r->time))
+			return sb_error_set(
+			    SB_ERR_INVAL,
+			    "cannot write '%s': time %lld is out of range (|time| < "
+			    "2^62 ticks)",
+			    w->path, (long long)r->time);
+		if (w->seen[sp] && r->time < w->last_time[sp])
+			return sb_error_set(SB_ERR_INVAL,
+			                    "cannot write '%s': time %lld comes after %lld in "
+			                    "subpartition '%s' (records must be in time order)",
+			                    w->path, (long long)r->time,
+			                    (long long)w->last_time[sp], info->subparts[sp].name);
+		w->seen[sp] = 1;
+		w->last_time[sp] = r->time;
+	}
+	return 0;
 }
 
 int sb_trace_write(struct sb_trace_writer *w, const struct sb_trace_info *info,
                    const struct sb_trace_record *recs, size_t n)
 {
-	return w->ops->write(w, info, recs, n);
+	int err = check_order(w, info, recs, n);
+
+	return err < 0 ? err : w->ops->write(w, info, recs, n);
 }
 
 int sb_trace_writer_update(struct sb_trace_writer *w, const struct sb_trace_info *info)

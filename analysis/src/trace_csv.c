@@ -303,6 +303,11 @@ static int csv_meta(struct csv_reader *c, char *line)
 			if (*ve || errno || !(d > 0) || !isfinite(d))
 				return sb_trace_parse_error(c->lb.name, c->lb.line,
 				                            "key 'clock_hz': bad value '%s'", v);
+			if (!sb_trace_clock_ok(d))
+				return sb_trace_parse_error(
+				    c->lb.name, c->lb.line,
+				    "key 'clock_hz': %g Hz is out of range (%g Hz .. %g Hz)", d,
+				    SB_TRACE_CLOCK_MIN_HZ, SB_TRACE_CLOCK_MAX_HZ);
 			info->tick_hz = d;
 		} else if (!subpart && !strcmp(tok, "time_unit")) {
 			if (strcmp(v, "cycle") && strcmp(v, "ns") && strcmp(v, "ps"))
@@ -443,6 +448,12 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 				    c->lb.name, c->lb.line, "column 'time': %s '%.*s'",
 				    v == -2 ? "not a whole number:" : "expected a number, got",
 				    (int)(fe - s), s);
+			if (!sb_trace_time_ok(t))
+				return sb_trace_parse_error(
+				    c->lb.name, c->lb.line,
+				    "column 'time': time %lld is out of range "
+				    "(|time| < 2^62 ticks)",
+				    (long long)t);
 			break;
 		case COL_TIME_NS: {
 			char tmp[64], *e;
@@ -454,8 +465,14 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 			tmp[fe - s] = '\0';
 			errno = 0;
 			d = strtod(tmp, &e);
-			if (e == tmp || *e || errno || !isfinite(d) || fabs(d) > 9e15)
+			if (e == tmp || *e || errno || !isfinite(d))
 				goto bad_ns;
+			if (fabs(d) * 1000.0 > (double)SB_TRACE_TIME_MAX / 2)
+				return sb_trace_parse_error(
+				    c->lb.name, c->lb.line,
+				    "column 'time_ns': %.*s ns is out of range "
+				    "(|time| < 2^61 ps)",
+				    (int)(fe - s), s);
 			t = llround(d * 1000.0);
 			break;
 		bad_ns:
@@ -598,22 +615,15 @@ static void csv_free(struct sb_trace_reader *r)
 
 static const struct sb_trace_reader_ops csv_ops = {.read = csv_read, .free = csv_free};
 
-int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
-                      const struct sb_trace_options *opt)
+/* Open a CSV trace over lb (opened by the caller; closed here on failure). */
+static int csv_open(struct sb_trace_reader **r, struct csv_reader *c, const char *path,
+                    const struct sb_trace_options *opt)
 {
-	struct csv_reader *c = calloc(1, sizeof(*c));
 	char *line;
 	size_t len;
 	int err;
 
-	*r = NULL;
-	if (!c)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	c->default_block = opt->block_bytes ? opt->block_bytes : 1;
-	if ((err = sb_linebuf_open(&c->lb, path)) < 0) {
-		free(c);
-		return err;
-	}
 	c->base.ops = &csv_ops;
 	c->last_sp = -1;
 	sb_strlcpy(c->base.name, path, sizeof(c->base.name));
@@ -646,6 +656,38 @@ int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
 fail:
 	csv_free(&c->base);
 	return err;
+}
+
+int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
+                      const struct sb_trace_options *opt)
+{
+	struct csv_reader *c = calloc(1, sizeof(*c));
+	int err;
+
+	*r = NULL;
+	if (!c)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = sb_linebuf_open(&c->lb, path)) < 0) {
+		free(c);
+		return err;
+	}
+	return csv_open(r, c, path, opt);
+}
+
+int sb_trace_open_csv_mem(struct sb_trace_reader **r, const char *name, const void *data,
+                          size_t len, const struct sb_trace_options *opt)
+{
+	struct csv_reader *c = calloc(1, sizeof(*c));
+	int err;
+
+	*r = NULL;
+	if (!c)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = sb_linebuf_open_mem(&c->lb, name, data, len)) < 0) {
+		free(c);
+		return err;
+	}
+	return csv_open(r, c, name, opt);
 }
 
 /* --- Writer ------------------------------------------------------------------------------- */

@@ -29,6 +29,7 @@ struct gs_reader {
 	uint32_t kernel;
 	bool kernel_started; /* a kernel header came since the last access */
 	bool have_time;
+	uint64_t accesses; /* access lines read */
 	int64_t last_time;
 	int64_t offset;
 	int last_sp;
@@ -186,7 +187,10 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 		g->last_sp = sp;
 		sb_strlcpy(g->last_name, name, sizeof(g->last_name));
 	}
-	t = (int64_t)cycle + g->offset;
+	if (__builtin_add_overflow((int64_t)cycle, g->offset, &t) || !sb_trace_time_ok(t))
+		return sb_trace_parse_error(g->lb.name, g->lb.line,
+		                            "cycle %llu is out of range (|time| < 2^62 ticks)",
+		                            (unsigned long long)cycle);
 	if (g->have_time && t < g->last_time) {
 		if (!g->kernel_started)
 			return sb_trace_parse_error(
@@ -197,6 +201,11 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 		/* cycles restart per kernel: this kernel follows the previous one */
 		g->offset = g->last_time + 1 - (int64_t)cycle;
 		t = g->last_time + 1;
+		if (!sb_trace_time_ok(t))
+			return sb_trace_parse_error(g->lb.name, g->lb.line,
+			                            "kernel placed at cycle %lld: out of range "
+			                            "(|time| < 2^62 ticks)",
+			                            (long long)t);
 	}
 	g->kernel_started = false;
 	g->have_time = true;
@@ -222,12 +231,23 @@ static int gs_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size
 	while (out < max) {
 		if ((err = sb_linebuf_next(&g->lb, &line, &len)) < 0)
 			return err;
-		if (err == 0)
+		if (err == 0) {
+			/* a log is told by its access lines: none at all is not a (GPGPU-Sim) log */
+			if (!g->accesses)
+				return sb_error_set(
+				    SB_ERR_PARSE,
+				    "'%s' holds no GPGPU-Sim cache access line "
+				    "(%llu lines read; expected lines like "
+				    "'GPGPU-Sim Cycle N: Load instr from L1D cache at "
+				    "SM 0 addr 93ce6a00 status 2')",
+				    g->lb.name, (unsigned long long)g->lb.line);
 			break;
+		}
 		if (!strncmp(line, "GPGPU-Sim Cycle", 15) && strstr(line, " cache at ")) {
 			if ((err = access_line(g, line, &recs[out])) < 0)
 				return err;
 			out++;
+			g->accesses++;
 			continue;
 		}
 		if ((err = kernel_header(g, line)) < 0)
@@ -246,8 +266,9 @@ static void gs_free(struct sb_trace_reader *r)
 
 static const struct sb_trace_reader_ops gs_ops = {.read = gs_read, .free = gs_free};
 
-int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
-                           const struct sb_trace_options *opt)
+/* Open path, or the len bytes at data when data is not NULL (named path in messages). */
+static int gs_open(struct sb_trace_reader **r, const char *path, const void *data, size_t len,
+                   const struct sb_trace_options *opt)
 {
 	struct gs_reader *g = calloc(1, sizeof(*g));
 	int err;
@@ -262,7 +283,8 @@ int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
 		free(g);
 		return sb_error_set(SB_ERR_INVAL, "block size %u B is not a power of two", b);
 	}
-	if ((err = sb_linebuf_open(&g->lb, path)) < 0) {
+	err = data ? sb_linebuf_open_mem(&g->lb, path, data, len) : sb_linebuf_open(&g->lb, path);
+	if (err < 0) {
 		free(g);
 		return err;
 	}
@@ -274,4 +296,18 @@ int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
 	g->last_sp = -1;
 	*r = &g->base;
 	return 0;
+}
+
+int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
+                           const struct sb_trace_options *opt)
+{
+	return gs_open(r, path, NULL, 0, opt);
+}
+
+int sb_trace_open_gpgpusim_mem(struct sb_trace_reader **r, const char *name, const void *data,
+                               size_t len, const struct sb_trace_options *opt)
+{
+	static const char empty[1];
+
+	return gs_open(r, name, len ? data : empty, len, opt);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zstd.h>
 
 #include "stackbench/error.h"
@@ -112,11 +113,10 @@ static inline int64_t unzigzag(uint64_t v)
 
 struct sbt_reader {
 	struct sb_trace_reader base;
-	FILE *f;
-	bool own;
-	uint64_t offset; /* bytes consumed */
-	uint64_t block;  /* data blocks read */
-	uint64_t total;  /* records decoded */
+	struct sb_instream in; /* the file, decompressed if the whole file is compressed */
+	uint64_t offset;       /* bytes consumed */
+	uint64_t block;        /* data blocks read */
+	uint64_t total;        /* records decoded */
 	bool ended;
 	bool meta_known; /* the prescan saw the whole file: later C/A chunks are known already */
 	ZSTD_DCtx *dctx;
@@ -129,6 +129,7 @@ struct sbt_reader {
 	uint8_t *subpart, *kc;
 	uint32_t fields; /* optional columns of the block */
 	size_t col_cap, nrec, pos;
+	int64_t last_time[SB_TRACE_MAX_SUBPARTS]; /* per subpartition (INT64_MIN: none yet) */
 };
 
 static int sbt_error(struct sbt_reader *s, const char *fmt, ...)
@@ -149,15 +150,15 @@ static int sbt_error(struct sbt_reader *s, const char *fmt, ...)
 /* Read exactly n bytes; 1 at a clean end of file (nothing read), 0, or an error. */
 static int sbt_readn(struct sbt_reader *s, void *buf, size_t n, bool eof_ok)
 {
-	size_t got = fread(buf, 1, n, s->f);
+	size_t got;
+	int err = sb_instream_read_full(&s->in, buf, n, &got);
 
+	if (err < 0)
+		return err;
 	if (got == n) {
 		s->offset += n;
 		return 0;
 	}
-	if (ferror(s->f))
-		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", s->base.name,
-		                    strerror(errno));
 	if (got == 0 && eof_ok)
 		return 1;
 	s->offset += got;
@@ -314,6 +315,50 @@ static int sbt_columns(struct sbt_reader *s, size_t n)
 		i++;                                                                               \
 	}
 
+/*
+ * Times of the decoded block: each within ±SB_TRACE_TIME_MAX, and not going back within a
+ * subpartition (from one block to the next too). Checked branch-free; the slow path names the
+ * first offending record.
+ */
+static int sbt_check_times(struct sbt_reader *s, uint32_t n)
+{
+	int64_t before[SB_TRACE_MAX_SUBPARTS], *last = s->last_time;
+	uint64_t bad = 0;
+
+	memcpy(before, last, sizeof(before));
+	for (uint32_t i = 0; i < n; i++) {
+		const int64_t t = s->time[i];
+		const uint8_t sp = s->subpart[i];
+
+		bad |=
+		    ((uint64_t)t + (uint64_t)SB_TRACE_TIME_MAX > 2 * (uint64_t)SB_TRACE_TIME_MAX) |
+		    (t < last[sp]);
+		last[sp] = t;
+	}
+	if (!bad)
+		return 0;
+	memcpy(last, before, sizeof(before));
+	for (uint32_t i = 0; i < n; i++) {
+		const int64_t t = s->time[i];
+		const uint8_t sp = s->subpart[i];
+
+		if (!sb_trace_time_ok(t))
+			return sbt_error(
+			    s,
+			    "block %llu: record %u: time %lld is out of range (|time| < "
+			    "2^62 ticks)",
+			    (unsigned long long)s->block, i, (long long)t);
+		if (t < last[sp])
+			return sbt_error(s,
+			                 "block %llu: record %u: time %lld comes after %lld in "
+			                 "subpartition '%s' (records must be in time order)",
+			                 (unsigned long long)s->block, i, (long long)t,
+			                 (long long)last[sp], s->base.info.subparts[sp].name);
+		last[sp] = t;
+	}
+	return 0;
+}
+
 static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const uint8_t *p,
                       const uint8_t *end)
 {
@@ -322,8 +367,10 @@ static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const u
 	int64_t t = 0;
 	uint64_t v, pc = 0;
 	uint8_t top = 0, badkc = 0;
+	int err;
 
-	VARINT_COLUMN((t += unzigzag(v), s->time[i] = t))
+	/* unsigned: a sum that wraps is defined, and lands out of range (checked below) */
+	VARINT_COLUMN((t = (int64_t)((uint64_t)t + (uint64_t)unzigzag(v)), s->time[i] = t))
 	if ((size_t)(end - p) < 2 * (size_t)n)
 		goto bad;
 	/* subpartitions and kind/status bytes: checked as a whole, the first bad one named */
@@ -348,6 +395,8 @@ static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const u
 	}
 	memcpy(s->kc, p, n);
 	p += n;
+	if ((err = sbt_check_times(s, n)) < 0)
+		return err;
 	memset(prev_addr, 0, sizeof(prev_addr));
 	VARINT_COLUMN((prev_addr[s->subpart[i]] += (uint64_t)unzigzag(v),
 	               s->addr[i] = prev_addr[s->subpart[i]]))
@@ -538,8 +587,7 @@ static void sbt_free(struct sb_trace_reader *r)
 {
 	struct sbt_reader *s = (struct sbt_reader *)r;
 
-	if (s->own && s->f)
-		fclose(s->f);
+	sb_instream_close(&s->in);
 	ZSTD_freeDCtx(s->dctx);
 	free(s->comp);
 	free(s->raw);
@@ -559,47 +607,40 @@ static void sbt_free(struct sb_trace_reader *r)
 static const struct sb_trace_reader_ops sbt_ops = {.read = sbt_read, .free = sbt_free};
 
 /*
- * A capture description is written when the capture ends, after the records. On a file that
- * can seek, walk the chunk headers once (skipping the data) so that the capture and the
- * attributes are known before the first record; errors are left for the real pass to report.
+ * A capture description is written when the capture ends, after the records. When the raw file
+ * can be read at any offset, walk the chunk headers once (skipping the data) so that the capture
+ * and the attributes are known before the first record; errors are left for the real pass to
+ * report. A compressed file or a pipe is read once: its capture is known at its end.
  */
-static int sbt_prescan(struct sbt_reader *s)
+static void sbt_prescan(struct sbt_reader *s)
 {
-	off_t start = s->f == stdin ? -1 : ftello(s->f);
-	uint64_t offset = s->offset;
+	uint64_t at = s->offset;
 	uint8_t hdr[8],
 	    payload[SBT_CAPTURE_BYTES + SB_TRACE_ATTR_KEY_MAX + SB_TRACE_ATTR_VALUE_MAX];
 
-	if (start < 0)
-		return 0;
-	while (fread(hdr, 1, sizeof(hdr), s->f) == sizeof(hdr)) {
+	if (!sb_instream_pread_ok(&s->in))
+		return;
+	while (sb_instream_pread(&s->in, hdr, sizeof(hdr), at) == (int)sizeof(hdr)) {
 		uint32_t len = get_u32(hdr + 4);
 
+		at += sizeof(hdr);
 		if (hdr[0] == CHUNK_END) {
 			s->meta_known = true;
 			break;
 		}
 		if ((hdr[0] == CHUNK_CAPTURE || hdr[0] == CHUNK_ATTR) && len <= sizeof(payload)) {
-			if (fread(payload, 1, len, s->f) != len ||
+			if (sb_instream_pread(&s->in, payload, len, at) != (int)len ||
 			    sbt_meta_chunk(s, hdr[0], payload, len) < 0)
 				break;
-		} else if (fseeko(s->f, (off_t)len, SEEK_CUR) < 0) {
-			break;
 		}
+		at += len;
 	}
 	sb_error_clear();
-	clearerr(s->f);
-	s->offset = offset;
-	if (fseeko(s->f, start, SEEK_SET) < 0)
-		return sb_error_set(SB_ERR_IO, "cannot seek in '%s': %s", s->base.name,
-		                    strerror(errno));
-	return 0;
 }
 
-int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
-                      const struct sb_trace_options *opt)
+static int sbt_open(struct sb_trace_reader **r, struct sbt_reader *s, const char *path,
+                    const struct sb_trace_options *opt)
 {
-	struct sbt_reader *s = calloc(1, sizeof(*s));
 	uint8_t head[16], body[SBT_HEADER_BYTES];
 	uint32_t hlen;
 	char unit[9], source[SB_TRACE_NAME_MAX + 1];
@@ -607,24 +648,10 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 	uint64_t bits;
 	int err;
 
-	*r = NULL;
-	if (!s)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	s->base.ops = &sbt_ops;
 	sb_strlcpy(s->base.name, path, sizeof(s->base.name));
-	if (!strcmp(path, "-")) {
-		s->f = stdin;
-	} else {
-		s->f = fopen(path, "rb");
-		s->own = true;
-		if (!s->f) {
-			int e = errno;
-
-			free(s);
-			return sb_error_set(e == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_IO,
-			                    "cannot open '%s': %s", path, strerror(e));
-		}
-	}
+	for (size_t i = 0; i < SB_TRACE_MAX_SUBPARTS; i++)
+		s->last_time[i] = INT64_MIN;
 	if (!(s->dctx = ZSTD_createDCtx())) {
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 		goto fail;
@@ -648,12 +675,13 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 	}
 	if ((err = sbt_readn(s, body, sizeof(body), false)) < 0)
 		goto fail;
-	for (uint32_t skip = hlen - SBT_HEADER_BYTES; skip > 0; skip--) {
-		if (fgetc(s->f) == EOF) {
-			err = sbt_error(s, "file is truncated in the header");
+	for (uint32_t skip = hlen - SBT_HEADER_BYTES; skip > 0;) {
+		uint8_t junk[256];
+		uint32_t k = skip < sizeof(junk) ? skip : (uint32_t)sizeof(junk);
+
+		if ((err = sbt_readn(s, junk, k, false)) < 0)
 			goto fail;
-		}
-		s->offset++;
+		skip -= k;
 	}
 	bits = get_u64(body);
 	memcpy(&tick_hz, &bits, sizeof(tick_hz));
@@ -661,16 +689,17 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 	unit[8] = '\0';
 	memcpy(source, body + 16, SB_TRACE_NAME_MAX);
 	source[SB_TRACE_NAME_MAX] = '\0';
-	if (!(tick_hz > 0) || tick_hz > 1e15) {
-		err = sbt_error(s, "bad clock %g Hz", tick_hz);
+	if (!sb_trace_clock_ok(tick_hz)) {
+		s->offset = 16; /* where the clock is */
+		err = sbt_error(s, "clock %g Hz is out of range (%g Hz .. %g Hz)", tick_hz,
+		                SB_TRACE_CLOCK_MIN_HZ, SB_TRACE_CLOCK_MAX_HZ);
 		goto fail;
 	}
 	sb_trace_info_init(&s->base.info, source, tick_hz, unit);
 	s->base.info.fields = get_u32(body + 48) & SB_FIELD_ALL;
 	if (opt && opt->clock_hz > 0 && !strcmp(unit, "cycle"))
 		s->base.info.tick_hz = opt->clock_hz;
-	if ((err = sbt_prescan(s)) < 0)
-		goto fail;
+	sbt_prescan(s);
 	/* the subpartition table and warnings that precede the first block */
 	if ((err = sbt_next_block(s)) < 0)
 		goto fail;
@@ -679,6 +708,55 @@ int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
 fail:
 	sbt_free(&s->base);
 	return err;
+}
+
+int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
+                      const struct sb_trace_options *opt)
+{
+	struct sbt_reader *s = calloc(1, sizeof(*s));
+	int err;
+
+	*r = NULL;
+	if (!s)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = sb_instream_open(&s->in, path)) < 0) {
+		free(s);
+		return err;
+	}
+	return sbt_open(r, s, path, opt);
+}
+
+int sb_trace_open_sbt_fd(struct sb_trace_reader **r, int fd, const char *name)
+{
+	struct sbt_reader *s = calloc(1, sizeof(*s));
+	int err;
+
+	*r = NULL;
+	if (!s) {
+		close(fd);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	if ((err = sb_instream_open_fd(&s->in, fd, name)) < 0) {
+		free(s);
+		return err;
+	}
+	return sbt_open(r, s, name, NULL);
+}
+
+int sb_trace_open_sbt_mem(struct sb_trace_reader **r, const char *name, const void *data,
+                          size_t len, const struct sb_trace_options *opt)
+{
+	struct sbt_reader *s = calloc(1, sizeof(*s));
+	int err;
+
+	*r = NULL;
+	if (!s)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	if ((err = sb_instream_open_mem(&s->in, name, data, len)) < 0) {
+		free(s);
+		return err;
+	}
+	return sbt_open(r, s, name, opt);
 }
 
 /* --- Writer -------------------------------------------------------------------------------- */
@@ -884,6 +962,7 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 {
 	struct sbt_writer *w = (struct sbt_writer *)wr;
 	uint8_t total[8];
+	const bool external = !w->out.f; /* a stream of the caller's: flushed, not committed */
 	int err = 0;
 
 	if (finish) {
@@ -893,8 +972,11 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 		if (!err && ferror(w->f))
 			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
 			                   strerror(errno));
-		if (!err)
+		if (!err && !external)
 			err = sb_output_commit(&w->out);
+		if (!err && external && fflush(w->f))
+			err = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", w->path,
+			                   strerror(errno));
 	}
 	w->f = NULL;
 	sbt_writer_free(w); /* removes the temporary file when not committed */
@@ -903,8 +985,28 @@ static int sbt_close(struct sb_trace_writer *wr, bool finish)
 
 static const struct sb_trace_writer_ops sbt_writer_ops = {.write = sbt_write, .close = sbt_close};
 
+static int sbt_writer_open(struct sb_trace_writer **wp, const char *path, FILE *f,
+                           const struct sb_trace_info *info);
+
 int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
                              const struct sb_trace_info *info)
+{
+	return sbt_writer_open(wp, path, NULL, info);
+}
+
+int sb_trace_writer_open_sbt_stream(struct sb_trace_writer **wp, FILE *f, const char *name,
+                                    const struct sb_trace_info *info)
+{
+	int err = sbt_writer_open(wp, name, f, info);
+
+	if (err == 0)
+		sb_strlcpy((*wp)->path, name, sizeof((*wp)->path));
+	return err;
+}
+
+/* A writer of path (written atomically), or of the stream f (flushed, never closed). */
+static int sbt_writer_open(struct sb_trace_writer **wp, const char *path, FILE *f,
+                           const struct sb_trace_info *info)
 {
 	struct sbt_writer *w = calloc(1, sizeof(*w));
 	uint8_t head[16 + SBT_HEADER_BYTES];
@@ -927,9 +1029,9 @@ int sb_trace_writer_open_sbt(struct sb_trace_writer **wp, const char *path,
 	}
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_compressionLevel, SBT_ZSTD_LEVEL);
 	ZSTD_CCtx_setParameter(w->cctx, ZSTD_c_checksumFlag, 1);
-	if ((err = sb_output_open(&w->out, path)) < 0)
+	if (!f && (err = sb_output_open(&w->out, path)) < 0)
 		goto fail;
-	w->f = w->out.f;
+	w->f = f ? f : w->out.f;
 	memset(head, 0, sizeof(head));
 	memcpy(head, SBT_MAGIC, 8);
 	head[8] = SBT_MAJOR;

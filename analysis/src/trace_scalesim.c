@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "stackbench/error.h"
+#include "stackbench/log.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
@@ -34,8 +35,6 @@ struct ss_file {
 	uint8_t kind;
 	bool dram;
 	uint32_t word_bytes;
-	bool have_last;
-	int64_t last_cycle;
 	bool padded; /* CALC-mode 1.0 padding seen */
 	uint64_t pad_dropped;
 	uint64_t pad_rows;
@@ -73,13 +72,11 @@ static int ss_file_row(struct ss_file *f)
 		return sb_trace_parse_error(f->lb.name, f->lb.line,
 		                            "expected a cycle number, got '%.*s'",
 		                            (int)((comma ? comma : end) - p), p);
-	if (f->have_last && v < f->last_cycle)
+	if (!sb_trace_time_ok(v))
 		return sb_trace_parse_error(f->lb.name, f->lb.line,
-		                            "cycle %lld comes after cycle %lld (rows must be in "
-		                            "time order)",
-		                            (long long)v, (long long)f->last_cycle);
-	f->have_last = true;
-	f->last_cycle = f->cycle = v;
+		                            "cycle %lld is out of range (|time| < 2^62 ticks)",
+		                            (long long)v);
+	f->cycle = v;
 	f->nvals = 0;
 	f->pos = 0;
 	while (comma) {
@@ -179,9 +176,79 @@ static void ss_file_free(struct sb_trace_reader *r)
 
 static const struct sb_trace_reader_ops ss_file_ops = {.read = ss_file_read, .free = ss_file_free};
 
-static int ss_file_open(struct sb_trace_reader **r, const char *path, const char *rel, int op,
-                        bool dram, double clock_hz, uint32_t word_bytes)
+/* What the importer needs beyond the file: clock, element size, sorting memory. */
+struct ss_opts {
+	double clock_hz;
+	uint32_t word_bytes;
+	uint32_t sort_records;
+};
+
+/*
+ * Whether the rows of a file go back in time (SCALE-Sim v2 writes the OFMAP DRAM rows in the
+ * order tiles are drained, going back by hundreds of cycles): a pass over the cycle column only.
+ * Rows it cannot read are left for the real pass to report.
+ */
+static int ss_prescan(const char *path, const char *rel, bool *sorted)
 {
+	enum { CHUNK = 64 << 10 };
+	struct sb_instream in;
+	uint64_t back = 0, rows = 0;
+	int64_t max = 0, jump = 0, v;
+	char *buf;
+	size_t len = 0;
+	int n, err;
+
+	*sorted = true;
+	if ((err = sb_instream_open(&in, path)) < 0)
+		return err;
+	if (!(buf = malloc(CHUNK))) {
+		sb_instream_close(&in);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	/* lines as raw chunks: only the cycle column is read; what is not a number is skipped */
+	for (;;) {
+		char *p = buf, *nl, *end;
+
+		if ((n = sb_instream_read(&in, buf + len, CHUNK - len)) < 0)
+			break;
+		end = buf + len + n;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) || (n == 0 && p < end)) {
+			char *le = nl ? nl : end, *comma = memchr(p, ',', (size_t)(le - p));
+
+			if (sb_parse_int_field(p, comma ? comma : le, &v) == 0) {
+				if (rows++ && v < max) {
+					back++;
+					jump = max - v > jump ? max - v : jump;
+				}
+				max = rows == 1 || v > max ? v : max;
+			}
+			p = nl ? nl + 1 : end;
+		}
+		if (n == 0)
+			break;
+		len = (size_t)(end - p);
+		if (len == CHUNK)
+			len = 0; /* a line longer than a chunk: the real pass reports it */
+		memmove(buf, p, len);
+	}
+	free(buf);
+	sb_instream_close(&in);
+	sb_error_clear(); /* the real pass reports what is wrong in the file */
+	if (back) {
+		*sorted = false;
+		sb_info("'%s': %llu of %llu rows go back in time (by up to %lld cycles): "
+		        "sorted by cycle, rows of equal cycles in file order",
+		        rel, (unsigned long long)back, (unsigned long long)rows, (long long)jump);
+	}
+	return 0;
+}
+
+static int ss_file_open(struct sb_trace_reader **r, const char *path, const char *rel, int op,
+                        bool dram, const struct ss_opts *o)
+{
+	double clock_hz = o->clock_hz;
+	uint32_t word_bytes = o->word_bytes;
+	bool sorted;
 	struct ss_file *f = calloc(1, sizeof(*f));
 	int err;
 
@@ -210,7 +277,12 @@ static int ss_file_open(struct sb_trace_reader **r, const char *path, const char
 	else
 		f->kind = dram ? SB_ACC_FETCH : SB_ACC_READ;
 	*r = &f->base;
-	return 0;
+	if ((err = ss_prescan(path, rel, &sorted)) < 0) {
+		ss_file_free(&f->base);
+		*r = NULL;
+		return err;
+	}
+	return sorted ? 0 : sb_trace_sort(r, &f->base, o->sort_records);
 }
 
 /* --- A layer: the six files merged in time order ----------------------------------------- */
@@ -229,12 +301,32 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Suffixes a trace file may have: plain or compressed (read transparently). */
+static const char *const ss_suffixes[] = {"", ".gz", ".zst", ".xz"};
+
+/* The path of dir/NAME_MEM_TRACE.csv[.gz|.zst|.xz] if one exists (its suffix in *suffix). */
+static bool find_trace_file(const char *dir, int op, const char *mem, char *path, size_t size,
+                            const char **suffix)
+{
+	for (size_t i = 0; i < SB_ARRAY_SIZE(ss_suffixes); i++) {
+		snprintf(path, size, "%s/%s_%s_TRACE.csv%s", dir, op_upper[op], mem,
+		         ss_suffixes[i]);
+		if (is_file(path)) {
+			*suffix = ss_suffixes[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 static int layer_open(struct sb_trace_reader **r, const char *dir, const char *label,
-                      double clock_hz, uint32_t word_bytes)
+                      const struct ss_opts *o)
 {
 	struct sb_trace_reader *kids[2 * OP_COUNT];
+	bool missing[2 * OP_COUNT] = {false};
 	size_t n = 0;
 	char path[4096], rel[96];
+	const char *suffix;
 	int err;
 
 	*r = NULL;
@@ -242,12 +334,13 @@ static int layer_open(struct sb_trace_reader **r, const char *dir, const char *l
 		for (int d = 0; d < 2; d++) {
 			const char *mem = d ? "DRAM" : "SRAM";
 
-			snprintf(path, sizeof(path), "%s/%s_%s_TRACE.csv", dir, op_upper[op], mem);
-			snprintf(rel, sizeof(rel), "%s%s%s_%s_TRACE.csv", label, *label ? "/" : "",
-			         op_upper[op], mem);
-			if (!is_file(path))
+			if (!find_trace_file(dir, op, mem, path, sizeof(path), &suffix)) {
+				missing[2 * op + d] = true;
 				continue;
-			err = ss_file_open(&kids[n], path, rel, op, d == 1, clock_hz, word_bytes);
+			}
+			snprintf(rel, sizeof(rel), "%s%s%s_%s_TRACE.csv%s", label,
+			         *label ? "/" : "", op_upper[op], mem, suffix);
+			err = ss_file_open(&kids[n], path, rel, op, d == 1, o);
 			if (err < 0)
 				goto fail;
 			n++;
@@ -256,24 +349,20 @@ static int layer_open(struct sb_trace_reader **r, const char *dir, const char *l
 	if (n == 0)
 		return sb_error_set(SB_ERR_NOT_FOUND,
 		                    "'%s' holds no SCALE-Sim trace (*_SRAM_TRACE.csv, "
-		                    "*_DRAM_TRACE.csv)",
+		                    "*_DRAM_TRACE.csv, possibly .gz, .zst or .xz)",
 		                    dir);
-	if (n < 2 * OP_COUNT) {
-		for (int op = 0; op < OP_COUNT; op++) {
-			for (int d = 0; d < 2; d++) {
-				snprintf(path, sizeof(path), "%s/%s_%s_TRACE.csv", dir,
-				         op_upper[op], d ? "DRAM" : "SRAM");
-				if (!is_file(path))
-					sb_trace_info_warn(
-					    &kids[0]->info,
-					    "'%s': no %s_%s_TRACE.csv: the %s buffer's "
-					    "%s are missing",
-					    dir, op_upper[op], d ? "DRAM" : "SRAM", op_name[op],
-					    (op == OP_OFMAP) == (d == 1) ? "reads" : "writes");
-			}
-		}
-	}
-	return sb_trace_merge(r, kids, n, dir);
+	if ((err = sb_trace_merge(r, kids, n, dir)) < 0)
+		return err;
+	for (int op = 0; op < OP_COUNT; op++)
+		for (int d = 0; d < 2; d++)
+			if (missing[2 * op + d])
+				sb_trace_info_warn(
+				    &(*r)->info,
+				    "'%s': no %s_%s_TRACE.csv: the %s buffer's "
+				    "%s are missing",
+				    dir, op_upper[op], d ? "DRAM" : "SRAM", op_name[op],
+				    (op == OP_OFMAP) == (d == 1) ? "reads" : "writes");
+	return 0;
 fail:
 	for (size_t i = 0; i < n; i++)
 		sb_trace_reader_free(kids[i]);
@@ -291,8 +380,7 @@ struct ss_run {
 	int cur_layer;
 	uint32_t cur_warned;
 	uint16_t map[SB_TRACE_MAX_SUBPARTS]; /* current layer's subparts -> the run's */
-	double clock_hz;
-	uint32_t word_bytes;
+	struct ss_opts o;
 	bool have_time;
 	int64_t last_time; /* last time emitted */
 	int64_t offset;    /* added to the current layer's times */
@@ -307,7 +395,7 @@ static int ss_run_open_layer(struct ss_run *s)
 
 	snprintf(label, sizeof(label), "layer%d", s->layers[s->next]);
 	snprintf(path, sizeof(path), "%s/%s", s->dir, label);
-	err = layer_open(&s->cur, path, label, s->clock_hz, s->word_bytes);
+	err = layer_open(&s->cur, path, label, &s->o);
 	if (err < 0)
 		return err;
 	s->cur_warned = 0;
@@ -324,7 +412,7 @@ static int ss_run_sync(struct ss_run *s)
 	for (uint32_t i = 0; i < ci->nsubparts; i++) {
 		int err =
 		    sb_trace_info_subpart(&s->base.info, ci->subparts[i].name,
-		                          SB_SUBPART_SCRATCHPAD, s->word_bytes, s->word_bytes);
+		                          SB_SUBPART_SCRATCHPAD, s->o.word_bytes, s->o.word_bytes);
 
 		if (err < 0)
 			return err;
@@ -380,7 +468,14 @@ static int ss_run_read(struct sb_trace_reader *r, struct sb_trace_record *recs, 
 		for (int i = 0; i < n; i++) {
 			struct sb_trace_record *rec = &recs[out + (size_t)i];
 
-			rec->time += s->offset;
+			if (__builtin_add_overflow(rec->time, s->offset, &rec->time) ||
+			    !sb_trace_time_ok(rec->time))
+				return sb_error_set(
+				    SB_ERR_PARSE,
+				    "'%s': layer%d placed after the previous layers "
+				    "reaches cycle %lld, out of range (|time| < 2^62 "
+				    "ticks)",
+				    s->base.name, s->cur_layer, (long long)rec->time);
 			rec->group = (uint32_t)s->cur_layer;
 			rec->subpart = s->map[rec->subpart];
 		}
@@ -476,8 +571,7 @@ int sb_trace_open_scalesim(struct sb_trace_reader **r, const char *path,
 	s->base.ops = &ss_run_ops;
 	sb_strlcpy(s->base.name, path, sizeof(s->base.name));
 	sb_strlcpy(s->dir, path, sizeof(s->dir));
-	s->clock_hz = clock_hz;
-	s->word_bytes = word;
+	s->o = (struct ss_opts){clock_hz, word, opt->sort_records};
 	sb_trace_info_init(&s->base.info, "scalesim", clock_hz, "cycle");
 	s->base.info.fields = SB_FIELD_GROUP;
 	/* the three buffers, in a fixed order */
@@ -485,19 +579,16 @@ int sb_trace_open_scalesim(struct sb_trace_reader **r, const char *path,
 		if ((err = sb_trace_info_subpart(&s->base.info, op_name[op], SB_SUBPART_SCRATCHPAD,
 		                                 word, word)) < 0)
 			goto fail;
-	snprintf(probe, sizeof(probe), "%s/IFMAP_SRAM_TRACE.csv", path);
-	bool layer = is_file(probe);
+	bool layer = false;
+	const char *suffix;
 
-	for (int op = 0; !layer && op < OP_COUNT; op++) {
-		for (int d = 0; d < 2; d++) {
-			snprintf(probe, sizeof(probe), "%s/%s_%s_TRACE.csv", path, op_upper[op],
-			         d ? "DRAM" : "SRAM");
-			layer |= is_file(probe);
-		}
-	}
+	for (int op = 0; !layer && op < OP_COUNT; op++)
+		for (int d = 0; d < 2; d++)
+			layer |= find_trace_file(path, op, d ? "DRAM" : "SRAM", probe,
+			                         sizeof(probe), &suffix);
 	if (layer) {
 		/* a layer folder: one layer, no offset */
-		err = layer_open(&s->cur, path, "", clock_hz, word);
+		err = layer_open(&s->cur, path, "", &s->o);
 		if (err < 0)
 			goto fail;
 		if ((err = ss_run_sync(s)) < 0)

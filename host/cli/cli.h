@@ -32,6 +32,7 @@ extern const struct sb_cli_command sb_cmd_devices;
 extern const struct sb_cli_command sb_cmd_instruments;
 extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
+extern const struct sb_cli_command sb_cmd_locality;
 extern const struct sb_cli_command sb_cmd_trace;
 extern const struct sb_cli_command sb_cmd_replay;
 extern const struct sb_cli_command sb_cmd_run;

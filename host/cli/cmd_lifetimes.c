@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_analysis.h"
 #include "stackbench/devices.h"
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
@@ -40,11 +41,17 @@ static void lifetimes_help(FILE *out)
 	        "      --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
 	        "      --word-bytes N     SCALE-Sim element size in bytes (default 1)\n"
 	        "      --block-bytes N    GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
+	        "%s"
 	        "  -h, --help             this help\n"
 	        "\n"
 	        "Device libraries are looked up in $STACKBENCH_DEVICES_PATH, analysis/devices and\n"
-	        "the installed share/stackbench/devices.\n",
-	        SB_DEVICES_DEFAULT);
+	        "the installed share/stackbench/devices.\n"
+	        "\n"
+	        "A sampled trace (a capture on the board) is read sample by sample: a lifetime\n"
+	        "never spans a gap; values live at the end of a sample are counted as censored.\n"
+	        "Frequencies are interpolated (t^ = r t, r the sampling density) and results from\n"
+	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n",
+	        SB_CLI_CONFIDENCE_HELP, SB_DEVICES_DEFAULT);
 }
 
 static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
@@ -52,11 +59,34 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 {
 	const double hz = res->info.tick_hz;
 
+	const struct sb_sampling *smp = &res->sampling;
+	bool marked = false;
+	char med[32], p99[32];
+
 	printf("lifetimes of %llu accesses (%s), %lld cycles at %g GHz, policy %s\n",
 	       (unsigned long long)res->records, fmt, (long long)sb_lifetime_result_ticks(res),
 	       hz / 1e9, sb_cache_policy_name(res->policy));
 	for (uint32_t i = 0; i < res->info.nwarnings; i++)
 		printf("warning: %s\n", res->info.warnings[i]);
+	if (smp->sampled) {
+		uint64_t cut = 0;
+
+		for (size_t s = 0; s < res->nsubparts; s++)
+			cut += res->subparts[s].censored_values;
+		printf("sampled: %llu records of %llu accesses executed (density %.4g), %llu "
+		       "bursts; lost %llu records in %llu bursts\n",
+		       (unsigned long long)smp->records, (unsigned long long)smp->capture.executed,
+		       smp->density, (unsigned long long)smp->capture.bursts,
+		       (unsigned long long)smp->capture.lost_records,
+		       (unsigned long long)smp->capture.lost_bursts);
+		printf("read sample by sample (%llu windows): %llu values cut by a gap are "
+		       "censored, not lifetimes; frequencies interpolated (t^ = r t)\n",
+		       (unsigned long long)smp->windows, (unsigned long long)cut);
+	} else if (res->windowed) {
+		printf("read sample by sample (%llu windows, sample ids without a capture "
+		       "description: density unknown)\n",
+		       (unsigned long long)smp->windows);
+	}
 	printf("\n%-12s %10s %10s %9s %10s %9s %9s %8s %10s %10s\n", "subpart", "reads", "writes",
 	       "unique", "lifetimes", "zero-rd", "unbacked", "orphan%", "median_ns", "p99_ns");
 	for (size_t s = 0; s < res->nsubparts; s++) {
@@ -70,11 +100,16 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		       (unsigned long long)st->zero_read_values,
 		       (unsigned long long)st->unbacked_reads,
 		       all ? 100.0 * (double)st->orphans / (double)all : 0.0);
-		if (st->lifetimes)
-			printf("%10.4g %10.4g\n", (double)st->life.median * 1e9 / hz,
-			       (double)st->life.p99 * 1e9 / hz);
-		else
+		if (st->lifetimes) {
+			snprintf(med, sizeof(med), "%s%.5g", sb_cli_mark(st->confident),
+			         st->life.median * 1e9 / hz);
+			snprintf(p99, sizeof(p99), "%s%.5g", sb_cli_mark(st->confident),
+			         st->life.p99 * 1e9 / hz);
+			printf("%10s %10s\n", med, p99);
+		} else {
 			printf("%10s %10s\n", "-", "-");
+		}
+		marked |= !st->confident;
 	}
 	printf("\n%-12s %-14s %12s %9s %9s %9s\n", "subpart", "device", "retention_ns", "no-refr%",
 	       "area%", "energy%");
@@ -93,6 +128,13 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 	for (size_t i = 0; i < p->total_comp.nparts; i++)
 		printf("  %-14s %6.2f %% of capacity\n", p->total_comp.parts[i].dev->name,
 		       100 * p->total_comp.parts[i].capacity_share);
+	if (marked)
+		printf("\n~ marks subpartitions whose results come from too little data: density "
+		       "below %g (%g for caches), fewer than %llu lifetimes, more than %g of the "
+		       "values cut by a gap, or more than %g of the records lost\n",
+		       res->rules.min_density, res->rules.min_density_cache,
+		       (unsigned long long)res->rules.min_events, res->rules.max_censored_share,
+		       res->rules.max_lost_share);
 }
 
 /* Progress of long runs on a terminal: every 16 M accesses. */
@@ -120,8 +162,10 @@ static int lifetimes_run(int argc, char **argv)
 	    {"csv", required_argument, NULL, OPT_CSV},
 	    {"plots", required_argument, NULL, OPT_PLOTS},
 	    {"help", no_argument, NULL, 'h'},
+	    SB_CLI_CONFIDENCE_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
+	struct sb_confidence_rules rules;
 	struct sb_cli_trace_opts o = {0};
 	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
 	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
@@ -135,10 +179,12 @@ static int lifetimes_run(int argc, char **argv)
 	uint64_t next = 1u << 24;
 	int c, rc, err;
 
+	sb_confidence_rules_default(&rules);
 	while ((c = getopt_long(argc, argv, "f:d:j:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
-		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0) {
+		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0 ||
+		    (rc = sb_cli_confidence_option("lifetimes", c, optarg, &rules)) >= 0) {
 			if (rc)
 				return rc;
 			continue;
@@ -210,7 +256,20 @@ static int lifetimes_run(int argc, char **argv)
 	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
 	if (next > (1u << 24))
 		fprintf(stderr, "\n");
-	if (err < 0 || (err = sb_projection_compute(&proj, &res, &lib)) < 0) {
+	if (err < 0) {
+		rc = sb_cli_error(err);
+		rc = err == SB_ERR_RANGE ? SB_EXIT_INPUT : rc;
+		goto out;
+	}
+	if (res.records == 0) {
+		/* an empty or unreadable input is an error, never "0 accesses" */
+		fprintf(stderr, "stackbench: '%s' holds no accesses: nothing to analyse\n",
+		        argv[optind]);
+		rc = SB_EXIT_INPUT;
+		goto out;
+	}
+	sb_lifetime_judge(&res, &rules);
+	if ((err = sb_projection_compute(&proj, &res, &lib)) < 0) {
 		rc = sb_cli_error(err);
 		goto out;
 	}

@@ -4,12 +4,14 @@
  * CSV, sbt). Also the options and opening code shared by the commands that read traces.
  */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "cli_analysis.h"
 #include "stackbench/error.h"
 #include "stackbench/output.h"
 #include "stackbench/trace.h"
@@ -27,11 +29,12 @@ int sb_cli_trace_option(const char *cmd, int c, const char *arg, struct sb_cli_t
 		o->have_fmt = true;
 		return 0;
 	case SB_CLI_OPT_CLOCK:
-		if (sb_parse_double(arg, "--clock-ghz", &d) < 0 || !(d > 0) || d > 1e4)
-			return sb_cli_usage_error(cmd,
-			                          "--clock-ghz: expected a positive number of "
-			                          "GHz, got '%s'",
-			                          arg);
+		if (sb_parse_double(arg, "--clock-ghz", &d) < 0 || !sb_trace_clock_ok(d * 1e9))
+			return sb_cli_usage_error(
+			    cmd,
+			    "--clock-ghz: expected a number of GHz from %g to "
+			    "%g, got '%s'",
+			    SB_TRACE_CLOCK_MIN_HZ / 1e9, SB_TRACE_CLOCK_MAX_HZ / 1e9, arg);
 		o->topt.clock_hz = d * 1e9;
 		return 0;
 	case SB_CLI_OPT_WORD:
@@ -52,15 +55,77 @@ int sb_cli_trace_option(const char *cmd, int c, const char *arg, struct sb_cli_t
 	}
 }
 
-/* The format of path when none is given: folders are SCALE-Sim, then by file name. */
+int sb_cli_confidence_option(const char *cmd, int c, const char *arg, struct sb_confidence_rules *r)
+{
+	static const struct {
+		int code;
+		const char *name;
+		double lo, hi;
+	} opts[] = {{SB_CLI_OPT_MIN_DENSITY, "--min-density", 0, 1},
+	            {SB_CLI_OPT_MIN_DENSITY_CACHE, "--min-density-cache", 0, 1},
+	            {SB_CLI_OPT_MIN_EVENTS, "--min-events", 0, 1e15},
+	            {SB_CLI_OPT_WARMUP, "--warmup", 0, 1e6},
+	            {SB_CLI_OPT_MAX_LOST, "--max-lost", 0, 1},
+	            {SB_CLI_OPT_MAX_CENSORED, "--max-censored", 0, 1}};
+	double d;
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(opts); i++) {
+		if (opts[i].code != c)
+			continue;
+		if (sb_parse_double(arg, opts[i].name, &d) < 0 || !(d >= opts[i].lo) ||
+		    !(d <= opts[i].hi) || (c == SB_CLI_OPT_MIN_EVENTS && d != floor(d)))
+			return sb_cli_usage_error(cmd,
+			                          "%s: expected a number from %g to %g, got '%s'",
+			                          opts[i].name, opts[i].lo, opts[i].hi, arg);
+		switch (c) {
+		case SB_CLI_OPT_MIN_DENSITY:
+			r->min_density = d;
+			break;
+		case SB_CLI_OPT_MIN_DENSITY_CACHE:
+			r->min_density_cache = d;
+			break;
+		case SB_CLI_OPT_MIN_EVENTS:
+			r->min_events = (uint64_t)d;
+			break;
+		case SB_CLI_OPT_WARMUP:
+			r->warmup_factor = d;
+			break;
+		case SB_CLI_OPT_MAX_LOST:
+			r->max_lost_share = d;
+			break;
+		default:
+			r->max_censored_share = d;
+			break;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+/*
+ * The format of path when none is given: folders are SCALE-Sim, then by file name, a
+ * compression suffix (.gz, .zst, .xz) aside.
+ */
 static int guess_format(const char *path, enum sb_trace_format *fmt)
 {
-	const char *dot = strrchr(path, '.');
+	static const char *const zs[] = {".gz", ".zst", ".xz"};
+	char name[256];
+	const char *dot;
 	struct stat st;
 
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		*fmt = SB_TRACE_SCALESIM;
-	else if (dot && !strcmp(dot, ".sbt"))
+		return 0;
+	}
+	sb_strlcpy(name, path, sizeof(name));
+	for (size_t i = 0; i < SB_ARRAY_SIZE(zs); i++) {
+		size_t n = strlen(name), k = strlen(zs[i]);
+
+		if (n > k && !strcmp(name + n - k, zs[i]))
+			name[n - k] = '\0';
+	}
+	dot = strrchr(name, '.');
+	if (dot && !strcmp(dot, ".sbt"))
 		*fmt = SB_TRACE_SBT;
 	else if (dot && !strcmp(dot, ".csv"))
 		*fmt = SB_TRACE_CSV;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # The loop of issue 14 through the tool, on the simulated bench:
 #   1. capture a one-vault point into a sampled trace: every record in vault 0, as many
-#      records per executed request as the burst and gap settings give, and the lifetime
-#      analysis reads it;
+#      records per executed request as the burst and gap settings give, and the lifetime and
+#      locality analyses read it (with its sampling density);
 #   2. replay the SCALE-Sim sample with --trace: the simulator's trace comes back as a
 #      measured one (real memory timing) and the lifetime analysis reads it;
 #   3. replay the captured (sampled) trace with --interpolate.
@@ -43,6 +43,11 @@ grep -q "sampled *$records of $executed accesses executed" "$work/info" || fail 
 "$exe" lifetimes "$work/t.sbt" --json "$work/lt.json" >"$work/lt.out" 2>&1 ||
 	fail "lifetimes of the capture: $(cat "$work/lt.out")"
 [ "$(json "$work/lt.json" '$.records')" = "$records" ] || fail "lifetimes read $(json "$work/lt.json" '$.records') records"
+"$exe" locality "$work/t.sbt" --json "$work/loc.json" >"$work/loc.out" 2>&1 ||
+	fail "locality of the capture: $(cat "$work/loc.out")"
+[ "$(json "$work/loc.json" '$.sampling.records')" = "$records" ] &&
+	[ "$(json "$work/loc.json" '$.sampling.executed')" = "$executed" ] ||
+	fail "locality's sampling: $(head -c 400 "$work/loc.json")"
 
 # 2. SCALE-Sim through the board and back.
 "$exe" replay "$run" --trace "$work/m.sbt" --json "$work/rep.json" >"$work/rep.out" 2>&1 ||

@@ -282,7 +282,8 @@ Test(lifetime, flush_invalidates_live_values)
 	sb_lifetime_result_release(&res);
 }
 
-Test(lifetime, order_statistics_are_nearest_rank)
+/* Median and p99 as pandas computes them (Series.quantile, linear): values from pandas 1.5.3. */
+Test(lifetime, order_statistics_are_those_of_pandas)
 {
 	/* lifetimes 1..100, one per address */
 	struct sb_trace_record t[200];
@@ -297,11 +298,41 @@ Test(lifetime, order_statistics_are_nearest_rank)
 
 	cr_expect_eq(l->min, 1);
 	cr_expect_eq(l->max, 100);
-	cr_expect_eq(l->median, 50);
-	cr_expect_eq(l->p99, 99);
+	cr_expect_eq(l->median, 50.5, "pandas: 50.5");
+	cr_expect_eq(l->p99, 99.01, "pandas: 99.01 (%.17g)", l->p99);
 	cr_expect_float_eq(l->mean, 50.5, 1e-12);
 	cr_expect_eq(res.subparts[0].write_ticks, 1);
 	cr_expect_eq(res.subparts[0].read_ticks, 100);
+	sb_lifetime_result_release(&res);
+}
+
+/* Lifetimes 3, 1, 4, 1, 5, 9, 2, 6 and a single one: pandas gives 3.5 / 8.79 and 7 / 7. */
+Test(lifetime, order_statistics_of_few_lifetimes)
+{
+	static const int life[] = {3, 1, 4, 1, 5, 9, 2, 6};
+	struct sb_trace_record t[16];
+	struct sb_lifetime_result res;
+
+	for (int i = 0; i < 8; i++) {
+		t[i] = rec(0, 0, (uint64_t)i, W, 0);
+		t[8 + i] = rec(life[i], 0, (uint64_t)i, R, 0);
+	}
+	/* the reads in time order (insertion sort) */
+	for (int i = 9; i < 16; i++)
+		for (int j = i; j > 8 && t[j - 1].time > t[j].time; j--) {
+			struct sb_trace_record x = t[j];
+
+			t[j] = t[j - 1];
+			t[j - 1] = x;
+		}
+	run(t, 16, SB_POLICY_WRITE_ALLOCATE, &res);
+	cr_expect_eq(res.subparts[0].life.median, 3.5);
+	cr_expect_eq(res.subparts[0].life.p99, 8.79, "%.17g", res.subparts[0].life.p99);
+	sb_lifetime_result_release(&res);
+	t[1] = rec(7, 0, 0, R, 0);
+	run(t, 2, SB_POLICY_WRITE_ALLOCATE, &res);
+	cr_expect_eq(res.subparts[0].life.median, 7);
+	cr_expect_eq(res.subparts[0].life.p99, 7);
 	sb_lifetime_result_release(&res);
 }
 

@@ -214,7 +214,6 @@ Test(trace, scalesim_malformed)
 	expect_scalesim_error("0,1,2\n1,abc,3\n",
 	                      "line 2: column 2: expected an address, got 'abc'");
 	expect_scalesim_error("0,1\n1.5,3\n", "line 2: cycle '1.5' is not a whole number");
-	expect_scalesim_error("5,1\n4,2\n", "line 2: cycle 4 comes after cycle 5");
 	expect_scalesim_error("0,1\n1,2.25\n", "line 2: column 2: address is not a whole number");
 	expect_scalesim_error("0,-7\n", "line 1: column 2: expected an address, got '-7'");
 	cr_expect_eq(sb_trace_open(&(struct sb_trace_reader *){NULL}, SB_TRACE_SCALESIM,

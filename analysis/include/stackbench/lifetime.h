@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "stackbench/devices.h"
+#include "stackbench/sampling.h"
 #include "stackbench/trace.h"
 
 #ifdef __cplusplus
@@ -33,7 +34,7 @@ extern "C" {
 
 /* Version of the JSON report schema (docs/lifetimes.md). */
 #define SB_LIFETIME_SCHEMA "stackbench-lifetimes"
-#define SB_LIFETIME_SCHEMA_VERSION "1.0"
+#define SB_LIFETIME_SCHEMA_VERSION "2.0"
 
 enum sb_cache_policy {
 	SB_POLICY_WRITE_ALLOCATE = 0,    /* every miss starts a lifetime */
@@ -61,12 +62,16 @@ struct sb_address_bin {
 	uint64_t write_bits; /* bits written (stores and fetches) at these addresses */
 };
 
-/* Order statistics of the lifetimes in ticks (nearest rank; valid when lifetimes > 0). */
+/*
+ * Order statistics of the lifetimes in ticks (valid when lifetimes > 0). The median and the
+ * percentiles are those pandas computes by default (Series.quantile, numpy's 'linear' method:
+ * linear interpolation between the values of ranks floor(h) and floor(h) + 1, h = (n - 1) q).
+ */
 struct sb_lifetime_summary {
 	int64_t min;
 	double mean;
-	int64_t median;
-	int64_t p99;
+	double median; /* q = 0.5 */
+	double p99;    /* q = 0.99 */
 	int64_t max;
 };
 
@@ -90,6 +95,14 @@ struct sb_subpart_stats {
 	uint64_t read_ticks;           /* time stamps with at least one read */
 	uint64_t write_ticks;          /* time stamps with at least one write */
 	int64_t first_time, last_time; /* of this subpartition's accesses */
+	/* sampled traces (records with sample ids): each sample is a window, and a value still
+	   live at the end of its window is cut (censored): it is no lifetime, no zero-read value */
+	uint64_t windows;              /* windows (samples) of this subpartition */
+	uint64_t censored_values;      /* values cut by the end of their window */
+	uint64_t censored_read_values; /* of those, the ones read: lifetimes of at least ... */
+	int64_t censored_max;          /* ... up to this observed length (a lower bound) */
+	double density;                /* sampling density (1: a complete trace) */
+	bool confident;                /* the confidence rules hold (sb_lifetime_judge) */
 	struct sb_lifetime_summary life;
 	struct sb_lifetime_bin *bins; /* ascending ticks */
 	size_t nbins;
@@ -100,6 +113,9 @@ struct sb_subpart_stats {
 struct sb_lifetime_result {
 	struct sb_trace_info info; /* of the trace, at its end */
 	enum sb_cache_policy policy;
+	bool windowed;                     /* read sample by sample (records with sample ids) */
+	struct sb_sampling sampling;       /* the density r of the trace */
+	struct sb_confidence_rules rules;  /* the rules the confidence flags were judged by */
 	uint64_t records;                  /* records seen */
 	int64_t first_time, last_time;     /* of the whole trace (valid when records > 0) */
 	struct sb_subpart_stats *subparts; /* one per info.subparts entry */
@@ -138,6 +154,19 @@ int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy pol
                              void (*progress)(void *ctx, uint64_t records), void *ctx);
 
 void sb_lifetime_result_release(struct sb_lifetime_result *res);
+
+/* The q-quantile (0 <= q <= 1) of a subpartition's lifetimes, as pandas computes it by default
+ * (see struct sb_lifetime_summary); st->lifetimes must be > 0. */
+double sb_quantile_linear(const struct sb_subpart_stats *st, double q);
+
+/*
+ * Judge every subpartition's results by rules (the defaults after sb_lifetime_finish): a
+ * subpartition is confident when its sampling density meets the threshold of its level (cache
+ * subpartitions: min_density_cache), it holds min_events lifetimes or more, at most
+ * max_censored_share of its values were cut by a gap, and the trace lost at most
+ * max_lost_share of its records.
+ */
+void sb_lifetime_judge(struct sb_lifetime_result *res, const struct sb_confidence_rules *rules);
 
 /* Index of the named subpartition in res, or -1. */
 int sb_lifetime_result_find(const struct sb_lifetime_result *res, const char *name);
@@ -190,7 +219,9 @@ struct sb_composition {
 
 struct sb_subpart_projection {
 	double duration_s;
-	double write_hz; /* write frequency: time stamps with a write / total ticks × clock */
+	double time_scale; /* r of the interpolation t^ = r t (1 for a complete trace) */
+	double write_hz;   /* write frequency: time stamps with a write / (r × total ticks) ×
+	                      clock */
 	double read_hz;
 	struct sb_memdev_projection *devices; /* one per library device, library order */
 	struct sb_composition comp;

@@ -57,6 +57,27 @@ enum sb_trace_field {
 	SB_FIELD_ALL = (1u << 6) - 1
 };
 
+/*
+ * Times are bounded so that no difference or span of two times overflows: readers, writers and
+ * analyses refuse a time outside ±SB_TRACE_TIME_MAX ticks (2^62 - 1: 146 years of 1 GHz cycles,
+ * 53 days of picoseconds).
+ */
+#define SB_TRACE_TIME_MAX ((INT64_C(1) << 62) - 1)
+
+static inline bool sb_trace_time_ok(int64_t t)
+{
+	return t >= -SB_TRACE_TIME_MAX && t <= SB_TRACE_TIME_MAX;
+}
+
+/* The clocks (ticks per second) a trace may have: 1 kHz .. 10 THz. */
+#define SB_TRACE_CLOCK_MIN_HZ 1e3
+#define SB_TRACE_CLOCK_MAX_HZ 1e13
+
+static inline bool sb_trace_clock_ok(double hz)
+{
+	return hz >= SB_TRACE_CLOCK_MIN_HZ && hz <= SB_TRACE_CLOCK_MAX_HZ;
+}
+
 /* One access. 48 bytes; fields a trace does not carry are 0. */
 struct sb_trace_record {
 	int64_t time;     /* ticks; sb_trace_info.tick_hz ticks per second */
@@ -148,9 +169,11 @@ enum sb_trace_format {
 
 /* Importer options; zero means "the default" for every field. */
 struct sb_trace_options {
-	double clock_hz;      /* clock of cycle traces (default 1 GHz) */
-	uint32_t word_bytes;  /* SCALE-Sim element size in bytes (default 1) */
-	uint32_t block_bytes; /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
+	double clock_hz;       /* clock of cycle traces (default 1 GHz) */
+	uint32_t word_bytes;   /* SCALE-Sim element size in bytes (default 1) */
+	uint32_t block_bytes;  /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
+	uint32_t sort_records; /* records an importer sorting rows holds in memory (default
+	                          SB_TRACE_SORT_RECORDS); more are sorted through the disk */
 };
 
 /* An open trace: a source of records. */
@@ -179,11 +202,21 @@ const char *sb_cache_status_name(enum sb_cache_status status);
 /*
  * Open one input. SCALE-Sim takes a run folder (layer0/, layer1/, ... run one after the other)
  * or a layer folder; the others take a file ("-" is standard input for csv, gpgpusim and sbt).
+ * Files compressed with gzip, zstd or xz are read transparently (told by their first bytes).
  * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO, SB_ERR_PARSE (bad header, file and line in the
- * detail), SB_ERR_VERSION (sbt of an unknown major version) or SB_ERR_NOMEM.
+ * detail), SB_ERR_VERSION (sbt of an unknown major version), SB_ERR_INVAL (a clock out of
+ * range, a folder given as a file) or SB_ERR_NOMEM.
  */
 int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
                   const struct sb_trace_options *opt);
+
+/*
+ * Open a trace held in memory: csv, gpgpusim or sbt, compressed or not (SB_ERR_NOT_SUPPORTED for
+ * scalesim, a folder). The bytes are read in place and must outlive the reader; name is used in
+ * messages. For tests and fuzzing: the parsers see bytes, with no file in between.
+ */
+int sb_trace_open_mem(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *name,
+                      const void *data, size_t len, const struct sb_trace_options *opt);
 
 /*
  * Open several inputs of one format as one trace: records are merged in time order (writes
@@ -199,6 +232,19 @@ int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
  */
 int sb_trace_merge(struct sb_trace_reader **r, struct sb_trace_reader **children, size_t n,
                    const char *name);
+
+/* Records a sorting reader holds in memory by default (64 MiB with their sort keys). */
+#define SB_TRACE_SORT_RECORDS (1u << 20)
+
+/*
+ * Sort the records of in by time, stably (records of equal times keep their order), in bounded
+ * memory: at most mem_records records (0: SB_TRACE_SORT_RECORDS) are held; a longer input is
+ * sorted in runs written to temporary sbt files in $TMPDIR (or /tmp), unlinked at once, and
+ * merged (docs/trace-format.md, "Rows out of time order"). Takes ownership of in, also on
+ * failure. The first read consumes the whole input. Returns 0 or SB_ERR_NOMEM; reads can
+ * fail with SB_ERR_IO (no room for the temporary files) besides the input's errors.
+ */
+int sb_trace_sort(struct sb_trace_reader **r, struct sb_trace_reader *in, size_t mem_records);
 
 /* Read up to max records: the count, 0 at the end of the trace, or a negative SB_ERR_*. */
 int sb_trace_read(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
