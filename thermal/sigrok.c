@@ -313,7 +313,7 @@ static void fill(const struct fan_cfg *c, struct sb_cooling_state *st)
 static int sigrok_status(void *priv, struct sb_cooling_state *st)
 {
 	struct sigrok_cooling *s = priv;
-	double v, a;
+	double v = NAN, a = NAN;
 	int err;
 
 	if (s->applied >= 0)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -483,6 +484,31 @@ int sb_plot_claim(struct sb_outdir *od, const char *name)
 	return sb_outdir_claimf(od, path, sizeof(path), "%s.svg", name);
 }
 
+/*
+ * Tics of a logarithmic axis over [lo, hi]: gnuplot labels only the powers of ten, so a range
+ * within one decade would show one label. Labels at 1, 2, 5 x 10^k (or every power of ten on a
+ * wide range) instead. Returns the bytes written.
+ */
+static size_t log_tics(char *buf, size_t size, double lo, double hi)
+{
+	static const double steps[] = {1, 2, 5};
+	bool wide = hi / lo > 1e4;
+	size_t n = (size_t)snprintf(buf, size, "set xtics (");
+	const char *sep = "";
+
+	for (double dec = pow(10, floor(log10(lo))); dec <= hi && n + 32 < size; dec *= 10)
+		for (size_t i = 0; i < (wide ? 1 : SB_ARRAY_SIZE(steps)); i++) {
+			double t = dec * steps[i];
+
+			if (t < lo || t > hi)
+				continue;
+			n += (size_t)snprintf(buf + n, size - n, "%s%.6g", sep, t);
+			sep = ", ";
+		}
+	n += (size_t)snprintf(buf + n, size - n, ")\nset mxtics 10\n");
+	return n < size ? n : size - 1;
+}
+
 int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_projection *p,
                      const struct sb_memdev_lib *lib, const char *dir)
 {
@@ -534,8 +560,10 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 		    "set title 'lifetimes in %s (%llu values; zero-length drawn at "
 		    "half a cycle)'\n"
 		    "set logscale x\nset xrange [%.6g:%.6g]\nset xlabel 'lifetime (ns)'\n"
-		    "set ylabel 'values'\nset yrange [0:*]\n",
+		    "set ylabel 'values (count)'\nset yrange [0:*]\nset format x '%%g'\n"
+		    "set key below\n",
 		    name, (unsigned long long)st->lifetimes, lo / 2, hi * 2);
+		k += log_tics(body + k, sizeof(body) - k, lo / 2, hi * 2);
 		for (size_t d = 0; d < p->ndevices && k < sizeof(body) - 512; d++) {
 			double r = sp->devices[d].retention_ns;
 			char dn[SB_DEVICE_NAME_MAX];
@@ -553,8 +581,9 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 			    0.95 - 0.06 * (double)d, d + 2);
 		}
 		snprintf(body + k, sizeof(body) - k,
-		         "plot 'lifetimes-%s.dat' using 1:2:3 with boxes lc 1 title 'values'\n",
-		         name);
+		         "plot 'lifetimes-%s.dat' using 1:2:3 with boxes lc 1 title 'values whose "
+		         "lifetime falls in the bin (%d bins per decade)'\n",
+		         name, BINS_PER_DECADE);
 		sb_plot_both(gp, base, body);
 	}
 	/* area and energy of every device and of the composition, relative to the reference */

@@ -70,7 +70,13 @@ static int list_json(struct sb_store *st)
 		cJSON_Delete(root);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
-	cJSON_AddNumberToObject(root, "schema_version", sb_store_schema_version(st));
+	{
+		char v[16];
+
+		cJSON_AddStringToObject(root, "schema", "stackbench-campaigns");
+		snprintf(v, sizeof(v), "%d.0", sb_store_schema_version(st));
+		cJSON_AddStringToObject(root, "schema_version", v);
+	}
 	if ((e = sb_store_campaign_list(st, json_campaign, arr)) < 0) {
 		cJSON_Delete(root);
 		return e;

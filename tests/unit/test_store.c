@@ -252,7 +252,8 @@ Test(store, json_round_trip)
 	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, true);
 	j = cJSON_Parse(text);
 	cr_assert_not_null(j);
-	cr_assert_eq(cJSON_GetObjectItem(j, "schema_version")->valueint, SB_STORE_SCHEMA_VERSION);
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "3.0");
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema")->valuestring, "stackbench-results");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "campaigns")), 1);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "samples")), 6);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "point_ports")), 4);
@@ -555,7 +556,7 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	cr_assert_eq(sb_store_open_readonly(&st, db), 0, "%s", sb_error_detail());
 	cr_assert_eq(sb_store_schema_version(st), 1);
 	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, false);
-	cr_assert(strstr(text, "\"schema_version\":\t1,"), "%.200s", text);
+	cr_assert(strstr(text, "\"schema_version\":\t\"1.0\","), "%.200s", text);
 	free(text);
 	sb_store_close(st);
 	/* Writable: upgraded in place, nothing lost. */

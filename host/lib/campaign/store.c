@@ -1287,7 +1287,15 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 
 	if (!o)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	cJSON_AddNumberToObject(o, "schema_version", st->version);
+	/* every JSON document of the tool names its schema and a "MAJOR.MINOR" version; the
+	   results' major version is the database's schema version */
+	cJSON_AddStringToObject(o, "schema", "stackbench-results");
+	{
+		char v[16];
+
+		snprintf(v, sizeof(v), "%d.0", st->version);
+		cJSON_AddStringToObject(o, "schema_version", v);
+	}
 	cJSON_AddStringToObject(o, "stackbench_version", sb_version());
 	for (size_t i = 0; i < SB_ARRAY_SIZE(parts) && e >= 0; i++) {
 		cJSON *arr;
