@@ -9,7 +9,7 @@
 #define SB_REGMAP_VERSION 0x00010000u
 #define SB_REGMAP_VERSION_MAJOR 1u
 #define SB_REGMAP_VERSION_MINOR 0u
-#define SB_REGMAP_HASH 0x452F730Fu
+#define SB_REGMAP_HASH 0xACE3E41Fu
 #define SB_REGMAP_SIZE 0x2000u
 #define SB_REGMAP_ALIGN 0x10u
 
@@ -36,7 +36,7 @@
 #define SB_FW_ID_BUILD_ID 0x14u
 #define SB_FW_ID_BUILD_ID_RESET 0x00000000u
 #define SB_FW_ID_REGMAP_HASH 0x18u
-#define SB_FW_ID_REGMAP_HASH_RESET 0x452F730Fu
+#define SB_FW_ID_REGMAP_HASH_RESET 0xACE3E41Fu
 #define SB_FW_ID_REGMAP_SIZE 0x1Cu
 #define SB_FW_ID_REGMAP_SIZE_RESET 0x00002000u
 
@@ -83,7 +83,7 @@
 #define SB_BOARD_SCRATCH 0x28u
 #define SB_BOARD_SCRATCH_RESET 0x00000000u
 #define SB_BOARD_FEATURES 0x2Cu
-#define SB_BOARD_FEATURES_RESET 0x0000000Eu
+#define SB_BOARD_FEATURES_RESET 0x0000001Eu
 #define SB_BOARD_FEATURES_SIMULATED_SHIFT 0
 #define SB_BOARD_FEATURES_SIMULATED_WIDTH 1
 #define SB_BOARD_FEATURES_SIMULATED_MASK 0x00000001u
@@ -96,6 +96,9 @@
 #define SB_BOARD_FEATURES_DMA_SHIFT 3
 #define SB_BOARD_FEATURES_DMA_WIDTH 1
 #define SB_BOARD_FEATURES_DMA_MASK 0x00000008u
+#define SB_BOARD_FEATURES_REPLAY_SHIFT 4
+#define SB_BOARD_FEATURES_REPLAY_WIDTH 1
+#define SB_BOARD_FEATURES_REPLAY_MASK 0x00000010u
 #define SB_BOARD_SERIAL 0x30u
 #define SB_BOARD_SERIAL_RESET 0x00000000u
 
@@ -224,9 +227,9 @@
 #define SB_IRQ_PENDING_STREAM_DONE_WIDTH 1
 #define SB_IRQ_PENDING_STREAM_DONE_MASK 0x00000010u
 
-/* Block trace: Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip buffer readable through rd_index / rd_data or, with control.dma, into a host ring buffer at buf_addr. */
+/* Block trace: Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip ring buffer readable through rd_index / rd_data and emptied from its oldest record with rd_release (1.1) or, with control.dma, into a host ring buffer at buf_addr. */
 #define SB_BLK_TRACE_TYPE 0x53420004u
-#define SB_BLK_TRACE_VERSION 0x00010000u
+#define SB_BLK_TRACE_VERSION 0x00010001u
 #define SB_BLK_TRACE_SIZE 0x80u
 #define SB_BLK_TRACE_SIM_ONLY 0
 #define SB_TRACE_CONTROL 0xCu
@@ -285,6 +288,8 @@
 #define SB_TRACE_RD_DATA_RESET 0x00000000u
 #define SB_TRACE_ONCHIP_COUNT 0x54u
 #define SB_TRACE_ONCHIP_COUNT_RESET 0x00000000u
+#define SB_TRACE_RD_RELEASE 0x58u
+#define SB_TRACE_RD_RELEASE_RESET 0x00000000u
 
 /* Block stream: Stream GUPS: the host fills up to 28 request entries, starts the group on one port and reads back each request's latency and status. In integrity mode write data is a pattern of (data_seed, address, beat) and read data is compared with the same pattern. */
 #define SB_BLK_STREAM_TYPE 0x53420006u
@@ -358,6 +363,121 @@
 #define SB_STREAM_ENTRY_LATENCY_COUNT 28u
 #define SB_STREAM_ENTRY_LATENCY_STRIDE 0x10u
 #define SB_STREAM_ENTRY_LATENCY_RESET 0x00000000u
+
+/* Block replay: Trace replay: request descriptors (replay_desc) that the host writes into a ring in host memory are fetched by DMA and issued as HMC requests on the paths of the ports in port_mask (each descriptor names its port), in ring order per port, each not before its time when control.timed is set (as fast as the ports accept otherwise). The block counts what it issued and completed, read latency, the lag between a descriptor's due time and its issue, and per vault (decoded with the cube's address-mapping mode) requests, data, latency and lag. Replayed requests are recorded by trace capture like the ports' own. */
+#define SB_BLK_REPLAY_TYPE 0x53420007u
+#define SB_BLK_REPLAY_VERSION 0x00010000u
+#define SB_BLK_REPLAY_SIZE 0x400u
+#define SB_BLK_REPLAY_SIM_ONLY 0
+#define SB_REPLAY_CONTROL 0xCu
+#define SB_REPLAY_CONTROL_RESET 0x00000000u
+#define SB_REPLAY_CONTROL_ENABLE_SHIFT 0
+#define SB_REPLAY_CONTROL_ENABLE_WIDTH 1
+#define SB_REPLAY_CONTROL_ENABLE_MASK 0x00000001u
+#define SB_REPLAY_CONTROL_RESET_SHIFT 1
+#define SB_REPLAY_CONTROL_RESET_WIDTH 1
+#define SB_REPLAY_CONTROL_RESET_MASK 0x00000002u
+#define SB_REPLAY_CONTROL_TIMED_SHIFT 2
+#define SB_REPLAY_CONTROL_TIMED_WIDTH 1
+#define SB_REPLAY_CONTROL_TIMED_MASK 0x00000004u
+#define SB_REPLAY_STATUS 0x10u
+#define SB_REPLAY_STATUS_RESET 0x00000002u
+#define SB_REPLAY_STATUS_BUSY_SHIFT 0
+#define SB_REPLAY_STATUS_BUSY_WIDTH 1
+#define SB_REPLAY_STATUS_BUSY_MASK 0x00000001u
+#define SB_REPLAY_STATUS_IDLE_SHIFT 1
+#define SB_REPLAY_STATUS_IDLE_WIDTH 1
+#define SB_REPLAY_STATUS_IDLE_MASK 0x00000002u
+#define SB_REPLAY_STATUS_ERROR_SHIFT 2
+#define SB_REPLAY_STATUS_ERROR_WIDTH 1
+#define SB_REPLAY_STATUS_ERROR_MASK 0x00000004u
+#define SB_REPLAY_STATUS_BAD_DESC_SHIFT 3
+#define SB_REPLAY_STATUS_BAD_DESC_WIDTH 1
+#define SB_REPLAY_STATUS_BAD_DESC_MASK 0x00000008u
+#define SB_REPLAY_PORT_MASK 0x14u
+#define SB_REPLAY_PORT_MASK_RESET 0x000001FFu
+#define SB_REPLAY_RING_ADDR 0x18u
+#define SB_REPLAY_RING_ADDR_LO 0x18u
+#define SB_REPLAY_RING_ADDR_HI 0x1Cu
+#define SB_REPLAY_RING_ADDR_RESET 0x0000000000000000ull
+#define SB_REPLAY_RING_LOG2 0x20u
+#define SB_REPLAY_RING_LOG2_RESET 0x0000000Cu
+#define SB_REPLAY_TAIL 0x24u
+#define SB_REPLAY_TAIL_RESET 0x00000000u
+#define SB_REPLAY_HEAD 0x28u
+#define SB_REPLAY_HEAD_RESET 0x00000000u
+#define SB_REPLAY_DESC_SIZE 0x2Cu
+#define SB_REPLAY_DESC_SIZE_RESET 0x00000010u
+#define SB_REPLAY_START_CYCLE 0x30u
+#define SB_REPLAY_START_CYCLE_LO 0x30u
+#define SB_REPLAY_START_CYCLE_HI 0x34u
+#define SB_REPLAY_START_CYCLE_RESET 0x0000000000000000ull
+#define SB_REPLAY_ISSUED 0x38u
+#define SB_REPLAY_ISSUED_LO 0x38u
+#define SB_REPLAY_ISSUED_HI 0x3Cu
+#define SB_REPLAY_ISSUED_RESET 0x0000000000000000ull
+#define SB_REPLAY_COMPLETED 0x40u
+#define SB_REPLAY_COMPLETED_LO 0x40u
+#define SB_REPLAY_COMPLETED_HI 0x44u
+#define SB_REPLAY_COMPLETED_RESET 0x0000000000000000ull
+#define SB_REPLAY_READS 0x48u
+#define SB_REPLAY_READS_LO 0x48u
+#define SB_REPLAY_READS_HI 0x4Cu
+#define SB_REPLAY_READS_RESET 0x0000000000000000ull
+#define SB_REPLAY_WRITES 0x50u
+#define SB_REPLAY_WRITES_LO 0x50u
+#define SB_REPLAY_WRITES_HI 0x54u
+#define SB_REPLAY_WRITES_RESET 0x0000000000000000ull
+#define SB_REPLAY_LAT_SUM 0x58u
+#define SB_REPLAY_LAT_SUM_LO 0x58u
+#define SB_REPLAY_LAT_SUM_HI 0x5Cu
+#define SB_REPLAY_LAT_SUM_RESET 0x0000000000000000ull
+#define SB_REPLAY_LAT_MIN 0x60u
+#define SB_REPLAY_LAT_MIN_RESET 0xFFFFFFFFu
+#define SB_REPLAY_LAT_MAX 0x64u
+#define SB_REPLAY_LAT_MAX_RESET 0x00000000u
+#define SB_REPLAY_LAG_SUM 0x68u
+#define SB_REPLAY_LAG_SUM_LO 0x68u
+#define SB_REPLAY_LAG_SUM_HI 0x6Cu
+#define SB_REPLAY_LAG_SUM_RESET 0x0000000000000000ull
+#define SB_REPLAY_LAG_MAX 0x70u
+#define SB_REPLAY_LAG_MAX_RESET 0x00000000u
+#define SB_REPLAY_ERRORS 0x74u
+#define SB_REPLAY_ERRORS_RESET 0x00000000u
+#define SB_REPLAY_BAD 0x78u
+#define SB_REPLAY_BAD_RESET 0x00000000u
+#define SB_REPLAY_LANE_DEPTH 0x7Cu
+#define SB_REPLAY_LANE_DEPTH_RESET 0x00000004u
+#define SB_REPLAY_END_CYCLE 0x80u
+#define SB_REPLAY_END_CYCLE_LO 0x80u
+#define SB_REPLAY_END_CYCLE_HI 0x84u
+#define SB_REPLAY_END_CYCLE_RESET 0x0000000000000000ull
+#define SB_REPLAY_VAULT_REQUESTS(i) (0x100u + (uint32_t)(i)*0x20u)
+#define SB_REPLAY_VAULT_REQUESTS_COUNT 16u
+#define SB_REPLAY_VAULT_REQUESTS_STRIDE 0x20u
+#define SB_REPLAY_VAULT_REQUESTS_LO(i) SB_REPLAY_VAULT_REQUESTS(i)
+#define SB_REPLAY_VAULT_REQUESTS_HI(i) (SB_REPLAY_VAULT_REQUESTS(i) + 4u)
+#define SB_REPLAY_VAULT_REQUESTS_RESET 0x0000000000000000ull
+#define SB_REPLAY_VAULT_LAT_SUM(i) (0x108u + (uint32_t)(i)*0x20u)
+#define SB_REPLAY_VAULT_LAT_SUM_COUNT 16u
+#define SB_REPLAY_VAULT_LAT_SUM_STRIDE 0x20u
+#define SB_REPLAY_VAULT_LAT_SUM_LO(i) SB_REPLAY_VAULT_LAT_SUM(i)
+#define SB_REPLAY_VAULT_LAT_SUM_HI(i) (SB_REPLAY_VAULT_LAT_SUM(i) + 4u)
+#define SB_REPLAY_VAULT_LAT_SUM_RESET 0x0000000000000000ull
+#define SB_REPLAY_VAULT_LAG_SUM(i) (0x110u + (uint32_t)(i)*0x20u)
+#define SB_REPLAY_VAULT_LAG_SUM_COUNT 16u
+#define SB_REPLAY_VAULT_LAG_SUM_STRIDE 0x20u
+#define SB_REPLAY_VAULT_LAG_SUM_LO(i) SB_REPLAY_VAULT_LAG_SUM(i)
+#define SB_REPLAY_VAULT_LAG_SUM_HI(i) (SB_REPLAY_VAULT_LAG_SUM(i) + 4u)
+#define SB_REPLAY_VAULT_LAG_SUM_RESET 0x0000000000000000ull
+#define SB_REPLAY_VAULT_FLITS(i) (0x118u + (uint32_t)(i)*0x20u)
+#define SB_REPLAY_VAULT_FLITS_COUNT 16u
+#define SB_REPLAY_VAULT_FLITS_STRIDE 0x20u
+#define SB_REPLAY_VAULT_FLITS_RESET 0x00000000u
+#define SB_REPLAY_VAULT_LAT_MAX(i) (0x11Cu + (uint32_t)(i)*0x20u)
+#define SB_REPLAY_VAULT_LAT_MAX_COUNT 16u
+#define SB_REPLAY_VAULT_LAT_MAX_STRIDE 0x20u
+#define SB_REPLAY_VAULT_LAT_MAX_RESET 0x00000000u
 
 /* Block gups_port: One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) \| addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw. */
 #define SB_BLK_GUPS_PORT_TYPE 0x53420010u
@@ -556,6 +676,9 @@
 #define SB_LAYOUT_STREAM_OFFSET 0x800u
 #define SB_LAYOUT_STREAM_COUNT 1u
 #define SB_LAYOUT_STREAM_STRIDE 0x200u
+#define SB_LAYOUT_REPLAY_OFFSET 0xA00u
+#define SB_LAYOUT_REPLAY_COUNT 1u
+#define SB_LAYOUT_REPLAY_STRIDE 0x400u
 #define SB_LAYOUT_GUPS_PORT_OFFSET 0x1000u
 #define SB_LAYOUT_GUPS_PORT_COUNT 9u
 #define SB_LAYOUT_GUPS_PORT_STRIDE 0x100u
@@ -605,5 +728,30 @@
 #define SB_TRACE_RECORD_CHECK_WORD 7u
 #define SB_TRACE_RECORD_CHECK_SHIFT 0
 #define SB_TRACE_RECORD_CHECK_MASK 0xFFFFFFFFu
+
+/* Record replay_desc: One request descriptor of trace replay (16 bytes, little-endian words, in the ring at replay.ring_addr). */
+#define SB_REPLAY_DESC_WORDS 4u
+#define SB_REPLAY_DESC_BYTES 16u
+#define SB_REPLAY_DESC_TIME_LO_WORD 0u
+#define SB_REPLAY_DESC_TIME_LO_SHIFT 0
+#define SB_REPLAY_DESC_TIME_LO_MASK 0xFFFFFFFFu
+#define SB_REPLAY_DESC_TIME_HI_WORD 1u
+#define SB_REPLAY_DESC_TIME_HI_SHIFT 0
+#define SB_REPLAY_DESC_TIME_HI_MASK 0xFFFFFFFFu
+#define SB_REPLAY_DESC_ADDR_LO_WORD 2u
+#define SB_REPLAY_DESC_ADDR_LO_SHIFT 0
+#define SB_REPLAY_DESC_ADDR_LO_MASK 0xFFFFFFFFu
+#define SB_REPLAY_DESC_ADDR_HI_WORD 3u
+#define SB_REPLAY_DESC_ADDR_HI_SHIFT 0
+#define SB_REPLAY_DESC_ADDR_HI_MASK 0x00000003u
+#define SB_REPLAY_DESC_WRITE_WORD 3u
+#define SB_REPLAY_DESC_WRITE_SHIFT 2
+#define SB_REPLAY_DESC_WRITE_MASK 0x00000004u
+#define SB_REPLAY_DESC_FLITS_WORD 3u
+#define SB_REPLAY_DESC_FLITS_SHIFT 4
+#define SB_REPLAY_DESC_FLITS_MASK 0x000000F0u
+#define SB_REPLAY_DESC_PORT_WORD 3u
+#define SB_REPLAY_DESC_PORT_SHIFT 8
+#define SB_REPLAY_DESC_PORT_MASK 0x00000F00u
 
 #endif /* SB_REGMAP_H */

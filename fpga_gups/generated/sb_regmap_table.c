@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x452F730Full,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xACE3E41Full,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -40,6 +40,7 @@ static const struct sb_regmap_field f_board_features[] = {
 	{"stream", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "Stream GUPS block present."},
 	{"trace", 2, 2, SB_ACC_RO, false, 0x1u, NULL, 0, "Trace capture present."},
 	{"dma", 3, 3, SB_ACC_RO, false, 0x1u, NULL, 0, "Trace capture can write to host memory."},
+	{"replay", 4, 4, SB_ACC_RO, false, 0x1u, NULL, 0, "Trace replay block present."},
 };
 
 static const struct sb_regmap_reg r_board[] = {
@@ -64,9 +65,9 @@ static const struct sb_regmap_reg r_board[] = {
 	{"scratch", 0x28u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
 	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Scratch register for bus tests; no effect."},
-	{"features", 0x2Cu, 32, 1, 0x4u, SB_ACC_RO, 0xEull,
+	{"features", 0x2Cu, 32, 1, 0x4u, SB_ACC_RO, 0x1Eull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
-	 f_board_features, 4, "Capabilities of this design."},
+	 f_board_features, 5, "Capabilities of this design."},
 	{"serial", 0x30u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Board serial number (0 when unknown)."},
@@ -229,13 +230,16 @@ static const struct sb_regmap_reg r_trace[] = {
 	 NULL, 0, "Records the on-chip buffer holds."},
 	{"rd_index", 0x4Cu, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
 	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
-	 NULL, 0, "Word index into the on-chip buffer for rd_data."},
+	 NULL, 0, "Word index into the on-chip buffer for rd_data, counted from its oldest record."},
 	{"rd_data", 0x50u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "The on-chip buffer word at rd_index; each read advances rd_index by one."},
 	{"onchip_count", 0x54u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Records currently held in the on-chip buffer."},
+	{"rd_release", 0x58u, 32, 1, 0x4u, SB_ACC_WO, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Writing N removes the N oldest records from the on-chip buffer (all of them when N >= onchip_count) and sets rd_index to 0; records, dropped, sample_id and the burst / gap state are kept, so the host drains the buffer while capture goes on (1.1)."},
 };
 
 static const struct sb_regmap_field f_stream_control[] = {
@@ -284,6 +288,103 @@ static const struct sb_regmap_reg r_stream[] = {
 	{"entry_latency", 0x4Cu, 32, 28, 0x10u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Cycles from submission of entry i to its response."},
+};
+
+static const struct sb_regmap_field f_replay_control[] = {
+	{"enable", 0, 0, SB_ACC_RW, false, 0x0u, NULL, 0, "Fetch and issue descriptors; the ports in port_mask are taken over (their own requests stop) while set. Setting it starts the replay clock (start_cycle)."},
+	{"reset", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Clear the pointers, counters and statistics (with enable 0)."},
+	{"timed", 2, 2, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue each descriptor not before start_cycle + its time; 0 = as fast as the ports accept."},
+};
+
+static const struct sb_regmap_field f_replay_status[] = {
+	{"busy", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Descriptors fetched but not completed, or requests in flight."},
+	{"idle", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "Nothing pending: every fetched descriptor completed and head == tail."},
+	{"error", 2, 2, SB_ACC_RO, false, 0x0u, NULL, 0, "A response carried a nonzero ERRSTAT (sticky until reset)."},
+	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor named a port outside port_mask or the design (it was skipped and counted in bad)."},
+};
+
+static const struct sb_regmap_reg r_replay[] = {
+	{"control", 0xCu, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0x00000005u, 0x00000000u}, {0x00000002u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_replay_control, 3, ""},
+	{"status", 0x10u, 32, 1, 0x4u, SB_ACC_RO, 0x2ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_replay_status, 4, ""},
+	{"port_mask", 0x14u, 32, 1, 0x4u, SB_ACC_RW, 0x1FFull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Ports whose request paths the replay uses."},
+	{"ring_addr", 0x18u, 64, 1, 0x8u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0xFFFFFFFFu}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bus address of the descriptor ring in host memory (desc_size-byte entries)."},
+	{"ring_log2", 0x20u, 32, 1, 0x4u, SB_ACC_RW, 0xCull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "The ring holds 2^ring_log2 descriptors (0..24)."},
+	{"tail", 0x24u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors the host has written (free-running; entry tail mod ring size is written next)."},
+	{"head", 0x28u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors fetched (free-running); the host may reuse a ring entry once head passed it."},
+	{"desc_size", 0x2Cu, 32, 1, 0x4u, SB_ACC_RO, 0x10ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes per descriptor."},
+	{"start_cycle", 0x30u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "board.cycles when enable was set (time 0 of the descriptors)."},
+	{"issued", 0x38u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Requests issued (accepted by the HMC controller)."},
+	{"completed", 0x40u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Requests completed (last response beat received)."},
+	{"reads", 0x48u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read requests issued."},
+	{"writes", 0x50u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Write requests issued (non-posted)."},
+	{"lat_sum", 0x58u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of request latencies in cycles, from issue to the first response beat (reads and writes)."},
+	{"lat_min", 0x60u, 32, 1, 0x4u, SB_ACC_RO, 0xFFFFFFFFull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Smallest latency in cycles (0xFFFFFFFF before the first completion)."},
+	{"lat_max", 0x64u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest latency in cycles."},
+	{"lag_sum", 0x68u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum over issued requests of the cycles from the descriptor's due time (timed) or its arrival at the port (untimed) to its issue."},
+	{"lag_max", 0x70u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest lag in cycles."},
+	{"errors", 0x74u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Responses with a nonzero ERRSTAT."},
+	{"bad", 0x78u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors skipped (port outside port_mask or the design)."},
+	{"lane_depth", 0x7Cu, 32, 1, 0x4u, SB_ACC_RO, 0x4ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors buffered per port (ring order is kept per port)."},
+	{"end_cycle", 0x80u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "board.cycles of the last completion."},
+	{"vault_requests", 0x100u, 64, 16, 0x20u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Requests issued to vault i."},
+	{"vault_lat_sum", 0x108u, 64, 16, 0x20u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of the latencies (cycles) of the requests to vault i that completed."},
+	{"vault_lag_sum", 0x110u, 64, 16, 0x20u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of the lags (cycles) of the requests issued to vault i."},
+	{"vault_flits", 0x118u, 32, 16, 0x20u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Data flits (16 B) requested from or written to vault i (low 32 bits)."},
+	{"vault_lat_max", 0x11Cu, 32, 16, 0x20u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest latency (cycles) of a request to vault i."},
 };
 
 static const struct sb_regmap_field f_gups_port_info[] = {
@@ -447,12 +548,13 @@ const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"board", 0x53420002u, 0x00010000u, 0x40u, r_board, 9, false, "The board and the memory device on it."},
 	{"hmc_ctrl", 0x53420003u, 0x00010000u, 0x80u, r_hmc_ctrl, 10, false, "The HMC controller and links: initialization, resets, link and error status, the address-mapping mode and the per-port flow-control threshold of the FPGA infrastructure."},
 	{"irq", 0x53420005u, 0x00010000u, 0x20u, r_irq, 3, false, "Interrupt (event) status and mask; the driver signals pending events by MSI."},
-	{"trace", 0x53420004u, 0x00010000u, 0x80u, r_trace, 16, false, "Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip buffer readable through rd_index / rd_data or, with control.dma, into a host ring buffer at buf_addr."},
+	{"trace", 0x53420004u, 0x00010001u, 0x80u, r_trace, 17, false, "Sampled trace capture: bursts of burst_len back-to-back request records separated by gap cycles without recording. Records go to an on-chip ring buffer readable through rd_index / rd_data and emptied from its oldest record with rd_release (1.1) or, with control.dma, into a host ring buffer at buf_addr."},
 	{"stream", 0x53420006u, 0x00010000u, 0x200u, r_stream, 7, false, "Stream GUPS: the host fills up to 28 request entries, starts the group on one port and reads back each request's latency and status. In integrity mode write data is a pattern of (data_seed, address, beat) and read data is compared with the same pattern."},
+	{"replay", 0x53420007u, 0x00010000u, 0x400u, r_replay, 27, false, "Trace replay: request descriptors (replay_desc) that the host writes into a ring in host memory are fetched by DMA and issued as HMC requests on the paths of the ports in port_mask (each descriptor names its port), in ring order per port, each not before its time when control.timed is set (as fast as the ports accept otherwise). The block counts what it issued and completed, read latency, the lag between a descriptor's due time and its issue, and per vault (decoded with the cube's address-mapping mode) requests, data, latency and lag. Replayed requests are recorded by trace capture like the ports' own."},
 	{"gups_port", 0x53420010u, 0x00010000u, 0x100u, r_gups_port, 23, false, "One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) | addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw."},
 	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, true, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
 };
-const unsigned sb_regmap_nblocks = 8;
+const unsigned sb_regmap_nblocks = 9;
 
 const struct sb_regmap_instance sb_regmap_layout[] = {
 	{0, 0x0u, 1, 0x20u},
@@ -461,10 +563,11 @@ const struct sb_regmap_instance sb_regmap_layout[] = {
 	{3, 0x300u, 1, 0x20u},
 	{4, 0x400u, 1, 0x80u},
 	{5, 0x800u, 1, 0x200u},
-	{6, 0x1000u, 9, 0x100u},
-	{7, 0x1F00u, 1, 0x40u},
+	{6, 0xA00u, 1, 0x400u},
+	{7, 0x1000u, 9, 0x100u},
+	{8, 0x1F00u, 1, 0x40u},
 };
-const unsigned sb_regmap_nlayout = 8;
+const unsigned sb_regmap_nlayout = 9;
 
 static const struct sb_regmap_record_field rf_trace_record[] = {
 	{"time_lo", 0, 0, 31, "Issue time in user-clock cycles, low word."},
@@ -482,7 +585,18 @@ static const struct sb_regmap_record_field rf_trace_record[] = {
 	{"check", 7, 0, 31, "Word 0 ^ word 2 ^ word 3 ^ word 4 ^ 0x5354_4B42: marks a complete record."},
 };
 
+static const struct sb_regmap_record_field rf_replay_desc[] = {
+	{"time_lo", 0, 0, 31, "Due time in user-clock cycles after start_cycle, low word (used when control.timed)."},
+	{"time_hi", 1, 0, 31, "Due time, high word."},
+	{"addr_lo", 2, 0, 31, "Address bits 31..0."},
+	{"addr_hi", 3, 0, 1, "Address bits 33..32."},
+	{"write", 3, 2, 2, "0 = read, 1 = write (non-posted)."},
+	{"flits", 3, 4, 7, "Data flits (1..8 = 16..128 B; 0 is taken as 1)."},
+	{"port", 3, 8, 11, "Port whose request path issues it."},
+};
+
 const struct sb_regmap_record sb_regmap_records[] = {
 	{"trace_record", 8, rf_trace_record, 13, "One request recorded by trace capture (32 bytes, little-endian words)."},
+	{"replay_desc", 4, rf_replay_desc, 7, "One request descriptor of trace replay (16 bytes, little-endian words, in the ring at replay.ring_addr)."},
 };
-const unsigned sb_regmap_nrecords = 1;
+const unsigned sb_regmap_nrecords = 2;

@@ -842,6 +842,8 @@ static uint64_t request_path(struct sb_model *m, struct sb_port *p, uint64_t t, 
 
 /* ---- trace capture ---------------------------------------------------------------------- */
 
+static inline uint64_t done_first_beat(const struct sb_model *m, const struct sb_done *d);
+
 static void trace_record(struct sb_model *m, const struct sb_port *p, const struct sb_done *d,
                          unsigned tag)
 {
@@ -852,8 +854,9 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 
 	if (!tr->enable || !(tr->port_mask & (1u << p->idx)) || d->t_issue < tr->gap_until)
 		return;
+	/* Issue to the first response beat, as the port's latency monitor counts (the RTL). */
 	if (d->t_done != SB_TICK_NEVER && d->t_done > d->t_issue)
-		lat = (uint32_t)sb_div(&m->tm.div_cycle, d->t_done - d->t_issue);
+		lat = (uint32_t)sb_div(&m->tm.div_cycle, done_first_beat(m, d) - d->t_issue);
 	memset(rec, 0, sizeof(rec));
 	rec[SB_TRACE_RECORD_TIME_LO_WORD] = (uint32_t)cyc;
 	rec[SB_TRACE_RECORD_TIME_HI_WORD] = (uint32_t)(cyc >> 32);
@@ -894,15 +897,17 @@ static void trace_record(struct sb_model *m, const struct sb_port *p, const stru
 			}
 		}
 	} else if (tr->onchip_count >= tr->onchip_depth) {
-		tr->full = true;
 		tr->dropped++;
 		return; /* a burst counts the records written */
 	} else {
-		memcpy(&tr->onchip[tr->onchip_count * SB_TRACE_RECORD_WORDS], rec, sizeof(rec));
+		/* The on-chip buffer is a ring: rd_release removes its oldest records. */
+		uint32_t slot = (tr->onchip_head + tr->onchip_count) & (tr->onchip_depth - 1);
+
+		memcpy(&tr->onchip[slot * SB_TRACE_RECORD_WORDS], rec, sizeof(rec));
 		tr->onchip_count++;
 		tr->records++;
 	}
-	if (++tr->in_burst >= tr->burst_len) {
+	if (tr->burst_len && ++tr->in_burst >= tr->burst_len) { /* burst_len 0: one endless burst */
 		tr->in_burst = 0;
 		tr->sample_id++;
 		tr->gap_until = (cyc + 1 + tr->gap) * m->tm.cycle;
@@ -954,6 +959,8 @@ static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_d
 
 	if (life > p->tag_max_life)
 		p->tag_max_life = life;
+	if (done_stream(d) == SB_DONE_REPLAY) /* request source: trace replay (replay.c) */
+		sb_replay_complete(m, p, d, lost);
 	if (lost) {
 		uint32_t tag_ctrl = port_reg32(m, p, SB_GUPS_PORT_TAG_CTRL);
 
@@ -968,6 +975,8 @@ static void port_credit(struct sb_model *m, struct sb_port *p, const struct sb_d
 		p->tags--;
 		p->tag_used &= ~(1ull << done_tag(d));
 	}
+	if (done_stream(d) == SB_DONE_REPLAY)
+		return;
 	if (done_stream(d)) {
 		stream_complete(m, d, lost);
 		return;
@@ -1020,7 +1029,7 @@ void sb_engine_settle(struct sb_model *m, uint64_t now)
 
 static bool port_can_iterate(const struct sb_model *m, const struct sb_port *p)
 {
-	if (!p->enabled || !p->started || p->stopped_lost || !m->hmc.ready)
+	if (!p->enabled || !p->started || p->stopped_lost || !m->hmc.ready || sb_replay_owns(m, p))
 		return false;
 	if (p->iter_limit && p->iters >= p->iter_limit)
 		return false;
@@ -1058,6 +1067,7 @@ static void port_schedule(struct sb_model *m, struct sb_port *p)
 		t = min64(t, max64(p->t_free, done_first(p)));
 	if (p->type == SB_TYPE_RW && p->ndone && done_first(p) != SB_TICK_NEVER)
 		t = min64(t, max64(p->t_free, done_first(p)));
+	t = min64(t, sb_replay_next(m, p)); /* request source: trace replay (replay.c) */
 	/* Every candidate is a clock edge: t_free, response arrivals, write-back readiness. */
 	(void)cyc;
 	p->t_next = t;
@@ -1088,7 +1098,9 @@ static void port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool w
 	    t + max64(m->tm.cmd_cycles, (uint64_t)pkt * m->prof.port_flit_cycles) * m->tm.cycle;
 	t_done = request_path(m, p, t, write, posted, addr, flits, &errstat);
 	m->st.requests++;
-	if (write)
+	if (stream == SB_DONE_REPLAY) /* replayed requests are not the port's own */
+		;
+	else if (write)
 		p->writes++;
 	else
 		p->reads++;
@@ -1134,6 +1146,8 @@ static void port_step(struct sb_model *m, struct sb_port *p)
 {
 	uint64_t t = p->t_next;
 
+	struct sb_replay_req rq;
+
 	port_retire(m, p, t);
 	if (p->nwb && p->wb[0].t_ready <= t && m->hmc.ready) {
 		struct sb_wb w;
@@ -1142,6 +1156,10 @@ static void port_step(struct sb_model *m, struct sb_port *p)
 		port_issue(m, p, t, true, w.addr, p->flits, 0);
 	} else if (stream_pending(m, p)) {
 		stream_issue(m, p, t);
+	} else if (sb_replay_take(m, p, t, &rq)) { /* request source: trace replay */
+		port_issue(m, p, t, rq.write, rq.addr, rq.flits, SB_DONE_REPLAY);
+		for (uint32_t wk = rq.wake; wk; wk &= wk - 1)
+			port_schedule(m, &m->port[__builtin_ctz(wk)]);
 	} else if (port_can_iterate(m, p) && t >= p->t_free) {
 		uint64_t addr = sb_addrgen_next(&p->gen);
 
@@ -1503,7 +1521,7 @@ uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uin
 	switch (l->reg->offset) {
 	case SB_TRACE_STATUS:
 		return (tr->enable && tr->in_burst ? SB_TRACE_STATUS_ACTIVE_MASK : 0) |
-		       (tr->full ? SB_TRACE_STATUS_FULL_MASK : 0) |
+		       (tr->onchip_count >= tr->onchip_depth ? SB_TRACE_STATUS_FULL_MASK : 0) |
 		       (tr->wrapped ? SB_TRACE_STATUS_WRAPPED_MASK : 0);
 	case SB_TRACE_WR_PTR:
 		return tr->wr_ptr;
@@ -1516,8 +1534,13 @@ uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uin
 	case SB_TRACE_ONCHIP_COUNT:
 		return tr->onchip_count;
 	case SB_TRACE_RD_DATA: {
-		uint32_t idx = tr->rd_index;
-		uint32_t v = idx < tr->onchip_count * SB_TRACE_RECORD_WORDS ? tr->onchip[idx] : 0;
+		uint32_t idx = tr->rd_index, w = SB_TRACE_RECORD_WORDS;
+		/* onchip_depth is a power of two (the RTL's BRAM) */
+		uint32_t v =
+		    idx < tr->onchip_count * w
+		        ? tr->onchip[((tr->onchip_head + idx / w) & (tr->onchip_depth - 1)) * w +
+		                     idx % w]
+		        : 0;
 
 		tr->rd_index = idx + 1;
 		sb_regfile_set32(&m->rf, m->blk_trace + SB_TRACE_RD_INDEX, tr->rd_index);
@@ -1539,21 +1562,28 @@ void sb_engine_trace_write(struct sb_model *m, const struct sb_regloc *l, uint32
 		tr->rd_index = value;
 		return;
 	}
+	if (l->reg->offset == SB_TRACE_RD_RELEASE) {
+		uint32_t n = value < tr->onchip_count ? value : tr->onchip_count;
+
+		tr->onchip_head = (tr->onchip_head + n) & (tr->onchip_depth - 1);
+		tr->onchip_count -= n;
+		tr->rd_index = 0;
+		sb_regfile_set32(&m->rf, m->blk_trace + SB_TRACE_RD_INDEX, 0);
+		return;
+	}
 	if (pulses & SB_TRACE_CONTROL_RESET_MASK) {
 		tr->in_burst = 0;
 		tr->gap_until = 0;
 		tr->sample_id = 0;
 		tr->records = tr->dropped = 0;
 		tr->wr_ptr = 0;
-		tr->wrapped = tr->full = false;
-		tr->onchip_count = 0;
+		tr->wrapped = false;
+		tr->onchip_count = tr->onchip_head = 0;
 		tr->rd_index = 0;
 	}
 	tr->enable = sb_regfile_get32(rf, b + SB_TRACE_CONTROL) & SB_TRACE_CONTROL_ENABLE_MASK;
 	tr->dma = sb_regfile_get32(rf, b + SB_TRACE_CONTROL) & SB_TRACE_CONTROL_DMA_MASK;
 	tr->burst_len = sb_regfile_get32(rf, b + SB_TRACE_BURST_LEN);
-	if (!tr->burst_len)
-		tr->burst_len = 1;
 	tr->gap = sb_regfile_get32(rf, b + SB_TRACE_GAP);
 	tr->port_mask = sb_regfile_get32(rf, b + SB_TRACE_PORT_MASK);
 	tr->buf_addr = sb_regfile_get64(rf, b + SB_TRACE_BUF_ADDR);

@@ -23,7 +23,7 @@
  * by one (sim_ctrl.ff_skipped_ns says how much of the run was skipped; `stackbench point` prints
  * the simulated span they cover).
  *
- * Not fast-forwarded: while a stream group, trace capture, an initialization or a thermal
+ * Not fast-forwarded: while a stream group, trace capture, a replay, an initialization or a thermal
  * failure is in progress, or when a port would reach its iteration limit inside the jump.
  * The address generators are not advanced over the skipped requests (the simulated sequence
  * continues where simulation stopped), so fast-forwarded and fully simulated runs agree in
@@ -75,8 +75,8 @@ static bool eligible(const struct sb_model *m)
 {
 	bool any = false;
 
-	if (!m->ff.enable || m->stream.busy || m->trace.enable || !m->hmc.ready ||
-	    m->hmc.init_busy || m->hmc.fail_tick != SB_TICK_NEVER)
+	if (!m->ff.enable || m->stream.busy || m->trace.enable || m->replay.enable ||
+	    !m->hmc.ready || m->hmc.init_busy || m->hmc.fail_tick != SB_TICK_NEVER)
 		return false;
 	for (unsigned i = 0; i < m->nports; i++) {
 		const struct sb_port *p = &m->port[i];

@@ -97,6 +97,8 @@ static uint64_t reg_read(void *ctx, const struct sb_regloc *l, uint64_t stored)
 		return sb_engine_trace_read(m, l, stored);
 	case SB_BLK_STREAM_TYPE:
 		return sb_engine_stream_read(m, l, stored);
+	case SB_BLK_REPLAY_TYPE:
+		return sb_replay_read(m, l, stored);
 	case SB_BLK_GUPS_PORT_TYPE:
 		return sb_engine_port_read(m, l->instance, reg, stored);
 	case SB_BLK_SIM_CTRL_TYPE:
@@ -212,6 +214,9 @@ static void reg_write(void *ctx, const struct sb_regloc *l, uint32_t value, uint
 	case SB_BLK_TRACE_TYPE:
 		sb_engine_trace_write(m, l, value, pulses);
 		break;
+	case SB_BLK_REPLAY_TYPE:
+		sb_replay_write(m, l, value, pulses);
+		break;
 	case SB_BLK_SIM_CTRL_TYPE:
 		sim_write(m, reg, value, pulses);
 		break;
@@ -281,11 +286,13 @@ int sb_model_new(struct sb_model **out, const char *profile, const struct sb_mod
 	m->blk_trace = sb_regfile_block(&m->rf, SB_BLK_TRACE_TYPE, 0);
 	m->blk_stream = sb_regfile_block(&m->rf, SB_BLK_STREAM_TYPE, 0);
 	m->blk_sim = sb_regfile_block(&m->rf, SB_BLK_SIM_CTRL_TYPE, 0);
+	m->blk_replay = sb_regfile_block(&m->rf, SB_BLK_REPLAY_TYPE, 0);
 	for (unsigned i = 0; i < m->prof.ports; i++)
 		m->blk_port[i] = sb_regfile_block(&m->rf, SB_BLK_GUPS_PORT_TYPE, i);
 	err = sb_engine_init(m);
 	if (err < 0)
 		goto fail_engine;
+	sb_replay_init(m);
 	set_identity(m);
 	m->hmc.ready = true;
 	sb_engine_flow_update(m);

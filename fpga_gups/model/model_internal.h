@@ -9,6 +9,7 @@
 #include "engine.h"
 #include "profile.h"
 #include "regfile.h"
+#include "replay.h"
 #include "sb_model.h"
 
 #define SB_MODEL_DMA_MAX 4
@@ -52,9 +53,9 @@ struct sb_trace {
 	uint32_t sample_id;
 	uint64_t records, dropped;
 	uint32_t wr_ptr;
-	bool wrapped, full;
-	uint32_t *onchip; /* onchip_depth records */
-	uint32_t onchip_depth, onchip_count;
+	bool wrapped;
+	uint32_t *onchip; /* onchip_depth records, a ring from onchip_head */
+	uint32_t onchip_depth, onchip_count, onchip_head;
 	uint32_t rd_index;
 };
 
@@ -62,7 +63,7 @@ struct sb_model {
 	struct sb_profile prof;
 	struct sb_regfile rf;
 	uint64_t now; /* ticks */
-	uint32_t blk_board, blk_hmc, blk_irq, blk_trace, blk_stream, blk_sim;
+	uint32_t blk_board, blk_hmc, blk_irq, blk_trace, blk_stream, blk_sim, blk_replay;
 	uint32_t blk_port[SB_MAX_PORTS];
 	struct {
 		bool ready, thermal_fail, error, init_busy, in_reset;
@@ -93,6 +94,7 @@ struct sb_model {
 	    fault[192]; /* set when the engine cannot go on: sb_engine_run reports it as an error */
 	struct sb_memory mem;
 	struct sb_trace trace;
+	struct sb_replay replay; /* replay.c */
 	struct {
 		struct sb_stream_entry e[SB_STREAM_ENTRIES];
 		unsigned count, port, completed, mismatches;

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * The stackbench GUPS engine: N GUPS ports, stream GUPS, trace capture and the status blocks
- * behind one AXI4-Lite register slave implementing the generated register map
+ * The stackbench GUPS engine: N GUPS ports, stream GUPS, trace capture, trace replay and the
+ * status blocks behind one AXI4-Lite register slave implementing the generated register map
  * (fpga_gups/regmap/regmap.yaml; self-describing block list fw_id -> board -> hmc_ctrl -> irq
- * -> trace -> stream -> gups_port 0..N-1).
+ * -> trace -> stream -> replay -> gups_port 0..N-1).
  *
  * Memory side: one HMC-controller user port per link (Micron/Pico user-port shape: cmd,
  * 34-bit addr, size in flits, tag, 128-bit write-data beats; responses with tag, data,
  * ERRSTAT, dinv). Port i uses link i*LINKS/N (gups_port.info.link); the ports of a link share
  * it through a round-robin arbiter and the link-side tag is {port within the link, tag}.
  * With LINKS = N every port has its own user port (the controller arbitrates).
+ * The stream and the replay take over ports' request paths (the stream first).
  * Everything runs on the user clock; reads beyond the register space return 0xFFFFFFFF.
  */
 `resetall
@@ -89,6 +90,14 @@ module sb_gups_top #(
 	output wire                   m_axis_trace_tvalid,
 	input  wire                   m_axis_trace_tready,
 
+	// Trace replay: DMA reads of the descriptor ring and the descriptors they return
+	output wire [79:0]            m_axis_replay_rdreq_tdata,
+	output wire                   m_axis_replay_rdreq_tvalid,
+	input  wire                   m_axis_replay_rdreq_tready,
+	input  wire [127:0]           s_axis_replay_desc_tdata,
+	input  wire                   s_axis_replay_desc_tvalid,
+	output wire                   s_axis_replay_desc_tready,
+
 	output wire                   irq
 );
 
@@ -158,13 +167,14 @@ module sb_gups_top #(
 	wire sel_irq = in_block(a, SB_LAYOUT_IRQ_OFFSET, SB_BLK_IRQ_SIZE);
 	wire sel_trace = in_block(a, SB_LAYOUT_TRACE_OFFSET, SB_BLK_TRACE_SIZE);
 	wire sel_stream = in_block(a, SB_LAYOUT_STREAM_OFFSET, SB_BLK_STREAM_SIZE);
+	wire sel_replay = in_block(a, SB_LAYOUT_REPLAY_OFFSET, SB_BLK_REPLAY_SIZE);
 
 	// Outside the register space: reads 0xFFFFFFFF (like an unclaimed PCIe read).
 	reg oor_rd;
 	always @(posedge clk)
 		oor_rd <= bus_rd && a >= SB_REGMAP_SIZE;
 
-	wire [31:0] rd_ident, rd_hmc, rd_irq, rd_trace, rd_stream;
+	wire [31:0] rd_ident, rd_hmc, rd_irq, rd_trace, rd_stream, rd_replay;
 	wire [N*32-1:0] rd_port;
 	reg [31:0] rd_ports_or;
 	integer ri;
@@ -173,8 +183,8 @@ module sb_gups_top #(
 		for (ri = 0; ri < N; ri = ri + 1)
 			rd_ports_or = rd_ports_or | rd_port[ri*32 +: 32];
 	end
-	assign bus_rdata = rd_ident | rd_hmc | rd_irq | rd_trace | rd_stream | rd_ports_or |
-	                   {32{oor_rd}};
+	assign bus_rdata = rd_ident | rd_hmc | rd_irq | rd_trace | rd_stream | rd_replay |
+	                   rd_ports_or | {32{oor_rd}};
 
 	// ---------------------------------------------------------------- identity, status, irq
 	wire [63:0] cycles;
@@ -194,12 +204,13 @@ module sb_gups_top #(
 		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
 		.reg_rd_en(bus_rd), .reg_rd_data(rd_ident), .cycles(cycles));
 
-	// Error responses: the ports, then the stream.
-	wire [N:0] rsp_err;
-	wire [(N+1)*7-1:0] rsp_errstat;
+	// Error responses: the ports, then the stream, then the replay's links.
+	wire [N+LINKS:0] rsp_err;
+	wire [(N+LINKS+1)*7-1:0] rsp_errstat;
+	wire [1:0] addr_mode_w;
 
 	sb_hmc_ctrl #(
-		.LINKS(LINKS > 4 ? 4 : LINKS), .K(N + 1), .ERRSTAT_THERMAL(ERRSTAT_THERMAL),
+		.LINKS(LINKS > 4 ? 4 : LINKS), .K(N + 1 + LINKS), .ERRSTAT_THERMAL(ERRSTAT_THERMAL),
 		.NEXT_OFFSET(SB_LAYOUT_IRQ_OFFSET)
 	) u_hmc (
 		.clk(clk), .rst(rst), .reg_sel(sel_hmc), .reg_addr(a - SB_LAYOUT_HMC_CTRL_OFFSET),
@@ -208,7 +219,7 @@ module sb_gups_top #(
 		.hmc_link_up(hmc_link_up), .hmc_init_done(hmc_init_done),
 		.hmc_crc_error(hmc_crc_error), .hmc_link_retry(hmc_link_retry),
 		.hmc_init_start(hmc_init_start), .hmc_cube_reset(hmc_cube_reset),
-		.hmc_xcvr_reset(hmc_xcvr_reset), .hmc_addr_mode(hmc_addr_mode),
+		.hmc_xcvr_reset(hmc_xcvr_reset), .hmc_addr_mode(addr_mode_w),
 		.rsp_err(rsp_err), .rsp_errstat(rsp_errstat),
 		.ports_reset(ports_reset), .flow_threshold(flow_threshold),
 		.ev_thermal(ev_thermal), .ev_link_error(ev_link_error));
@@ -220,9 +231,18 @@ module sb_gups_top #(
 		.ev_thermal(ev_thermal), .ev_trace_ready(ev_trace), .ev_ports_done(ev_ports_done),
 		.ev_link_error(ev_link_error), .ev_stream_done(ev_stream), .irq(irq));
 
+	assign hmc_addr_mode = addr_mode_w;
+
 	// ---------------------------------------------------------------- ports
 	wire [N-1:0] p_enabled, p_done, p_idle;
-	wire [N-1:0] trc_valid, trc_write, trc_drop;
+	// Trace taps: the ports' own (pt_*) and the replay lanes' (rt_*), merged for sb_trace.
+	wire [N-1:0] pt_valid, pt_write, trc_drop, rt_valid, rt_write;
+	wire [N*34-1:0] pt_addr, rt_addr;
+	wire [N*4-1:0] pt_flits, rt_flits;
+	wire [N*6-1:0] pt_tag, rt_tag;
+	wire [N*7-1:0] pt_errstat, rt_errstat;
+	wire [N*32-1:0] pt_time, pt_latency, rt_time, rt_latency;
+	wire [N-1:0] trc_valid, trc_write;
 	wire [N*34-1:0] trc_addr;
 	wire [N*4-1:0] trc_flits;
 	wire [N*6-1:0] trc_tag;
@@ -245,6 +265,15 @@ module sb_gups_top #(
 	wire [LINKS*7-1:0] ar_errstat;
 	wire [LINKS-1:0] ar_dinv;
 	wire [N-1:0] s_claim, s_own;
+	wire [N-1:0] r_claim, r_own;
+
+	// Replay user ports (one per lane)
+	wire [N-1:0] rc_valid, rc_ready, rw_valid, rw_ready, rr_valid;
+	wire [N*4-1:0] rc_cmd, rc_size;
+	wire [N*34-1:0] rc_addr;
+	wire [N*6-1:0] rc_tag, rr_tag;
+	wire [N*128-1:0] rw_data;
+	wire [N*7-1:0] rr_errstat;
 
 	// Stream user port
 	wire sc_valid, sc_ready, sw_valid, sw_ready, sr_valid;
@@ -269,7 +298,7 @@ module sb_gups_top #(
 				.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
 				.reg_rd_en(bus_rd), .reg_rd_data(rd_port[p*32 +: 32]),
 				.ports_reset(ports_reset), .flow_threshold(flow_threshold),
-				.data_seed(data_seed), .hold(s_claim[p]),
+				.data_seed(data_seed), .hold(s_claim[p] | r_claim[p]),
 				.m_cmd_valid(pc_valid[p]), .m_cmd_ready(pc_ready[p]),
 				.m_cmd(pc_cmd[p*4 +: 4]), .m_cmd_addr(pc_addr[p*34 +: 34]),
 				.m_cmd_size(pc_size[p*4 +: 4]), .m_cmd_tag(pc_tag[p*6 +: 6]),
@@ -280,23 +309,44 @@ module sb_gups_top #(
 				.s_rsp_dinv(ar_dinv[LK]),
 				.st_enabled(p_enabled[p]), .st_done(p_done[p]), .st_idle(p_idle[p]),
 				.rsp_err(rsp_err[p]), .rsp_errstat(rsp_errstat[p*7 +: 7]),
-				.trc_valid(trc_valid[p]), .trc_addr(trc_addr[p*34 +: 34]),
-				.trc_write(trc_write[p]), .trc_flits(trc_flits[p*4 +: 4]),
-				.trc_tag(trc_tag[p*6 +: 6]), .trc_errstat(trc_errstat[p*7 +: 7]),
-				.trc_time(trc_time[p*32 +: 32]), .trc_latency(trc_latency[p*32 +: 32]),
+				.trc_valid(pt_valid[p]), .trc_addr(pt_addr[p*34 +: 34]),
+				.trc_write(pt_write[p]), .trc_flits(pt_flits[p*4 +: 4]),
+				.trc_tag(pt_tag[p*6 +: 6]), .trc_errstat(pt_errstat[p*7 +: 7]),
+				.trc_time(pt_time[p*32 +: 32]), .trc_latency(pt_latency[p*32 +: 32]),
 				.trc_drop(trc_drop[p]));
 
-			// The stream takes the path of the port it owns.
-			assign ac_valid[p] = s_own[p] ? sc_valid : pc_valid[p];
-			assign ac_cmd[p*4 +: 4] = s_own[p] ? sc_cmd : pc_cmd[p*4 +: 4];
-			assign ac_addr[p*34 +: 34] = s_own[p] ? sc_addr : pc_addr[p*34 +: 34];
-			assign ac_size[p*4 +: 4] = s_own[p] ? sc_size : pc_size[p*4 +: 4];
-			assign ac_tag[p*6 +: 6] = s_own[p] ? sc_tag : pc_tag[p*6 +: 6];
-			assign pc_ready[p] = !s_own[p] && ac_ready[p];
-			assign aw_valid[p] = s_own[p] ? sw_valid : pw_valid[p];
-			assign aw_data[p*128 +: 128] = s_own[p] ? sw_data : pw_data[p*128 +: 128];
-			assign pw_ready[p] = !s_own[p] && aw_ready[p];
-			assign pr_valid[p] = !s_own[p] && ar_valid[p];
+			// The stream takes the path of the port it owns; the replay those it owns.
+			wire ro = r_own[p] && !s_own[p];
+			assign ac_valid[p] = s_own[p] ? sc_valid : ro ? rc_valid[p] : pc_valid[p];
+			assign ac_cmd[p*4 +: 4] = s_own[p] ? sc_cmd : ro ? rc_cmd[p*4 +: 4] : pc_cmd[p*4 +: 4];
+			assign ac_addr[p*34 +: 34] = s_own[p] ? sc_addr :
+			                             ro ? rc_addr[p*34 +: 34] : pc_addr[p*34 +: 34];
+			assign ac_size[p*4 +: 4] = s_own[p] ? sc_size :
+			                           ro ? rc_size[p*4 +: 4] : pc_size[p*4 +: 4];
+			assign ac_tag[p*6 +: 6] = s_own[p] ? sc_tag : ro ? rc_tag[p*6 +: 6] : pc_tag[p*6 +: 6];
+			assign pc_ready[p] = !s_own[p] && !ro && ac_ready[p];
+			assign rc_ready[p] = ro && ac_ready[p];
+			assign aw_valid[p] = s_own[p] ? sw_valid : ro ? rw_valid[p] : pw_valid[p];
+			assign aw_data[p*128 +: 128] = s_own[p] ? sw_data :
+			                               ro ? rw_data[p*128 +: 128] : pw_data[p*128 +: 128];
+			assign pw_ready[p] = !s_own[p] && !ro && aw_ready[p];
+			assign rw_ready[p] = ro && aw_ready[p];
+			assign pr_valid[p] = !s_own[p] && !ro && ar_valid[p];
+			assign rr_valid[p] = ro && ar_valid[p];
+			assign rr_tag[p*6 +: 6] = ar_tag[LK*6 +: 6];
+			assign rr_errstat[p*7 +: 7] = ar_errstat[LK*7 +: 7];
+
+			// Trace records: the lane's while the replay owns the path, else the port's.
+			wire rv = rt_valid[p];
+			assign trc_valid[p] = pt_valid[p] | rv;
+			assign trc_addr[p*34 +: 34] = rv ? rt_addr[p*34 +: 34] : pt_addr[p*34 +: 34];
+			assign trc_write[p] = rv ? rt_write[p] : pt_write[p];
+			assign trc_flits[p*4 +: 4] = rv ? rt_flits[p*4 +: 4] : pt_flits[p*4 +: 4];
+			assign trc_tag[p*6 +: 6] = rv ? rt_tag[p*6 +: 6] : pt_tag[p*6 +: 6];
+			assign trc_errstat[p*7 +: 7] = rv ? rt_errstat[p*7 +: 7] : pt_errstat[p*7 +: 7];
+			assign trc_time[p*32 +: 32] = rv ? rt_time[p*32 +: 32] : pt_time[p*32 +: 32];
+			assign trc_latency[p*32 +: 32] = rv ? rt_latency[p*32 +: 32] :
+			                                 pt_latency[p*32 +: 32];
 		end
 	endgenerate
 
@@ -392,7 +442,7 @@ module sb_gups_top #(
 		.m_axis_tdata(m_axis_trace_tdata), .m_axis_tuser(m_axis_trace_tuser),
 		.m_axis_tvalid(m_axis_trace_tvalid), .m_axis_tready(m_axis_trace_tready));
 
-	sb_stream #(.N(N), .NEXT_OFFSET(PORT0)) u_stream (
+	sb_stream #(.N(N), .NEXT_OFFSET(SB_LAYOUT_REPLAY_OFFSET)) u_stream (
 		.clk(clk), .rst(rst), .now(cycles[31:0]),
 		.reg_sel(sel_stream), .reg_addr(a - SB_LAYOUT_STREAM_OFFSET),
 		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
@@ -405,6 +455,28 @@ module sb_gups_top #(
 		.s_rsp_valid(sr_valid), .s_rsp_tag(sr_tag), .s_rsp_data(sr_data),
 		.s_rsp_errstat(sr_errstat),
 		.group_done(ev_stream), .rsp_err(rsp_err[N]), .rsp_errstat(rsp_errstat[N*7 +: 7]));
+
+	sb_replay #(.N(N), .LINKS(LINKS), .NEXT_OFFSET(PORT0)) u_replay (
+		.clk(clk), .rst(rst), .now(cycles),
+		.reg_sel(sel_replay), .reg_addr(a - SB_LAYOUT_REPLAY_OFFSET),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_replay),
+		.addr_mode(addr_mode_w), .data_seed(data_seed),
+		.claim(r_claim), .own(r_own), .port_idle(p_idle),
+		.m_axis_rdreq_tdata(m_axis_replay_rdreq_tdata),
+		.m_axis_rdreq_tvalid(m_axis_replay_rdreq_tvalid),
+		.m_axis_rdreq_tready(m_axis_replay_rdreq_tready),
+		.s_axis_desc_tdata(s_axis_replay_desc_tdata),
+		.s_axis_desc_tvalid(s_axis_replay_desc_tvalid),
+		.s_axis_desc_tready(s_axis_replay_desc_tready),
+		.m_cmd_valid(rc_valid), .m_cmd_ready(rc_ready), .m_cmd(rc_cmd), .m_cmd_addr(rc_addr),
+		.m_cmd_size(rc_size), .m_cmd_tag(rc_tag),
+		.m_wr_data(rw_data), .m_wr_valid(rw_valid), .m_wr_ready(rw_ready),
+		.s_rsp_valid(rr_valid), .s_rsp_tag(rr_tag), .s_rsp_errstat(rr_errstat),
+		.trc_valid(rt_valid), .trc_addr(rt_addr), .trc_write(rt_write), .trc_flits(rt_flits),
+		.trc_tag(rt_tag), .trc_errstat(rt_errstat), .trc_time(rt_time),
+		.trc_latency(rt_latency),
+		.rsp_err(rsp_err[N+1 +: LINKS]), .rsp_errstat(rsp_errstat[(N+1)*7 +: LINKS*7]));
 
 endmodule
 

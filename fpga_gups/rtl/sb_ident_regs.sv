@@ -57,6 +57,7 @@ module sb_ident_regs #(
 		features[SB_BOARD_FEATURES_STREAM_LSB] = 1'b1;
 		features[SB_BOARD_FEATURES_TRACE_LSB] = 1'b1;
 		features[SB_BOARD_FEATURES_DMA_LSB] = HAS_DMA != 0;
+		features[SB_BOARD_FEATURES_REPLAY_LSB] = 1'b1;
 	end
 
 	reg [31:0] scratch, latch_hi;

@@ -12,10 +12,12 @@
  * round-robin among the ports. A record offered while its port's holding register is full,
  * or that cannot be written because the on-chip buffer is full, is dropped and counted.
  *
- * Records (docs/regmap.md, trace_record: 8 little-endian words) go to an on-chip buffer of
- * DEPTH records read through rd_index / rd_data, or with control.dma to the AXI4-Stream output
- * (one record per beat, tuser = the host bus address buf_addr + wr_ptr) for a DMA engine;
- * wr_ptr advances by record_size modulo buf_size.
+ * Records (docs/regmap.md, trace_record: 8 little-endian words) go to an on-chip ring buffer of
+ * DEPTH records read through rd_index / rd_data (counted from the oldest record held) and
+ * emptied from its oldest record with rd_release (block version 1.1: the host drains while
+ * capture goes on) or, with control.dma, to the AXI4-Stream output (one record per beat,
+ * tuser = the host bus address buf_addr + wr_ptr) for a DMA engine; wr_ptr advances by
+ * record_size modulo buf_size.
  */
 `resetall
 `timescale 1ns / 1ps
@@ -85,6 +87,7 @@ module sb_trace #(
 	reg [31:0]  wr_ptr, sample_id;
 	reg [63:0]  records, dropped;
 	reg [AW:0]  onchip_count;
+	reg [AW-1:0] rd_base;          // oldest record of the ring
 	reg         wrapped;
 	reg [31:0]  latch_hi;
 
@@ -92,6 +95,11 @@ module sb_trace #(
 	wire rd = reg_rd_en && reg_sel;
 	wire [31:0] ones = sb_wones(reg_wr_data, reg_wr_strb);
 	wire reset_pulse = wr && reg_addr == SB_TRACE_CONTROL && ones[SB_TRACE_CONTROL_RESET_LSB];
+	// rd_release: the oldest min(N, onchip_count) records leave the buffer.
+	wire release_wr = wr && reg_addr == SB_TRACE_RD_RELEASE;
+	wire [31:0] rel_req = sb_wmerge(32'd0, reg_wr_data, reg_wr_strb);
+	wire [AW:0] rel_n = (rel_req >= {{(31 - AW){1'b0}}, onchip_count}) ? onchip_count :
+	                    rel_req[AW:0];
 
 	// ---------------------------------------------------------------- sampling state
 	reg in_gap;
@@ -157,8 +165,8 @@ module sb_trace #(
 	reg [255:0] rd_row;
 	always @(posedge clk) begin
 		if (write_rec && !c_dma)
-			mem[onchip_count[AW-1:0]] <= rec;
-		rd_row <= mem[c_rd_index[AW+2:3]];
+			mem[rd_base + onchip_count[AW-1:0]] <= rec;
+		rd_row <= mem[rd_base + c_rd_index[AW+2:3]];
 	end
 	wire rd_in_range = c_rd_index[31:3] < {{(28 - AW){1'b0}}, onchip_count};
 	wire [31:0] rd_word = rd_in_range ? rd_row[c_rd_index[2:0]*32 +: 32] : 32'd0;
@@ -200,9 +208,14 @@ module sb_trace #(
 				wr_ptr <= wr_ptr_next;
 				if (wr_ptr_next == 32'd0)
 					wrapped <= 1'b1;
-			end else begin
-				onchip_count <= onchip_count + 1'b1;
 			end
+		end
+		// The ring: a record written and the oldest ones released in the same cycle.
+		onchip_count <= onchip_count + {{AW{1'b0}}, write_rec && !c_dma} -
+		                (release_wr ? rel_n : {(AW + 1){1'b0}});
+		if (release_wr) begin
+			rd_base <= rd_base + rel_n[AW-1:0];
+			c_rd_index <= 32'd0;
 		end
 		if (burst_end) begin
 			burst_done <= 1'b1;
@@ -235,6 +248,7 @@ module sb_trace #(
 			in_gap <= 1'b0;
 			sample_id <= 32'd0;
 			onchip_count <= {(AW + 1){1'b0}};
+			rd_base <= {AW{1'b0}};
 			wr_ptr <= 32'd0;
 			wrapped <= 1'b0;
 			c_rd_index <= 32'd0;

@@ -128,6 +128,9 @@ static void test_regs(uint64_t seed)
 				/* Keep the ports idle and the trace in its on-chip mode. */
 				if (!strcmp(reg->name, "control") && !strcmp(blk->name, "gups_port"))
 					m &= ~SB_GUPS_PORT_CONTROL_ENABLE_MASK;
+				/* ... and the replay off (it would fetch descriptors and take the ports). */
+				if (!strcmp(reg->name, "control") && !strcmp(blk->name, "replay"))
+					m &= ~SB_REPLAY_CONTROL_ENABLE_MASK;
 				uint32_t word = (uint32_t)(v >> (32 * w)) & m;
 				expect |= (uint64_t)word << (32 * w);
 				b.write(base + reg->offset + e * reg->stride + 4 * w, word);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The harness of sb_gups_top shared by tb_top and tb_cosim: the Verilated engine with an
- * AXI4-Lite master (random valid delays and ready back-pressure) and one behavioural
- * responder per link.
+ * AXI4-Lite master (random valid delays and ready back-pressure), one behavioural responder
+ * per link, and a DMA engine serving the replay's descriptor reads from host memory (dma_mem
+ * at bus address dma_bus) with random back-pressure and gaps.
  */
 #ifndef SB_TB_TOP_BENCH_H
 #define SB_TB_TOP_BENCH_H
 
+#include <array>
 #include <memory>
 
 #include "Vsb_gups_top.h"
@@ -41,6 +43,12 @@ struct Bench {
 	UPortPins pins[NLINKS];
 	uint64_t cyc = 0;
 	uint64_t init_starts = 0, cube_resets = 0;
+	/* host memory the replay's DMA reads (descriptors, 4 words each) */
+	const uint32_t *dma_mem = nullptr;
+	uint64_t dma_bus = 0;
+	size_t dma_words = 0;
+	std::deque<std::array<uint32_t, 4>> dma_q;
+	uint64_t dma_reads = 0;
 
 	Bench(uint64_t seed, ResponderCfg c) : top(new Vsb_gups_top), rng(seed)
 	{
@@ -87,7 +95,30 @@ struct Bench {
 		for (int i = 0; i < 8; i++)
 			top->s_hmc_rsp_data[i] = rdata[i];
 		top->m_axis_trace_tready = rng.chance(80);
+		top->m_axis_replay_rdreq_tready = rng.chance(80);
+		bool dv = !dma_q.empty() && rng.chance(80);
+		top->s_axis_replay_desc_tvalid = dv;
+		if (dv)
+			for (int i = 0; i < 4; i++)
+				top->s_axis_replay_desc_tdata[i] = dma_q.front()[i];
 		top->eval();
+		if (top->m_axis_replay_rdreq_tvalid && top->m_axis_replay_rdreq_tready) {
+			uint64_t a = get_bits(&top->m_axis_replay_rdreq_tdata[0], 0, 64);
+			unsigned n = (unsigned)get_bits(&top->m_axis_replay_rdreq_tdata[0], 64, 16);
+			dma_reads++;
+			for (unsigned i = 0; i < n; i++) {
+				uint64_t w = (a - dma_bus) / 4 + 4 * i;
+				std::array<uint32_t, 4> d = {0, 0, 0, 0};
+				if (a < dma_bus || w + 4 > dma_words)
+					fail("replay DMA read at 0x%" PRIx64 " outside host memory", a + 16 * i);
+				else
+					for (int k = 0; k < 4; k++)
+						d[k] = dma_mem[w + k];
+				dma_q.push_back(d);
+			}
+		}
+		if (dv && top->s_axis_replay_desc_tready)
+			dma_q.pop_front();
 		top->clk = 1;
 		top->eval();
 		for (unsigned l = 0; l < NLINKS; l++)

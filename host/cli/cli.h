@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "stackbench/capture.h"
 #include "stackbench/trace.h"
 
 /* Exit codes (documented in `stackbench --help` and docs/cli.md). */
@@ -33,6 +34,7 @@ extern const struct sb_cli_command sb_cmd_point;
 extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_locality;
 extern const struct sb_cli_command sb_cmd_trace;
+extern const struct sb_cli_command sb_cmd_replay;
 extern const struct sb_cli_command sb_cmd_run;
 extern const struct sb_cli_command sb_cmd_list;
 extern const struct sb_cli_command sb_cmd_export;
@@ -134,6 +136,30 @@ struct sb_cli_trace_opts {
 
 /* Handle trace option c: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one of them. */
 int sb_cli_trace_option(const char *cmd, int c, const char *arg, struct sb_cli_trace_opts *o);
+
+/* Options of the commands that capture a trace (point, replay): --trace OUT.sbt and the
+ * --trace-* settings (cli_capture.c). */
+enum {
+	SB_CLI_OPT_CAPTURE = 0x300, /* --trace OUT.sbt */
+	SB_CLI_OPT_CAPTURE_BURST,   /* --trace-burst N */
+	SB_CLI_OPT_CAPTURE_GAP,     /* --trace-gap N */
+	SB_CLI_OPT_CAPTURE_PORTS,   /* --trace-ports LIST */
+	SB_CLI_OPT_CAPTURE_BANKS,   /* --trace-banks */
+	SB_CLI_OPT_CAPTURE_PATH,    /* --trace-path onchip|dma */
+};
+
+struct sb_cli_capture_opts {
+	const char *out; /* --trace: NULL when not given */
+	bool settings;   /* a --trace-* option was given */
+	struct sb_capture_config cfg;
+};
+
+/*
+ * Handle capture option c: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one of them.
+ * sb_cli_capture_check() then refuses settings without --trace (SB_EXIT_USAGE, or 0).
+ */
+int sb_cli_capture_option(const char *cmd, int c, const char *arg, struct sb_cli_capture_opts *o);
+int sb_cli_capture_check(const char *cmd, const struct sb_cli_capture_opts *o);
 
 /* Open the inputs (format guessed from the first when not given); 0 or an exit code. */
 int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,

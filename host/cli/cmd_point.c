@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "stackbench/capture.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
@@ -37,7 +38,9 @@ static void point_help(FILE *out)
 	    "                        [--posted] [--no-fast-forward] [--json]\n"
 	    "                        [--duration-s S] [--cooling NAME] [--camera CONN]\n"
 	    "                        [--meter CONN] [--rig CONN] [--sample-ms MS]\n"
-	    "                        [--no-instruments]\n"
+	    "                        [--no-instruments] [--trace OUT.sbt [--trace-burst N]\n"
+	    "                        [--trace-gap N] [--trace-ports LIST] [--trace-banks]\n"
+	    "                        [--trace-path onchip|dma]]\n"
 	    "\n"
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
 	    "and print bandwidth, request rate and latency.\n"
@@ -66,6 +69,15 @@ static void point_help(FILE *out)
 	    "      --sample-ms MS    instrument sample interval (default: duration / 20,\n"
 	    "                        1 ms .. 1 s)\n"
 	    "      --no-instruments  do not sample instruments\n"
+	    "      --trace OUT.sbt   capture the requests into a sampled trace (sbt): bursts of\n"
+	    "                        N records separated by gaps, with the board's own request\n"
+	    "                        counts for the sampling density; subpartitions are vaults\n"
+	    "      --trace-burst N   records per burst (default 1024; 0: one endless burst)\n"
+	    "      --trace-gap N     user-clock cycles between bursts (default 15360)\n"
+	    "      --trace-ports L   ports recorded, e.g. 0,2,4-8 (default: all)\n"
+	    "      --trace-banks     subpartitions per bank (vaultV.bankB) instead of per vault\n"
+	    "      --trace-path P    onchip (register polling) or dma (host ring; default on\n"
+	    "                        dev: boards)\n"
 	    "  -j, --json            print one JSON object\n"
 	    "  -h, --help            this help\n"
 	    "\n"
@@ -168,8 +180,44 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 	cJSON_AddNumberToObject(f, "errstat", r->failure.errstat);
 }
 
+/* What a trace capture wrote. */
+static void print_trace(const char *path, const struct sb_capture_stats *t)
+{
+	printf("trace      %s: %llu records of %llu requests executed (density %.4f), %llu "
+	       "bursts\n",
+	       path, (unsigned long long)t->records, (unsigned long long)t->executed, t->density,
+	       (unsigned long long)t->bursts);
+	if (t->dropped || t->corrupt || t->late)
+		printf("trace lost %llu records (%llu dropped by the board in %llu bursts, %llu "
+		       "corrupt, %llu late)\n",
+		       (unsigned long long)(t->dropped + t->corrupt + t->late),
+		       (unsigned long long)t->dropped, (unsigned long long)t->lost_bursts,
+		       (unsigned long long)t->corrupt, (unsigned long long)t->late);
+}
+
+static void trace_json(cJSON *o, const char *path, const struct sb_capture_stats *t)
+{
+	cJSON *j;
+
+	if (!path) {
+		cJSON_AddNullToObject(o, "trace");
+		return;
+	}
+	j = cJSON_AddObjectToObject(o, "trace");
+	cJSON_AddStringToObject(j, "file", path);
+	cJSON_AddStringToObject(j, "path", t->path == SB_CAPTURE_DMA ? "dma" : "onchip");
+	cJSON_AddNumberToObject(j, "records", (double)t->records);
+	cJSON_AddNumberToObject(j, "executed", (double)t->executed);
+	cJSON_AddNumberToObject(j, "density", t->density);
+	cJSON_AddNumberToObject(j, "bursts", (double)t->bursts);
+	cJSON_AddNumberToObject(j, "lost_records", (double)(t->dropped + t->corrupt + t->late));
+	cJSON_AddNumberToObject(j, "lost_bursts", (double)t->lost_bursts);
+	cJSON_AddNumberToObject(j, "drains", (double)t->polls);
+}
+
 static int print_json(const struct sb_point_spec *s, const char *pattern,
-                      const struct sb_point_result *r, const struct sb_provenance *prov)
+                      const struct sb_point_result *r, const struct sb_provenance *prov,
+                      const char *trace_path, const struct sb_capture_stats *trace)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
 	cJSON *o = cJSON_CreateObject(), *ports, *pj;
@@ -207,6 +255,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	    (double)(r->duration_ns - min_u64(r->ff_skipped_ns, r->duration_ns)));
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
+	trace_json(o, trace_path, trace);
 	if (s->stream) {
 		cJSON_AddNumberToObject(o, "stream_groups", r->stream_groups);
 		cJSON_AddNumberToObject(o, "mismatches", r->mismatches);
@@ -346,6 +395,12 @@ static int point_run(int argc, char **argv)
 	    {"rig", required_argument, NULL, OPT_RIG},
 	    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
 	    {"no-instruments", no_argument, NULL, OPT_NO_INST},
+	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
+	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
+	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
+	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},
+	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -359,6 +414,8 @@ static int point_run(int argc, char **argv)
 	struct sb_geometry geo;
 	struct sb_point_instruments inst;
 	struct inst_args ia = {0};
+	struct sb_cli_capture_opts co = {0};
+	struct sb_capture_stats cst;
 	struct sb_device *dev;
 	struct sb_lock *lock;
 	uint64_t v, ports = 0;
@@ -367,7 +424,14 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	sb_point_spec_init(&spec, 0);
+	sb_capture_config_init(&co.cfg);
+	memset(&cst, 0, sizeof(cst));
 	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
+		if ((rc = sb_cli_capture_option("point", c, optarg, &co)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			uri = optarg;
@@ -494,6 +558,11 @@ static int point_run(int argc, char **argv)
 	if (spec.cooling && ia.none)
 		return sb_cli_usage_error("point",
 		                          "--cooling needs a cooling rig (not --no-instruments)");
+	if ((rc = sb_cli_capture_check("point", &co)) != 0)
+		return rc;
+	if (co.out && spec.stream)
+		return sb_cli_usage_error("point",
+		                          "--trace records GUPS ports, not --stream groups");
 	/* The board is ours alone while the point runs (busy: exit 3, naming the holder). */
 	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
@@ -523,6 +592,11 @@ static int point_run(int argc, char **argv)
 		rc = sb_cli_usage_error("point", "%s", sb_error_detail());
 		goto out;
 	}
+	if (co.out && (err = sb_capture_open(&spec.capture, dev, &co.cfg, co.out)) < 0) {
+		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("point", "%s", sb_error_detail())
+		                         : sb_cli_error(err);
+		goto out;
+	}
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((err = sb_point_run(dev, &spec, &res)) < 0) {
@@ -531,14 +605,24 @@ static int point_run(int argc, char **argv)
 		         : sb_cli_error(err);
 		goto out;
 	}
+	if (spec.capture) {
+		err = sb_capture_close(spec.capture, &cst);
+		spec.capture = NULL;
+		if (err < 0) {
+			rc = sb_cli_error(err);
+			goto out;
+		}
+	}
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
 	sb_provenance_device(&prov, dev);
 	sb_provenance_instruments(&prov, &spec.inst);
 	sb_provenance_point(&prov, spec.seed, &res);
 	if (json)
-		rc = print_json(&spec, pattern, &res, &prov);
+		rc = print_json(&spec, pattern, &res, &prov, co.out, &cst);
 	else {
 		print_text(&spec, pattern, &res);
+		if (co.out)
+			print_trace(co.out, &cst);
 		rc = SB_EXIT_OK;
 	}
 	if (res.failed && rc == SB_EXIT_OK)
@@ -551,6 +635,7 @@ static int point_run(int argc, char **argv)
 		rc = SB_EXIT_FAILURE;
 	}
 out:
+	sb_capture_abort(spec.capture);
 	close_instruments(&inst);
 	sb_device_close(dev);
 	sb_lock_release(lock);

@@ -102,9 +102,9 @@ static struct sb_device *open_dev(const char *prefix, const char *uri)
 	if (err)
 		return NULL;
 	snprintf(name, sizeof(name), "%s.walk", prefix);
-	/* fw_id, board, hmc_ctrl, irq, trace, stream, 9 ports and the simulator's sim_ctrl */
-	check(name, sb_device_block_count(dev) == 16 && sb_device_port_count(dev) == 9,
-	      "%u blocks, %u ports (expected 16 and 9)", sb_device_block_count(dev),
+	/* fw_id, board, hmc_ctrl, irq, trace, stream, replay, 9 ports and the simulator's sim_ctrl */
+	check(name, sb_device_block_count(dev) == 17 && sb_device_port_count(dev) == 9,
+	      "%u blocks, %u ports (expected 17 and 9)", sb_device_block_count(dev),
 	      sb_device_port_count(dev));
 	return dev;
 }

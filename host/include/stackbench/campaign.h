@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "stackbench/capture.h"
 #include "stackbench/gups.h"
 #include "stackbench/point.h"
 
@@ -63,6 +64,16 @@ struct sb_campaign_recovery {
 	/* A cooling rig in its fail-safe (recovery.rig_fault): abort the campaign, or recover
 	 * (wait until the fault's cause is gone, up to cool_max_s, clear it, run again). */
 	bool rig_abort;
+};
+
+/*
+ * Trace capture of every GUPS point (key 'trace'; docs/campaigns.md): one sbt per run of a
+ * point beside the results database, recorded in the store (table point_traces).
+ */
+struct sb_campaign_trace {
+	bool enabled;
+	struct sb_capture_config cfg; /* burst, gap, ports, banks, path */
+	int line;                     /* line of 'trace' in the file (0: not in the file) */
 };
 
 /* The sweep axes, in expansion order (outermost first). */
@@ -136,6 +147,7 @@ struct sb_campaign {
 	/* After a cooling change, wait for the actuator's heatsink to settle (key
 	 * 'cooling_settle'; actuators without a heatsink sensor are not waited on). */
 	struct sb_cooling_settle settle;
+	struct sb_campaign_trace trace;
 	double bandwidth_s, thermal_s;
 	uint64_t stream_groups;
 	double sample_interval_ms;

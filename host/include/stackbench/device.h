@@ -138,6 +138,18 @@ int sb_device_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *bu
 void sb_device_dma_free(struct sb_device *dev, struct sb_dma_buf *buf);
 
 /*
+ * Point the trace block's DMA ring at buf (trace.buf_addr = buf->bus, buf_size = buf->len
+ * rounded down to whole records), with capture off and the block's pointers and counters reset.
+ * On dev: the kernel module does it (SB_IOC_TRACE_DMA: the driver alone programs DMA addresses);
+ * elsewhere the registers are written. Returns 0, SB_ERR_NOT_FOUND (no trace block),
+ * SB_ERR_RANGE (the ring is not inside the module's buffer) or a transport error.
+ */
+int sb_device_trace_dma_setup(struct sb_device *dev, const struct sb_dma_buf *buf);
+
+/* Make what the board wrote into buf by DMA visible to the CPU (a no-op where coherent). */
+int sb_device_dma_sync(struct sb_device *dev, struct sb_dma_buf *buf);
+
+/*
  * Wait up to timeout_ns of bench time for one of the events in mask (irq block bits); *events
  * receives the pending bits. Returns 0, SB_ERR_TIMEOUT, or a transport error.
  */

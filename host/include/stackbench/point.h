@@ -80,6 +80,10 @@ struct sb_point_spec {
 	/* When the temperature or power source fails mid-point (disconnect, stall, garbage): the
 	 * ports stop first, then the source is reopened for up to reconnect_ms (0: 10 s). */
 	unsigned reconnect_ms;
+	/* Trace capture (stackbench/capture.h, opened by the caller; NULL: none): started before
+	 * the ports, drained while they run, stopped after they drained with the executed count
+	 * of the ports it records. The caller closes it. GUPS traffic only. */
+	struct sb_capture *capture;
 };
 
 struct sb_point_result {

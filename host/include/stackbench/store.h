@@ -13,13 +13,14 @@
 #include <stdio.h>
 
 #include "stackbench/campaign.h"
+#include "stackbench/capture.h"
 #include "stackbench/point.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 4
+#define SB_STORE_SCHEMA_VERSION 5
 
 struct sb_store;
 
@@ -116,6 +117,11 @@ struct sb_point_record {
 	struct {
 		const char *kind, *message, *data;
 	} event;
+	/* The run's trace capture (campaign key 'trace'; trace_file NULL: none): the sbt's path
+	 * relative to the database's folder, and what the capture did (table point_traces). */
+	const char *trace_file;
+	const struct sb_capture_stats *trace;
+	const struct sb_capture_config *trace_cfg;
 };
 
 /* What the instruments said during a point (see struct sb_point_record); NAN when none. */
@@ -162,17 +168,19 @@ enum sb_export_table {
 	SB_TABLE_PORTS,
 	SB_TABLE_SAMPLES,
 	SB_TABLE_EVENTS,
-	SB_TABLE_CAMPAIGNS
+	SB_TABLE_CAMPAIGNS,
+	SB_TABLE_POINT_TRACES /* trace captures (a database that has them) */
 };
 
-/* "points" → SB_TABLE_POINTS...; SB_ERR_INVAL for an unknown name. */
+/* "points" → SB_TABLE_POINTS... ("point_traces"); SB_ERR_INVAL for an unknown name. */
 int sb_export_table_parse(const char *name, enum sb_export_table *t);
 
 /*
  * Export to out: CSV (one table, header row, RFC 4180 quoting, numbers printed so that they
  * read back exactly) or JSON ({"schema_version", "campaigns", "points", "point_ports",
- * "events", and "samples" when samples is set}). campaign_id 0 exports every campaign.
- * Returns 0, SB_ERR_NOT_FOUND (no such campaign), SB_ERR_IO or SB_ERR_DB.
+ * "events", "point_traces" when the database has trace captures, and "samples" when samples
+ * is set}). campaign_id 0 exports every campaign. Returns 0, SB_ERR_NOT_FOUND (no such
+ * campaign; point_traces of a database without trace captures), SB_ERR_IO or SB_ERR_DB.
  */
 int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
                     enum sb_export_table table, int64_t campaign_id, bool samples);

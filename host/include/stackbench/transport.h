@@ -44,6 +44,14 @@ struct sb_transport_ops {
 	/* Optional: what the transport knows of the board, one line of text, for provenance
 	 * (struct sb_device_identity.detail). */
 	int (*describe)(void *priv, char *buf, size_t size);
+	/*
+	 * Optional: point the trace block's DMA ring (trace.buf_addr, buf_size) at buf and reset
+	 * the block's pointers and counters, where host code may not write those registers (the
+	 * kernel module owns them). NULL: the device layer writes them.
+	 */
+	int (*trace_dma_setup)(void *priv, const struct sb_dma_buf *buf);
+	/* Optional: make what the board wrote into buf visible to the CPU (NULL: coherent). */
+	int (*dma_sync)(void *priv, struct sb_dma_buf *buf);
 };
 
 /* The built-in transports. */

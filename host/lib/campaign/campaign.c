@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "campaign_trace.h"
 #include "sb_regmap.h"
 #include <cjson/cJSON.h>
 
@@ -919,11 +920,13 @@ static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sam
 	pthread_mutex_unlock(&en->lock);
 }
 
-/* Sample the instruments at t = 0 (just before the ports start), then run the point. */
+/* Sample the instruments at t = 0 (just before the ports start), then run the point; with a
+ * trace capture (pt->cap) the point records its requests, and the capture is finished. */
 static int start_point(struct worker *w, const struct sb_point_spec *spec,
-                       struct sb_point_result *r)
+                       struct sb_point_result *r, struct sb_point_trace *pt)
 {
 	static const struct sb_port_counters zero;
+	struct sb_point_spec traced;
 	int e;
 
 	w->nsamples = 0;
@@ -934,7 +937,13 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 		/* The meter's reading covers the time before the point: keep only V and A. */
 		w->samples[0].power_w = NAN;
 	}
-	return sb_point_run(w->dev, spec, r);
+	if (!pt->cap)
+		return sb_point_run(w->dev, spec, r);
+	traced = *spec;
+	traced.capture = pt->cap;
+	if ((e = sb_point_run(w->dev, &traced, r)) < 0)
+		return e;
+	return sb_point_trace_close(pt);
 }
 
 #define RECONNECT_MS 10000 /* how long a lost instrument is retried */
@@ -1006,6 +1015,7 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	struct engine *en = w->en;
 	struct sb_point_spec spec;
 	struct sb_point_record rec;
+	struct sb_point_trace pt;
 	struct sb_provenance prov;
 	double t0 = wall_now();
 	char msg[1024], *data = NULL, *prov_json;
@@ -1032,16 +1042,23 @@ again:
 		return e;
 	if ((e = apply_cooling(w, p, attempt)) < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+	if ((e = sb_point_trace_open(&pt, en->c, sb_store_path(en->st), en->id, p, attempt,
+	                             w->dev)) < 0)
+		return e;
 	w->cur = p;
 	w->cur_attempt = attempt;
 	run_event(w, SB_RUN_POINT_START);
-	e = start_point(w, &spec, r);
+	e = start_point(w, &spec, r, &pt);
 	if (e == SB_ERR_THERMAL) {
 		/* The cube was left failed (by the previous point, or before the campaign). */
-		if ((e = recover(w, p, attempt, NAN)) < 0)
+		if ((e = recover(w, p, attempt, NAN)) < 0) {
+			sb_point_trace_abort(&pt);
 			return e;
-		e = start_point(w, &spec, r);
+		}
+		e = start_point(w, &spec, r, &pt);
 	}
+	if (e < 0 || w->sample_err < 0 || stop_requested(en) || en->abort)
+		sb_point_trace_abort(&pt);
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (w->sample_err < 0) {
@@ -1084,6 +1101,9 @@ again:
 	    .samples = w->samples,
 	    .nsamples = w->nsamples,
 	    .wall_s = wall_now() - t0,
+	    .trace_file = pt.done ? pt.rel : NULL,
+	    .trace = &pt.st,
+	    .trace_cfg = &en->c->trace.cfg,
 	};
 	if (r->failed) {
 		rec.event.kind = w->rig_fault ? "rig_fault" : "thermal_failure";
@@ -1104,6 +1124,8 @@ again:
 		report_progress(en, w, &rec);
 	}
 	pthread_mutex_unlock(&en->lock);
+	if (e < 0)
+		sb_point_trace_abort(&pt);
 	cJSON_free(data);
 	cJSON_free(prov_json);
 	return e;

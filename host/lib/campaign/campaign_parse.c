@@ -635,13 +635,67 @@ static int parse_settle(struct parse *p, struct fy_node *n)
 	return 0;
 }
 
+/*
+ * trace: none | on | {burst, gap, ports, banks, path}: capture every GUPS point into an sbt
+ * trace beside the database.
+ */
+static int parse_trace(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"burst", "gap", "ports", "banks", "path", NULL};
+	static const char *const paths[] = {"auto", "onchip", "dma", NULL};
+	struct sb_campaign_trace *t = &p->c->trace;
+	uint64_t v;
+	const char *s;
+	int e, idx;
+
+	sb_capture_config_init(&t->cfg);
+	t->line = sb_yaml_line(n);
+	if (fy_node_is_scalar(n)) {
+		s = fy_node_get_scalar0(n);
+		if (s && !strcmp(s, "none"))
+			return 0;
+		if (!s || strcmp(s, "on"))
+			return sb_yaml_error(
+			    &p->y, n, SB_ERR_PARSE,
+			    "key 'trace': unknown value '%s' (expected none, on, or a "
+			    "mapping: burst, gap, ports, banks, path)",
+			    s ? s : "");
+		t->enabled = true;
+		return 0;
+	}
+	if ((e = sb_yaml_expect_map(&p->y, n, "key 'trace' (none, on, or a mapping)")) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "trace", keys)) < 0)
+		return e;
+	t->enabled = true;
+	if ((e = sb_yaml_get_u64(&p->y, n, "burst", false, 0, UINT32_MAX, &v)) < 0)
+		return e;
+	if (e == 1)
+		t->cfg.burst_records = (uint32_t)v;
+	if ((e = sb_yaml_get_u64(&p->y, n, "gap", false, 0, UINT32_MAX, &v)) < 0)
+		return e;
+	if (e == 1)
+		t->cfg.gap_cycles = (uint32_t)v;
+	if ((e = sb_yaml_get_bool(&p->y, n, "banks", false, &t->cfg.banks)) < 0 ||
+	    (e = sb_yaml_get_enum(&p->y, n, "path", false, paths, &idx)) < 0)
+		return e;
+	if (e == 1)
+		t->cfg.path = (enum sb_capture_path)idx;
+	if ((e = sb_yaml_get_str(&p->y, n, "ports", false, &s)) < 0)
+		return e;
+	if (e == 1 && sb_capture_parse_ports(s, &t->cfg.port_mask) < 0)
+		return sb_yaml_error(&p->y, sb_yaml_get(n, "ports"), SB_ERR_PARSE,
+		                     "key 'ports': %s", sb_error_detail());
+	return 0;
+}
+
 static int parse_root(struct parse *p)
 {
 	static const char *const keys[] = {
 	    "format", "name",         "description",    "kind",
 	    "bench",  "instruments",  "durations",      "sample_interval_ms",
 	    "seed",   "fast_forward", "sweep",          "exclude",
-	    "only",   "recovery",     "cooling_settle", NULL};
+	    "only",   "recovery",     "cooling_settle", "trace",
+	    NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;
@@ -680,6 +734,8 @@ static int parse_root(struct parse *p)
 	if ((n = sb_yaml_get(root, "cooling_settle")) && (e = parse_settle(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "durations")) && (e = parse_durations(p, n)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "trace")) && (e = parse_trace(p, n)) < 0)
 		return e;
 	if ((e = sb_yaml_get_double(&p->y, root, "sample_interval_ms", false, 0.01, 3600000,
 	                            &c->sample_interval_ms)) < 0 ||
@@ -1045,6 +1101,16 @@ static int normalize(struct sb_campaign *c)
 		cJSON_AddNumberToObject(st, "window_s", c->settle.window_s);
 		cJSON_AddNumberToObject(st, "max_s", c->settle.max_s);
 		cJSON_AddNumberToObject(st, "poll_s", c->settle.poll_s);
+	}
+	if (c->trace.enabled) {
+		cJSON *t = cJSON_AddObjectToObject(o, "trace");
+		static const char *const paths[] = {"auto", "onchip", "dma"};
+
+		cJSON_AddNumberToObject(t, "burst", c->trace.cfg.burst_records);
+		cJSON_AddNumberToObject(t, "gap", c->trace.cfg.gap_cycles);
+		cJSON_AddNumberToObject(t, "ports", c->trace.cfg.port_mask);
+		cJSON_AddBoolToObject(t, "banks", c->trace.cfg.banks);
+		cJSON_AddStringToObject(t, "path", paths[c->trace.cfg.path]);
 	}
 	c->normalized = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);

@@ -22,7 +22,8 @@
 struct sb_store {
 	sqlite3 *db;
 	char *path;
-	int version; /* schema version of the open database */
+	int version;     /* schema version of the open database */
+	bool has_traces; /* the point_traces table exists (version 5; read-only: maybe not) */
 };
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -313,6 +314,28 @@ static int migrate_v4(struct sb_store *st)
 }
 
 /*
+ * Version 4 to 5 (trace capture, issue 14): the table of the runs' trace captures. Inside the
+ * caller's transaction.
+ */
+static const char migrate_v5_sql[] = "CREATE TABLE point_traces ("
+                                     " point_id INTEGER PRIMARY KEY REFERENCES points(id),"
+                                     " file TEXT NOT NULL," /* relative to the database's folder */
+                                     " path TEXT NOT NULL," /* onchip or dma */
+                                     " burst_records INTEGER NOT NULL,"
+                                     " gap_cycles INTEGER NOT NULL,"
+                                     " port_mask INTEGER NOT NULL,"
+                                     " subpartitions TEXT NOT NULL," /* vault or bank */
+                                     " records INTEGER NOT NULL,"
+                                     " executed INTEGER NOT NULL,"
+                                     " density REAL NOT NULL,"
+                                     " captured INTEGER NOT NULL,"
+                                     " lost_records INTEGER NOT NULL,"
+                                     " bursts INTEGER NOT NULL,"
+                                     " lost_bursts INTEGER NOT NULL,"
+                                     " cycles INTEGER NOT NULL);"
+                                     "INSERT INTO schema_version VALUES (5, " NOW_SQL ");";
+
+/*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
  * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
@@ -374,6 +397,13 @@ static int schema_write(struct sb_store *st)
 			goto rollback;
 		v = 4;
 	}
+	if (v < 5) {
+		if ((e = exec(st, migrate_v5_sql)) < 0) {
+			sb_error_wrap(e, "upgrading to schema version 5");
+			goto rollback;
+		}
+		v = 5;
+	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
 	st->version = v;
@@ -384,6 +414,17 @@ rollback:
 out:
 	sqlite3_exec(st->db, "PRAGMA foreign_keys=ON", NULL, NULL, NULL);
 	return e;
+}
+
+/* Whether the database has the point_traces table (sets st->has_traces). */
+static int find_point_traces(struct sb_store *st)
+{
+	int e = table_exists(st, "point_traces");
+
+	if (e < 0)
+		return e;
+	st->has_traces = e;
+	return 0;
 }
 
 /* Check the version of an existing database opened for reading (an older one is read as it
@@ -453,7 +494,8 @@ static int open_store(struct sb_store **out, const char *path, bool writable)
 			goto fail;
 	}
 	if ((e = exec(st, "PRAGMA foreign_keys=ON")) < 0 ||
-	    (e = writable ? schema_write(st) : schema_read(st)) < 0)
+	    (e = writable ? schema_write(st) : schema_read(st)) < 0 ||
+	    (e = find_point_traces(st)) < 0)
 		goto fail;
 	*out = st;
 	return 0;
@@ -972,6 +1014,44 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	return e;
 }
 
+/* The run's trace capture (table point_traces). */
+static int insert_trace(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
+{
+	const struct sb_capture_stats *t = rec->trace;
+	const struct sb_capture_config *c = rec->trace_cfg;
+	sqlite3_stmt *s;
+	int e = 0, i = 1;
+
+	if (!st->has_traces)
+		return sb_error_set(SB_ERR_DB, "results database '%s' has no point_traces table",
+		                    st->path);
+	if ((e = prepare(
+	         st,
+	         "INSERT INTO point_traces VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	         "?11, ?12, ?13, ?14, ?15)",
+	         &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, i++, point_id);
+	sqlite3_bind_text(s, i++, rec->trace_file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, t->path == SB_CAPTURE_DMA ? "dma" : "onchip", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, c->burst_records);
+	sqlite3_bind_int64(s, i++, c->gap_cycles);
+	sqlite3_bind_int64(s, i++, t->port_mask);
+	sqlite3_bind_text(s, i++, c->banks ? "bank" : "vault", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, (int64_t)t->records);
+	sqlite3_bind_int64(s, i++, (int64_t)t->executed);
+	sqlite3_bind_double(s, i++, t->density);
+	sqlite3_bind_int64(s, i++, (int64_t)t->captured);
+	sqlite3_bind_int64(s, i++, (int64_t)(t->dropped + t->corrupt + t->late));
+	sqlite3_bind_int64(s, i++, (int64_t)t->bursts);
+	sqlite3_bind_int64(s, i++, (int64_t)t->lost_bursts);
+	sqlite3_bind_int64(s, i++, (int64_t)t->cycles);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "storing a point's trace capture");
+	sqlite3_finalize(s);
+	return e;
+}
+
 int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
                           const struct sb_point_record *rec)
 {
@@ -987,6 +1067,8 @@ int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
 	if (rec->event.kind &&
 	    (e = sb_store_event_data(st, campaign_id, (int)rec->point->index, rec->event.kind,
 	                             rec->event.message, rec->event.data)) < 0)
+		goto fail;
+	if (rec->trace_file && (e = insert_trace(st, point_id, rec)) < 0)
 		goto fail;
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto fail;
@@ -1053,7 +1135,8 @@ int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
 	return e < 0 ? e : rows;
 }
 
-static const char *const table_names[] = {"points", "ports", "samples", "events", "campaigns"};
+static const char *const table_names[] = {"points", "ports",     "samples",
+                                          "events", "campaigns", "point_traces"};
 
 /* The rows of each table, ?1 = campaign id (0 = all); per-point rows carry the point's index
  * and run (attempt, 0 in a version-1 database read as it is). */
@@ -1071,9 +1154,14 @@ static const char *const table_names[] = {"points", "ports", "samples", "events"
 #define CAMPAIGN_ROWS                                                                              \
 	"SELECT c.*, (SELECT count(DISTINCT idx) FROM points p WHERE p.campaign_id = c.id) AS "    \
 	"points_done FROM campaigns c WHERE (?1 = 0 OR c.id = ?1) ORDER BY c.id"
-static const char *const table_sql[2][5] = {
-    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS},
-    {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS},
+#define TRACE_ROWS                                                                                 \
+	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, t.* FROM point_traces t " \
+	"JOIN points p ON p.id = t.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
+	"p.campaign_id, p.idx, p.id"
+static const char *const table_sql[2][6] = {
+    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS},
+    {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS,
+     TRACE_ROWS},
 };
 
 static const char *table_query(const struct sb_store *st, enum sb_export_table t)
@@ -1089,9 +1177,10 @@ int sb_export_table_parse(const char *name, enum sb_export_table *t)
 			return 0;
 		}
 	}
-	return sb_error_set(
-	    SB_ERR_INVAL, "unknown table '%s' (expected points, ports, samples, events, campaigns)",
-	    name);
+	return sb_error_set(SB_ERR_INVAL,
+	                    "unknown table '%s' (expected points, ports, samples, events, "
+	                    "campaigns, point_traces)",
+	                    name);
 }
 
 struct csv_ctx {
@@ -1204,7 +1293,7 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 	} parts[] = {
 	    {"campaigns", SB_TABLE_CAMPAIGNS}, {"points", SB_TABLE_POINTS},
 	    {"point_ports", SB_TABLE_PORTS},   {"events", SB_TABLE_EVENTS},
-	    {"samples", SB_TABLE_SAMPLES},
+	    {"samples", SB_TABLE_SAMPLES},     {"point_traces", SB_TABLE_POINT_TRACES},
 	};
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -1225,7 +1314,8 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 	for (size_t i = 0; i < SB_ARRAY_SIZE(parts) && e >= 0; i++) {
 		cJSON *arr;
 
-		if (parts[i].table == SB_TABLE_SAMPLES && !samples)
+		if ((parts[i].table == SB_TABLE_SAMPLES && !samples) ||
+		    (parts[i].table == SB_TABLE_POINT_TRACES && !st->has_traces))
 			continue;
 		arr = cJSON_AddArrayToObject(o, parts[i].key);
 		e = sb_store_query(st, table_query(st, parts[i].table), campaign_id, json_row, arr);
@@ -1256,6 +1346,10 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 		return e;
 	if (fmt == SB_EXPORT_JSON)
 		return export_json(st, out, campaign_id, samples);
+	if (table == SB_TABLE_POINT_TRACES && !st->has_traces)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "results database '%s' has no trace captures (point_traces)",
+		                    st->path);
 	e = sb_store_query(st, table_query(st, table), campaign_id, csv_row, &ctx);
 	if (e < 0)
 		return e;

@@ -350,6 +350,32 @@ void sb_device_dma_free(struct sb_device *dev, struct sb_dma_buf *buf)
 	memset(buf, 0, sizeof(*buf));
 }
 
+int sb_device_trace_dma_setup(struct sb_device *dev, const struct sb_dma_buf *buf)
+{
+	uint32_t t;
+	int err;
+
+	if (dev->ops->trace_dma_setup)
+		return dev->ops->trace_dma_setup(dev->priv, buf);
+	if ((err = sb_device_find_block(dev, SB_BLK_TRACE_TYPE, 0, &t)) < 0)
+		return sb_error_set(err, "'%s' has no trace block", dev->uri);
+	if (buf->len / SB_TRACE_RECORD_BYTES * SB_TRACE_RECORD_BYTES > UINT32_MAX)
+		return sb_error_set(SB_ERR_RANGE, "'%s': a trace ring of %zu bytes", dev->uri,
+		                    buf->len);
+	if ((err = sb_device_write32(dev, t + SB_TRACE_CONTROL, 0)) < 0 ||
+	    (err = sb_device_write64(dev, t + SB_TRACE_BUF_ADDR, buf->bus)) < 0 ||
+	    (err = sb_device_write32(
+	         dev, t + SB_TRACE_BUF_SIZE,
+	         (uint32_t)(buf->len / SB_TRACE_RECORD_BYTES * SB_TRACE_RECORD_BYTES))) < 0)
+		return err;
+	return sb_device_write32(dev, t + SB_TRACE_CONTROL, SB_TRACE_CONTROL_RESET_MASK);
+}
+
+int sb_device_dma_sync(struct sb_device *dev, struct sb_dma_buf *buf)
+{
+	return dev->ops->dma_sync ? dev->ops->dma_sync(dev->priv, buf) : 0;
+}
+
 /* Poll the irq block on the bench clock (transports without event delivery). */
 static int poll_events(struct sb_device *dev, uint32_t mask, uint64_t timeout_ns, uint32_t *events)
 {

@@ -318,6 +318,40 @@ static void dev_dma_free(void *priv, struct sb_dma_buf *buf)
 	d->trace_in_use = false;
 }
 
+/* SB_IOC_TRACE_DMA (uapi 1.1): the module programs the trace DMA registers with its buffer. */
+static int dev_trace_dma_setup(void *priv, const struct sb_dma_buf *buf)
+{
+	struct devt *d = priv;
+	struct sb_trace_dma t = {.size = sizeof(t), .op = SB_TRACE_DMA_SETUP};
+
+	if ((d->api_version & 0xFFFF) < 1)
+		return sb_error_set(
+		    SB_ERR_NOT_SUPPORTED,
+		    "'%s': the stackbench module speaks interface %u.%u; trace capture "
+		    "by DMA needs 1.1 (SB_IOC_TRACE_DMA): update the module",
+		    d->path, d->api_version >> 16, d->api_version & 0xFFFF);
+	if (buf->bus < d->trace.bus_addr ||
+	    buf->bus - d->trace.bus_addr + buf->len > d->trace.length ||
+	    (buf->bus - d->trace.bus_addr) % 32 || buf->len / 32 * 32 > UINT32_MAX)
+		return sb_error_set(SB_ERR_RANGE, "'%s': a trace ring outside the module's buffer",
+		                    d->path);
+	t.ring_offset = (uint32_t)(buf->bus - d->trace.bus_addr);
+	t.ring_size = (uint32_t)(buf->len / 32 * 32);
+	return ioc(d, SB_IOC_TRACE_DMA, &t, "trace DMA setup");
+}
+
+/* SB_IOC_TRACE_DMA status: the module syncs the ring for the CPU. */
+static int dev_dma_sync(void *priv, struct sb_dma_buf *buf)
+{
+	struct devt *d = priv;
+	struct sb_trace_dma t = {.size = sizeof(t), .op = SB_TRACE_DMA_STATUS};
+
+	(void)buf;
+	if ((d->api_version & 0xFFFF) < 1)
+		return 0; /* 1.0: a coherent buffer, nothing to sync */
+	return ioc(d, SB_IOC_TRACE_DMA, &t, "trace DMA status");
+}
+
 static int dev_wait_event(void *priv, uint32_t mask, uint64_t timeout_ns, uint32_t *events)
 {
 	struct devt *d = priv;
@@ -403,6 +437,8 @@ const struct sb_transport_ops sb_transport_dev = {
     .dma_alloc = dev_dma_alloc,
     .dma_free = dev_dma_free,
     .wait_event = dev_wait_event,
+    .trace_dma_setup = dev_trace_dma_setup,
+    .dma_sync = dev_dma_sync,
     .pci_address = dev_pci_address,
     .describe = dev_describe,
 };

@@ -7,6 +7,7 @@
 
 #include "gups_addrgen.h"
 #include "sb_regmap.h"
+#include "stackbench/capture.h"
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 #include "stackbench/point.h"
@@ -134,6 +135,10 @@ static int check_spec(const struct sb_device *dev, const struct sb_point_spec *s
 		    s->stream);
 	if (!s->duration_ns && !s->iterations)
 		return sb_error_set(SB_ERR_INVAL, "a point needs a duration or an iteration count");
+	if (s->capture && (s->stream || !s->ports))
+		return sb_error_set(SB_ERR_INVAL,
+		                    "trace capture records the GUPS ports' requests: not a stream "
+		                    "or idle point");
 	return 0;
 }
 
@@ -477,6 +482,8 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	t0 = sb_device_now_ns(dev);
 	if ((err = inst_sample(ir, r, 0, &stop)) < 0)
 		return err;
+	if (s->capture && (err = sb_capture_start(s->capture)) < 0)
+		return err;
 	for (unsigned i = 0; i < s->ports; i++)
 		if ((err = sb_gups_port_start(dev, i)) < 0)
 			return err;
@@ -485,9 +492,15 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	while (elapsed < limit && !stop) {
 		uint64_t poll = elapsed + poll_step(s), target = min3(poll, next_cnt, next_inst);
 
+		if (s->capture && elapsed + sb_capture_poll_interval_ns(s->capture) < target)
+			target = elapsed + sb_capture_poll_interval_ns(s->capture);
 		if (target > limit)
 			target = limit;
-		if ((err = sb_device_wait_ns(dev, target > elapsed ? target - elapsed : 1)) < 0)
+		if (s->capture)
+			err = sb_capture_wait(s->capture, target > elapsed ? target - elapsed : 1);
+		else
+			err = sb_device_wait_ns(dev, target > elapsed ? target - elapsed : 1);
+		if (err < 0 || (s->capture && (err = sb_capture_poll(s->capture)) < 0))
 			return err;
 		elapsed = sb_device_now_ns(dev) - t0;
 		if ((err = sb_hmc_status(dev, &st)) < 0)
@@ -671,6 +684,16 @@ static int run_point(struct sb_device *dev, const struct sb_point_spec *s,
 	}
 	if (!s->stream && (err = read_totals(dev, s->ports, r->port, &r->total)) < 0)
 		return err;
+	if (s->capture) {
+		uint64_t executed = 0;
+		uint32_t pm = sb_capture_port_mask(s->capture);
+
+		for (unsigned i = 0; i < s->ports; i++)
+			if (pm >> i & 1)
+				executed += r->port[i].reads + r->port[i].writes;
+		if ((err = sb_capture_stop(s->capture, executed, "gups_port reads + writes")) < 0)
+			return err;
+	}
 	if (s->stream)
 		r->total = r->port[0];
 	if ((err = read_fast_forward(dev, r)) < 0 || (err = sb_hmc_status(dev, &r->hmc)) < 0)

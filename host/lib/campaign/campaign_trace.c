@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trace capture of campaign points: one sbt per run of a GUPS point, in a folder beside the
+ * results database (lab.db → lab.traces/campaign1/point00012.sbt), recorded in the store
+ * (table point_traces, path relative to the database's folder so both move together).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "campaign_trace.h"
+#include "stackbench/error.h"
+
+/* mkdir -p of a folder that must end up a folder. */
+static int make_dir(const char *path)
+{
+	char buf[PATH_MAX];
+	struct stat sb;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return sb_error_set(SB_ERR_INVAL, "trace folder '%s': path too long", path);
+	for (char *q = buf + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return sb_error_set(errno == EACCES ? SB_ERR_PERM : SB_ERR_IO,
+			                    "cannot make trace folder '%s': %s", buf,
+			                    strerror(errno));
+		*q = '/';
+	}
+	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+		return sb_error_set(errno == EACCES ? SB_ERR_PERM : SB_ERR_IO,
+		                    "cannot make trace folder '%s': %s", buf, strerror(errno));
+	if (stat(buf, &sb) < 0 || !S_ISDIR(sb.st_mode))
+		return sb_error_set(SB_ERR_IO, "trace folder '%s' is not a folder", buf);
+	return 0;
+}
+
+int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
+                        int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
+                        struct sb_device *dev)
+{
+	const char *slash = strrchr(db_path, '/'), *base = slash ? slash + 1 : db_path;
+	char dir[PATH_MAX], stem[256];
+	size_t n;
+	int e;
+
+	memset(pt, 0, sizeof(*pt));
+	if (!c->trace.enabled || p->stream || p->idle)
+		return 0;
+	/* The database's name without its extension. */
+	n = strcspn(base, ".");
+	if (!n)
+		n = strlen(base);
+	if (n >= sizeof(stem))
+		n = sizeof(stem) - 1;
+	memcpy(stem, base, n);
+	stem[n] = '\0';
+	if (attempt)
+		e = snprintf(pt->rel, sizeof(pt->rel), "%s.traces/campaign%lld/point%05u-run%u.sbt",
+		             stem, (long long)campaign_id, p->index, attempt + 1);
+	else
+		e = snprintf(pt->rel, sizeof(pt->rel), "%s.traces/campaign%lld/point%05u.sbt", stem,
+		             (long long)campaign_id, p->index);
+	if (e < 0 || e >= (int)sizeof(pt->rel) ||
+	    snprintf(pt->abs, sizeof(pt->abs), "%.*s%s", slash ? (int)(slash - db_path + 1) : 0,
+	             db_path, pt->rel) >= (int)sizeof(pt->abs))
+		return sb_error_set(SB_ERR_INVAL, "trace of point %u beside '%s': path too long",
+		                    p->index, db_path);
+	snprintf(dir, sizeof(dir), "%s", pt->abs);
+	*strrchr(dir, '/') = '\0';
+	if ((e = make_dir(dir)) < 0)
+		return e;
+	if ((e = sb_capture_open(&pt->cap, dev, &c->trace.cfg, pt->abs)) < 0)
+		return sb_error_wrap(e, "point %u '%s': trace capture", p->index, p->key);
+	return 0;
+}
+
+int sb_point_trace_close(struct sb_point_trace *pt)
+{
+	int e;
+
+	if (!pt->cap)
+		return 0;
+	e = sb_capture_close(pt->cap, &pt->st);
+	pt->cap = NULL;
+	pt->done = e == 0;
+	return e;
+}
+
+void sb_point_trace_abort(struct sb_point_trace *pt)
+{
+	if (pt->cap) {
+		sb_capture_abort(pt->cap);
+		pt->cap = NULL;
+	} else if (pt->done) {
+		unlink(pt->abs);
+	}
+	pt->done = false;
+}

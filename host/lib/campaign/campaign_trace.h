@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Trace capture of campaign points (campaign key 'trace'): internal to the campaign engine. */
+#ifndef SB_CAMPAIGN_TRACE_H
+#define SB_CAMPAIGN_TRACE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "stackbench/campaign.h"
+#include "stackbench/capture.h"
+#include "stackbench/device.h"
+
+/* A run's capture: the file (relative to the database's folder and absolute), its stats. */
+struct sb_point_trace {
+	struct sb_capture *cap; /* open while the point runs; NULL: no capture */
+	char rel[PATH_MAX], abs[PATH_MAX];
+	struct sb_capture_stats st;
+	bool done; /* closed with its description: ready to be stored */
+};
+
+/*
+ * Open the capture of a run of point p when the campaign captures traces and the point has
+ * GUPS traffic: DB_DIR/DB_NAME.traces/campaign<ID>/point<INDEX>[-run<N>].sbt, the folders made
+ * as needed. pt->cap stays NULL otherwise. Returns 0 or an error (detail names the file).
+ */
+int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
+                        int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
+                        struct sb_device *dev);
+
+/* After the point ran (and stopped the capture): finish the file. */
+int sb_point_trace_close(struct sb_point_trace *pt);
+
+/* Give up: no file left behind (also for a closed capture whose run is not stored). */
+void sb_point_trace_abort(struct sb_point_trace *pt);
+
+#endif /* SB_CAMPAIGN_TRACE_H */
