@@ -8,8 +8,8 @@
  * chip delivers them (62-byte pieces after its two status bytes, a 2-byte packet whenever it has
  * nothing to send).
  *
- *   gen_ft232r_replay wattsup ok|disconnect|absent|noopen|refuse PREFIX
- *   gen_ft232r_replay rig ok|absent|noopen|refuse PREFIX
+ *   gen_ft232r_replay wattsup ok|disconnect|absent|noopen|refuse|list PREFIX
+ *   gen_ft232r_replay rig ok|absent|noopen|refuse|serial|wrongserial PREFIX
  *
  * wattsup ok          logging started, five records in seven transfers (one record split over
  *                     two reads, one after a partial record, one behind a malformed record and
@@ -22,6 +22,8 @@
  * noopen              the FT232R is listed but its device node cannot be opened (libusb_open
  *                     fails as it does without permission).
  * refuse              the chip stalls libftdi's first request (RESET): a clone or a dying chip.
+ * wattsup list, rig serial, rig wrongserial: sessions that read string descriptors, written
+ *                     as a usbmon capture PREFIX.pcap instead (write_pcap() says why).
  *
  * How umockdev replays this (0.17): an OUT URB (control or bulk) must equal a recorded one,
  * which it finds forward from the last one it replayed (wrapping around); an IN URB takes the
@@ -283,6 +285,180 @@ static int write_rig(FILE *f)
 	return 0;
 }
 
+/* ---- string descriptors: a usbmon capture ------------------------------------------------- */
+
+/*
+ * umockdev's ioctl replay cannot return control IN data (README.md), so the sessions that read
+ * string descriptors (libftdi matching a serial number, listing adapters) are written as a
+ * usbmon capture (pcap, LINKTYPE_USB_LINUX_MMAPPED: a 64-byte usbmon header per event, then the
+ * data), which umockdev-run --pcap replays strictly in order, control IN data included.
+ */
+#define PCAP_LINKTYPE_USB_LINUX_MMAPPED 220
+#define USBMON_HEADER 64
+#define USB_LANGID_EN_US 0x0409
+
+struct pcap_out {
+	FILE *f;
+	uint64_t id;   /* URB ids: one per transfer, never 0 */
+	uint32_t t_us; /* capture time */
+};
+
+static void le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* One usbmon event: 'S' (submitted) or 'C' (completed). */
+static void pcap_event(struct pcap_out *o, char type, uint8_t xfer, uint8_t ep,
+                       const uint8_t *setup, int32_t status, uint32_t urb_len, const void *data,
+                       uint32_t len)
+{
+	uint8_t rec[16], h[USBMON_HEADER] = {0};
+
+	o->t_us += 125;
+	le(rec, o->t_us / 1000000, 4);
+	le(rec + 4, o->t_us % 1000000, 4);
+	le(rec + 8, USBMON_HEADER + len, 4);
+	le(rec + 12, USBMON_HEADER + len, 4);
+	le(h, o->id, 8);
+	h[8] = (uint8_t)type;
+	h[9] = xfer;
+	h[10] = ep;
+	h[11] = FT232R_DEVNUM;
+	le(h + 12, FT232R_BUS, 2);
+	h[14] = setup ? 0 : '-';                   /* setup packet present */
+	h[15] = len ? 0 : (ep & 0x80 ? '<' : '>'); /* data present */
+	le(h + 16, o->t_us / 1000000, 8);
+	le(h + 24, o->t_us % 1000000, 4);
+	le(h + 28, (uint32_t)status, 4);
+	le(h + 32, urb_len, 4);
+	le(h + 36, len, 4);
+	if (setup)
+		memcpy(h + 40, setup, 8);
+	fwrite(rec, 1, sizeof(rec), o->f);
+	fwrite(h, 1, sizeof(h), o->f);
+	if (len)
+		fwrite(data, 1, len, o->f);
+}
+
+/* A transfer: submitted (with its OUT data), completed (with its IN data). */
+static void pcap_transfer(struct pcap_out *o, uint8_t xfer, uint8_t ep, const uint8_t *setup,
+                          const void *out, uint32_t out_len, uint32_t want_in, const void *in,
+                          uint32_t in_len)
+{
+	bool is_in = setup ? setup[0] & 0x80 : ep & 0x80;
+
+	o->id++;
+	pcap_event(o, 'S', xfer, ep, setup, -EINPROGRESS, is_in ? want_in : out_len, out, out_len);
+	pcap_event(o, 'C', xfer, ep, NULL, 0, is_in ? in_len : out_len, in, in_len);
+}
+
+static void pcap_vendor(struct pcap_out *o, const struct ft232r_setup *s)
+{
+	uint8_t setup[8];
+
+	ft232r_setup_bytes(s, setup);
+	pcap_transfer(o, USBDEVFS_URB_CONTROL, 0, setup, NULL, 0, 0, NULL, 0);
+}
+
+/* libusb_get_string_descriptor_ascii(): the language IDs (4 bytes), then the string (at most
+ * 255 bytes) in the first language, as UTF-16LE. */
+static void pcap_string(struct pcap_out *o, uint8_t index, const char *text)
+{
+	uint8_t langid_req[8] = {0x80, 0x06, 0, 0x03, 0, 0, 4, 0};
+	uint8_t langids[4] = {4, 0x03, USB_LANGID_EN_US & 0xFF, USB_LANGID_EN_US >> 8};
+	uint8_t req[8] = {0x80, 0x06, index, 0x03, USB_LANGID_EN_US & 0xFF, USB_LANGID_EN_US >> 8,
+	                  255,  0};
+	uint8_t d[255];
+	size_t n = strlen(text);
+
+	d[0] = (uint8_t)(2 + 2 * n);
+	d[1] = 0x03;
+	for (size_t i = 0; i < n; i++) {
+		d[2 + 2 * i] = (uint8_t)text[i];
+		d[3 + 2 * i] = 0;
+	}
+	pcap_transfer(o, USBDEVFS_URB_CONTROL, 0, langid_req, NULL, 0, 4, langids, 4);
+	pcap_transfer(o, USBDEVFS_URB_CONTROL, 0, req, NULL, 0, 255, d, d[0]);
+}
+
+static void pcap_bulk_out(struct pcap_out *o, const void *data, size_t len)
+{
+	pcap_transfer(o, USBDEVFS_URB_BULK, FT232R_EP_OUT, NULL, data, (uint32_t)len, 0, NULL, 0);
+}
+
+static void pcap_bulk_in(struct pcap_out *o, const void *data, size_t len)
+{
+	uint8_t t[FT232R_READ_URB];
+	size_t n = ft232r_in_transfer(t, sizeof(t), data, len, FT232R_MODEM_STATUS);
+
+	pcap_transfer(o, USBDEVFS_URB_BULK, FT232R_EP_IN, NULL, NULL, 0, FT232R_READ_URB, t,
+	              (uint32_t)n);
+}
+
+/* A request and its answer (OK with data), then the chip idle. */
+static void pcap_rig(struct pcap_out *o, uint8_t seq, uint8_t cmd, const uint8_t *data, uint8_t n)
+{
+	uint8_t payload[SB_RIG_MAX_PAYLOAD] = {SB_RIG_OK}, b[SB_RIG_MAX_FRAME];
+	size_t len = sb_rig_encode(b, sizeof(b), seq, cmd, NULL, 0);
+
+	pcap_bulk_out(o, b, len);
+	memcpy(payload + 1, data, n);
+	len = sb_rig_encode(b, sizeof(b), seq, cmd | SB_RIG_RESPONSE, payload, (uint8_t)(n + 1));
+	pcap_bulk_in(o, b, len);
+	pcap_bulk_in(o, NULL, 0);
+}
+
+/*
+ * serial       rig:ftdi:SERIAL: libftdi reads the serial number, opens the chip; the controller
+ *              holds the rig file's limits and no fault: IDENTIFY, GET_LIMITS, GET_STATUS, then
+ *              one GET_STATUS (phase idle) for the check
+ * wrongserial  libftdi reads the serial number, which is not the one asked for
+ * list         stackbench instruments: manufacturer, product and serial number
+ */
+static int write_pcap(const char *variant, FILE *f)
+{
+	struct pcap_out o = {f, 0, 0};
+	uint8_t hdr[24];
+
+	le(hdr, 0xa1b2c3d4u, 4);
+	le(hdr + 4, 2, 2);
+	le(hdr + 6, 4, 2);
+	le(hdr + 8, 0, 8);
+	le(hdr + 16, 262144, 4);
+	le(hdr + 20, PCAP_LINKTYPE_USB_LINUX_MMAPPED, 4);
+	fwrite(hdr, 1, sizeof(hdr), f);
+	if (!strcmp(variant, "list")) {
+		pcap_string(&o, 1, FT232R_MANUFACTURER);
+		pcap_string(&o, 2, FT232R_PRODUCT);
+	}
+	pcap_string(&o, 3, FT232R_SERIAL);
+	if (!strcmp(variant, "serial")) {
+		struct ft232r_setup s[16];
+		size_t n = ft232r_open_requests(FT232R_RIG, s, 16);
+		struct sb_rig_ident id;
+		struct sb_rig_limits lim;
+		struct sb_rig_status st;
+		uint8_t b[SB_RIG_STATUS_BYTES];
+
+		for (size_t i = 0; i < n; i++)
+			pcap_vendor(&o, &s[i]);
+		rig_replay_ident(&id);
+		sb_rig_ident_encode(b, &id);
+		pcap_rig(&o, 1, SB_RIG_CMD_IDENTIFY, b, SB_RIG_IDENT_BYTES);
+		rig_replay_file_limits(&lim);
+		sb_rig_limits_encode(b, &lim);
+		b[SB_RIG_LIMITS_BYTES] = 0; /* from EEPROM */
+		pcap_rig(&o, 2, SB_RIG_CMD_GET_LIMITS, b, SB_RIG_LIMITS_BYTES + 1);
+		rig_replay_status(RIG_IDLE, &st);
+		sb_rig_status_encode(b, &st);
+		pcap_rig(&o, 3, SB_RIG_CMD_GET_STATUS, b, SB_RIG_STATUS_BYTES);
+		pcap_rig(&o, 4, SB_RIG_CMD_GET_STATUS, b, SB_RIG_STATUS_BYTES);
+	}
+	return 0;
+}
+
 /* ---- main --------------------------------------------------------------------------------- */
 
 static FILE *create(const char *prefix, const char *ext)
@@ -304,28 +480,37 @@ int main(int argc, char **argv)
 	bool wattsup = !strcmp(driver, "wattsup"), rig = !strcmp(driver, "rig");
 	bool absent = !strcmp(variant, "absent"), refuse = !strcmp(variant, "refuse");
 	bool noopen = !strcmp(variant, "noopen");
+	bool pcap = (wattsup && !strcmp(variant, "list")) ||
+	            (rig && (!strcmp(variant, "serial") || !strcmp(variant, "wrongserial")));
 	FILE *dev = NULL, *f = NULL, *stream = NULL;
 	int rc = 1;
 
-	if ((!wattsup && !rig) || (!absent && !refuse && !noopen && strcmp(variant, "ok") &&
-	                           !(wattsup && !strcmp(variant, "disconnect")))) {
+	if ((!wattsup && !rig) ||
+	    (!absent && !refuse && !noopen && !pcap && strcmp(variant, "ok") &&
+	     !(wattsup && !strcmp(variant, "disconnect")))) {
 		fprintf(stderr,
-		        "usage: gen_ft232r_replay wattsup ok|disconnect|absent|noopen|refuse "
-		        "PREFIX\n       gen_ft232r_replay rig ok|absent|noopen|refuse PREFIX\n");
+		        "usage: gen_ft232r_replay wattsup ok|disconnect|absent|noopen|refuse|list "
+		        "PREFIX\n       gen_ft232r_replay rig "
+		        "ok|absent|noopen|refuse|serial|wrongserial PREFIX\n");
 		return 2;
 	}
-	if (!(dev = create(argv[3], "umockdev")) || !(f = create(argv[3], "ioctl")) ||
-	    (wattsup && !(stream = create(argv[3], "stream"))))
+	if (!(dev = create(argv[3], "umockdev")) ||
+	    !(f = create(argv[3], pcap ? "pcap" : "ioctl")) ||
+	    (wattsup && !pcap && !(stream = create(argv[3], "stream"))))
 		goto out;
 	if (ft232r_write_description(dev, absent ? 0x6010 : FT232R_PID, !noopen) < 0)
 		goto out;
-	header(f);
-	if (refuse)
-		open_requests(f, wattsup ? FT232R_WATTSUP : FT232R_RIG, -EPIPE);
-	else if (!absent && !noopen && wattsup)
-		write_wattsup(variant, f, stream);
-	else if (!absent && !noopen)
-		write_rig(f);
+	if (pcap) {
+		write_pcap(variant, f);
+	} else {
+		header(f);
+		if (refuse)
+			open_requests(f, wattsup ? FT232R_WATTSUP : FT232R_RIG, -EPIPE);
+		else if (!absent && !noopen && wattsup)
+			write_wattsup(variant, f, stream);
+		else if (!absent && !noopen)
+			write_rig(f);
+	}
 	rc = 0;
 out:
 	if (stream && fclose(stream))

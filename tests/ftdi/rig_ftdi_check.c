@@ -6,7 +6,7 @@
  * refused command, and every frame the driver sent (PREFIX.tap), decoded with the protocol's
  * pure decoder.
  *
- *   rig_ftdi_check ok|absent|noopen|refuse PREFIX
+ *   rig_ftdi_check ok|absent|noopen|refuse|serial|wrongserial PREFIX
  */
 #include <math.h>
 #include <stdbool.h>
@@ -253,25 +253,67 @@ static int run_ok(const char *prefix)
 	return check_tap(prefix);
 }
 
-static int run_failed_open(const char *prefix, int want_err, const char *want)
+/* The open fails as it must; nothing went to the chip beyond max_urbs URBs. */
+static int run_failed_open(const char *prefix, const char *conn, int want_err, const char *want,
+                           int max_urbs)
 {
 	struct sb_cooling *c = NULL;
-	int err = sb_cooling_open(&c, CONN, NULL);
+	struct ft232r_tap_entry t[8];
+	int err = sb_cooling_open(&c, conn, NULL);
 	char path[4096];
 	FILE *f;
 
-	printf("open '%s': %d %s\n", CONN, err, sb_error_detail());
+	printf("open '%s': %d %s\n", conn, err, sb_error_detail());
 	CHECK(err == want_err && strstr(sb_error_detail(), want), "want %d and '%s'", want_err,
 	      want);
-	/* Nothing beyond libftdi's first request. */
 	snprintf(path, sizeof(path), "%s.tap", prefix);
 	f = fopen(path, "r");
 	if (f) {
-		struct ft232r_tap_entry t[4];
-
 		fclose(f);
-		CHECK(ft232r_tap_read(path, t, 4) <= 1, "URBs after the failure");
+		CHECK(ft232r_tap_read(path, t, 8) <= max_urbs, "URBs after the failure");
 	}
+	return 0;
+}
+
+/* rig:ftdi:SERIAL: libftdi reads the serial number (a string descriptor, replayed from a
+ * usbmon capture), then the session of a controller that needs no take-over. */
+static int run_serial(const char *prefix)
+{
+	static struct ft232r_tap_entry t[TAP_MAX];
+	struct sent s[TAP_MAX];
+	struct ft232r_setup req[16];
+	size_t nr = ft232r_open_requests(FT232R_RIG, req, 16);
+	struct sb_cooling *c;
+	struct sb_cooling_state st;
+	char path[4096];
+	int err, n, ns;
+
+	err = sb_cooling_open(&c, CONN ":" FT232R_SERIAL, NULL);
+	CHECK(err == 0, "open '%s': %s", CONN ":" FT232R_SERIAL, sb_error_detail());
+	err = sb_cooling_status(c, &st);
+	CHECK(err == 0, "status: %s", sb_error_detail());
+	if (check_state("serial", &st, RIG_IDLE, "", NAN, ""))
+		return 1;
+	sb_cooling_close(c);
+	snprintf(path, sizeof(path), "%s.tap", prefix);
+	n = ft232r_tap_read(path, t, TAP_MAX);
+	CHECK(n > 2 + (int)nr, "tap log: %d entries", n);
+	CHECK(t[0].kind == 'C' && t[0].data[1] == 0x06 && t[0].data[2] == 0 && t[1].kind == 'C' &&
+	          t[1].data[1] == 0x06 && t[1].data[2] == 3,
+	      "the serial number read first (language IDs, string 3)");
+	for (size_t i = 0; i < nr; i++) {
+		uint8_t want[8];
+
+		ft232r_setup_bytes(&req[i], want);
+		CHECK(t[2 + i].kind == 'C' && !memcmp(t[2 + i].data, want, 8),
+		      "tap entry %zu: want vendor request %u", 2 + i, req[i].request);
+	}
+	ns = decode_frames(t, n, 2 + (int)nr, s, TAP_MAX);
+	CHECK(ns >= 4 && s[0].cmd == SB_RIG_CMD_IDENTIFY && s[1].cmd == SB_RIG_CMD_GET_LIMITS,
+	      "IDENTIFY, GET_LIMITS");
+	for (int i = 0; i < ns; i++)
+		CHECK(s[i].seq == i + 1 && (i < 2 || s[i].cmd == SB_RIG_CMD_GET_STATUS),
+		      "frame %d: sequence %u command 0x%02x", i, s[i].seq, s[i].cmd);
 	return 0;
 }
 
@@ -280,19 +322,29 @@ int main(int argc, char **argv)
 	const char *variant = argc == 3 ? argv[1] : "";
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: rig_ftdi_check ok|absent|noopen|refuse PREFIX\n");
+		fprintf(
+		    stderr,
+		    "usage: rig_ftdi_check ok|absent|noopen|refuse|serial|wrongserial PREFIX\n");
 		return 2;
 	}
 	if (!strcmp(variant, "ok"))
 		return run_ok(argv[2]);
+	if (!strcmp(variant, "serial"))
+		return run_serial(argv[2]);
+	if (!strcmp(variant, "wrongserial"))
+		return run_failed_open(argv[2], CONN ":NOSUCH01", SB_ERR_NOT_FOUND,
+		                       WHERE " serial NOSUCH01: device not found", 2);
 	if (!strcmp(variant, "absent"))
-		return run_failed_open(argv[2], SB_ERR_NOT_FOUND, WHERE ": device not found");
+		return run_failed_open(argv[2], CONN, SB_ERR_NOT_FOUND, WHERE ": device not found",
+		                       0);
 	if (!strcmp(variant, "noopen"))
-		return run_failed_open(argv[2], SB_ERR_PERM,
+		return run_failed_open(argv[2], CONN, SB_ERR_PERM,
 		                       WHERE ": usb_open() failed; permission denied: install the "
-		                             "udev rules");
+		                             "udev rules",
+		                       0);
 	if (!strcmp(variant, "refuse"))
-		return run_failed_open(argv[2], SB_ERR_IO, WHERE ": ftdi_usb_reset failed");
+		return run_failed_open(argv[2], CONN, SB_ERR_IO, WHERE ": ftdi_usb_reset failed",
+		                       1);
 	fprintf(stderr, "rig_ftdi_check: unknown variant '%s'\n", variant);
 	return 2;
 }

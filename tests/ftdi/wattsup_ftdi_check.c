@@ -5,7 +5,7 @@
  * the readings the driver reports against what the pure parser (meters.h) finds in the meter's
  * bytes (PREFIX.stream), the error the user sees, and what went to the chip (PREFIX.tap).
  *
- *   wattsup_ftdi_check ok|disconnect|absent|noopen|refuse PREFIX
+ *   wattsup_ftdi_check ok|disconnect|absent|noopen|refuse|list PREFIX
  */
 #include <math.h>
 #include <stdbool.h>
@@ -258,13 +258,46 @@ static int run_failed_open(const char *prefix, int want_err, const char *want, i
 	return 0;
 }
 
+/* stackbench instruments (sb_instruments_discover()) lists the adapter with its strings and
+ * the connection string that names its serial number. */
+static int run_list(const char *prefix)
+{
+	static const uint8_t index[3] = {1, 2, 3};
+	struct sb_found_instrument f[16];
+	struct ft232r_tap_entry t[16];
+	int n = sb_instruments_discover(f, 16, "/nonexistent", false), hit = -1;
+
+	for (int i = 0; i < n; i++) {
+		printf("%-8s %-48s %-28s # %s\n", f[i].kind, f[i].what, f[i].conn, f[i].note);
+		if (!strcmp(f[i].kind, "adapter"))
+			hit = hit < 0 ? i : -2;
+	}
+	CHECK(hit >= 0, "want one adapter");
+	CHECK(!strcmp(f[hit].what,
+	              "FTDI FT232R (0403:6001) " FT232R_MANUFACTURER " " FT232R_PRODUCT) &&
+	          !strcmp(f[hit].conn, CONN ":" FT232R_SERIAL) &&
+	          !strncmp(f[hit].note, "serial " FT232R_SERIAL ";", 16),
+	      "the adapter's strings and connection string");
+	/* Each string: the language IDs, then the string in the first one. */
+	n = read_tap(prefix, t, 16);
+	CHECK(n == 6, "%d control transfers, want 6", n);
+	for (int i = 0; i < n; i++)
+		CHECK(t[i].kind == 'C' && t[i].len == 8 && t[i].data[0] == 0x80 &&
+		          t[i].data[1] == 0x06 && t[i].data[3] == 0x03 &&
+		          t[i].data[2] == (i % 2 ? index[i / 2] : 0),
+		      "tap entry %d: want GET_DESCRIPTOR of string %d", i,
+		      i % 2 ? index[i / 2] : 0);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *variant = argc == 3 ? argv[1] : "";
 
 	if (argc != 3) {
-		fprintf(stderr,
-		        "usage: wattsup_ftdi_check ok|disconnect|absent|noopen|refuse PREFIX\n");
+		fprintf(
+		    stderr,
+		    "usage: wattsup_ftdi_check ok|disconnect|absent|noopen|refuse|list PREFIX\n");
 		return 2;
 	}
 	if (!strcmp(variant, "ok"))
@@ -275,6 +308,8 @@ int main(int argc, char **argv)
 		return run_failed_open(argv[2], SB_ERR_NOT_FOUND,
 		                       "no FTDI FT232R (USB 0403:6001) is attached for '" CONN "'",
 		                       0);
+	if (!strcmp(variant, "list"))
+		return run_list(argv[2]);
 	if (!strcmp(variant, "noopen"))
 		return run_failed_open(argv[2], SB_ERR_PERM,
 		                       "permission denied on the FTDI adapter (libftdi: usb_open() "
