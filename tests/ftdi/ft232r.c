@@ -194,12 +194,16 @@ static int unhex(const char *s, uint8_t *out, size_t cap, size_t *len)
 	return 0;
 }
 
-int ft232r_tap_read(const char *path, struct ft232r_tap_entry *out, size_t cap)
+int ft232r_tap_load(const char *prefix, struct ft232r_tap_entry *out, size_t cap)
 {
-	FILE *f = fopen(path, "r");
-	char line[1400];
+	char path[4096], line[1400];
 	int n = 0, lineno = 0;
+	FILE *f;
 
+	snprintf(path, sizeof(path), "%s.tap", prefix);
+	f = fopen(path, "r");
+	if (!f && errno == ENOENT)
+		return 0;
 	if (!f) {
 		fprintf(stderr, "cannot open the tap log '%s': %s\n", path, strerror(errno));
 		return -1;
@@ -237,4 +241,33 @@ int ft232r_tap_read(const char *path, struct ft232r_tap_entry *out, size_t cap)
 		fprintf(stderr, "'%s' line %d: not a tap entry: '%.60s'\n", path, lineno, line);
 	fclose(f);
 	return n;
+}
+
+int ft232r_tap_expect_open(const struct ft232r_tap_entry *t, int n, int *at, enum ft232r_driver d)
+{
+	struct ft232r_setup s[16];
+	size_t ns = ft232r_open_requests(d, s, 16);
+
+	for (size_t i = 0; i < ns; i++, (*at)++) {
+		uint8_t want[8];
+
+		ft232r_setup_bytes(&s[i], want);
+		CHECK(*at < n && t[*at].kind == 'C' && t[*at].len == 8 &&
+		          !memcmp(t[*at].data, want, 8),
+		      "tap entry %d: want vendor request %u (value 0x%04x, index %u)", *at,
+		      s[i].request, s[i].value, s[i].index);
+	}
+	return 0;
+}
+
+int ft232r_check_main(int argc, char **argv, const struct ft232r_variant *v, size_t n)
+{
+	for (size_t i = 0; argc == 3 && i < n; i++)
+		if (!strcmp(argv[1], v[i].name))
+			return v[i].run(argv[2]);
+	fprintf(stderr, "usage: %s ", argv[0]);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "%s%s", i ? "|" : "", v[i].name);
+	fprintf(stderr, " PREFIX\n");
+	return 2;
 }

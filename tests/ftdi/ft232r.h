@@ -122,7 +122,31 @@ struct ft232r_tap_entry {
 	size_t len;
 };
 
-/* Read a tap log; returns the number of entries (at most cap) or -1 (message on stderr). */
-int ft232r_tap_read(const char *path, struct ft232r_tap_entry *out, size_t cap);
+/* Read the tap log PREFIX.tap; returns the number of entries (at most cap; 0 when there is no
+ * log: nothing was submitted) or -1 (message on stderr). */
+int ft232r_tap_load(const char *prefix, struct ft232r_tap_entry *out, size_t cap);
+
+/* 0 when entries *at.. are the vendor requests of the driver's open, in order (advances *at
+ * past them), else 1 with a message on stderr. */
+int ft232r_tap_expect_open(const struct ft232r_tap_entry *t, int n, int *at, enum ft232r_driver d);
+
+/* ---- the checks ---------------------------------------------------------------------------- */
+
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                                       \
+			return 1;                                                                  \
+		}                                                                                  \
+	} while (0)
+
+/* A check program's variants: "PROGRAM VARIANT PREFIX" runs the one named. */
+struct ft232r_variant {
+	const char *name;
+	int (*run)(const char *prefix);
+};
+
+int ft232r_check_main(int argc, char **argv, const struct ft232r_variant *v, size_t n);
 
 #endif /* SB_TEST_FT232R_H */

@@ -19,15 +19,6 @@
 #include "stackbench/error.h"
 #include "stackbench/instrument.h"
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                                       \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
-
 #define CONN "rig:ftdi"
 #define WHERE "FT232R 0403:6001" /* how the driver names the link */
 #define TAP_MAX 256
@@ -172,31 +163,38 @@ static int check_frames(const struct sent *s, int n)
 	return 0;
 }
 
-static int check_tap(const char *prefix)
+/*
+ * What the driver sent (the tap log): the serial number read first when one was asked for (the
+ * language IDs, then string 3), the vendor requests of the open, then frames: decoded into s,
+ * *ns of them.
+ */
+static int sent_frames(const char *prefix, bool serial, struct sent *s, int *ns)
 {
 	static struct ft232r_tap_entry t[TAP_MAX];
-	struct sent s[TAP_MAX];
-	struct ft232r_setup req[16];
-	size_t nr = ft232r_open_requests(FT232R_RIG, req, 16);
-	char path[4096];
-	int n, ns;
+	int n = ft232r_tap_load(prefix, t, TAP_MAX), at = 0;
 
-	snprintf(path, sizeof(path), "%s.tap", prefix);
-	n = ft232r_tap_read(path, t, TAP_MAX);
-	CHECK(n > (int)nr, "tap log: %d entries", n);
-	for (size_t i = 0; i < nr; i++) {
-		uint8_t want[8];
-
-		ft232r_setup_bytes(&req[i], want);
-		CHECK(t[i].kind == 'C' && t[i].len == 8 && !memcmp(t[i].data, want, 8),
-		      "tap entry %zu: want vendor request %u (value 0x%04x, index %u)", i,
-		      req[i].request, req[i].value, req[i].index);
+	CHECK(n > 0, "tap log: %d entries", n);
+	if (serial) {
+		CHECK(n > 2 && t[0].kind == 'C' && t[0].data[1] == 0x06 && t[0].data[2] == 0 &&
+		          t[1].kind == 'C' && t[1].data[1] == 0x06 && t[1].data[2] == 3,
+		      "the serial number read first (language IDs, string 3)");
+		at = 2;
 	}
-	ns = decode_frames(t, n, (int)nr, s, TAP_MAX);
-	if (ns <= 0 || check_frames(s, ns))
+	if (ft232r_tap_expect_open(t, n, &at, FT232R_RIG))
+		return 1;
+	*ns = decode_frames(t, n, at, s, TAP_MAX);
+	return *ns <= 0;
+}
+
+static int check_tap(const char *prefix)
+{
+	struct sent s[TAP_MAX];
+	int ns;
+
+	if (sent_frames(prefix, false, s, &ns) || check_frames(s, ns))
 		return 1;
 	/* The session's own frames: 7 to open, 5 commands and 6 GET_STATUS after it. */
-	printf("sent: %zu vendor requests, %d frames in sequence (%d keep-alives)\n", nr, ns,
+	printf("sent: the open's vendor requests, %d frames in sequence (%d keep-alives)\n", ns,
 	       ns - 18);
 	CHECK(ns - 18 >= 1, "the keep-alive sent nothing in 2.2 s");
 	return 0;
@@ -260,33 +258,46 @@ static int run_failed_open(const char *prefix, const char *conn, int want_err, c
 	struct sb_cooling *c = NULL;
 	struct ft232r_tap_entry t[8];
 	int err = sb_cooling_open(&c, conn, NULL);
-	char path[4096];
-	FILE *f;
 
 	printf("open '%s': %d %s\n", conn, err, sb_error_detail());
 	CHECK(err == want_err && strstr(sb_error_detail(), want), "want %d and '%s'", want_err,
 	      want);
-	snprintf(path, sizeof(path), "%s.tap", prefix);
-	f = fopen(path, "r");
-	if (f) {
-		fclose(f);
-		CHECK(ft232r_tap_read(path, t, 8) <= max_urbs, "URBs after the failure");
-	}
+	CHECK(ft232r_tap_load(prefix, t, 8) <= max_urbs, "URBs after the failure");
 	return 0;
+}
+
+static int run_wrongserial(const char *prefix)
+{
+	return run_failed_open(prefix, CONN ":NOSUCH01", SB_ERR_NOT_FOUND,
+	                       WHERE " serial NOSUCH01: device not found", 2);
+}
+
+static int run_absent(const char *prefix)
+{
+	return run_failed_open(prefix, CONN, SB_ERR_NOT_FOUND, WHERE ": device not found", 0);
+}
+
+static int run_noopen(const char *prefix)
+{
+	return run_failed_open(prefix, CONN, SB_ERR_PERM,
+	                       WHERE ": usb_open() failed; permission denied: install the udev "
+	                             "rules",
+	                       0);
+}
+
+static int run_refuse(const char *prefix)
+{
+	return run_failed_open(prefix, CONN, SB_ERR_IO, WHERE ": ftdi_usb_reset failed", 1);
 }
 
 /* rig:ftdi:SERIAL: libftdi reads the serial number (a string descriptor, replayed from a
  * usbmon capture), then the session of a controller that needs no take-over. */
 static int run_serial(const char *prefix)
 {
-	static struct ft232r_tap_entry t[TAP_MAX];
 	struct sent s[TAP_MAX];
-	struct ft232r_setup req[16];
-	size_t nr = ft232r_open_requests(FT232R_RIG, req, 16);
 	struct sb_cooling *c;
 	struct sb_cooling_state st;
-	char path[4096];
-	int err, n, ns;
+	int err, ns;
 
 	err = sb_cooling_open(&c, CONN ":" FT232R_SERIAL, NULL);
 	CHECK(err == 0, "open '%s': %s", CONN ":" FT232R_SERIAL, sb_error_detail());
@@ -295,20 +306,8 @@ static int run_serial(const char *prefix)
 	if (check_state("serial", &st, RIG_IDLE, "", NAN, ""))
 		return 1;
 	sb_cooling_close(c);
-	snprintf(path, sizeof(path), "%s.tap", prefix);
-	n = ft232r_tap_read(path, t, TAP_MAX);
-	CHECK(n > 2 + (int)nr, "tap log: %d entries", n);
-	CHECK(t[0].kind == 'C' && t[0].data[1] == 0x06 && t[0].data[2] == 0 && t[1].kind == 'C' &&
-	          t[1].data[1] == 0x06 && t[1].data[2] == 3,
-	      "the serial number read first (language IDs, string 3)");
-	for (size_t i = 0; i < nr; i++) {
-		uint8_t want[8];
-
-		ft232r_setup_bytes(&req[i], want);
-		CHECK(t[2 + i].kind == 'C' && !memcmp(t[2 + i].data, want, 8),
-		      "tap entry %zu: want vendor request %u", 2 + i, req[i].request);
-	}
-	ns = decode_frames(t, n, 2 + (int)nr, s, TAP_MAX);
+	if (sent_frames(prefix, true, s, &ns))
+		return 1;
 	CHECK(ns >= 4 && s[0].cmd == SB_RIG_CMD_IDENTIFY && s[1].cmd == SB_RIG_CMD_GET_LIMITS,
 	      "IDENTIFY, GET_LIMITS");
 	for (int i = 0; i < ns; i++)
@@ -319,32 +318,10 @@ static int run_serial(const char *prefix)
 
 int main(int argc, char **argv)
 {
-	const char *variant = argc == 3 ? argv[1] : "";
+	static const struct ft232r_variant v[] = {
+	    {"ok", run_ok},         {"absent", run_absent}, {"noopen", run_noopen},
+	    {"refuse", run_refuse}, {"serial", run_serial}, {"wrongserial", run_wrongserial},
+	};
 
-	if (argc != 3) {
-		fprintf(
-		    stderr,
-		    "usage: rig_ftdi_check ok|absent|noopen|refuse|serial|wrongserial PREFIX\n");
-		return 2;
-	}
-	if (!strcmp(variant, "ok"))
-		return run_ok(argv[2]);
-	if (!strcmp(variant, "serial"))
-		return run_serial(argv[2]);
-	if (!strcmp(variant, "wrongserial"))
-		return run_failed_open(argv[2], CONN ":NOSUCH01", SB_ERR_NOT_FOUND,
-		                       WHERE " serial NOSUCH01: device not found", 2);
-	if (!strcmp(variant, "absent"))
-		return run_failed_open(argv[2], CONN, SB_ERR_NOT_FOUND, WHERE ": device not found",
-		                       0);
-	if (!strcmp(variant, "noopen"))
-		return run_failed_open(argv[2], CONN, SB_ERR_PERM,
-		                       WHERE ": usb_open() failed; permission denied: install the "
-		                             "udev rules",
-		                       0);
-	if (!strcmp(variant, "refuse"))
-		return run_failed_open(argv[2], CONN, SB_ERR_IO, WHERE ": ftdi_usb_reset failed",
-		                       1);
-	fprintf(stderr, "rig_ftdi_check: unknown variant '%s'\n", variant);
-	return 2;
+	return ft232r_check_main(argc, argv, v, sizeof(v) / sizeof(v[0]));
 }

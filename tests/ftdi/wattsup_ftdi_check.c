@@ -19,15 +19,6 @@
 #include "stackbench/instrument.h"
 #include "stackbench/meters.h"
 
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                                       \
-			return 1;                                                                  \
-		}                                                                                  \
-	} while (0)
-
 #define CONN "wattsup:ftdi"
 #define MAX_RECORDS 16
 #define RUN_MS 2500 /* the ok replay loops about every 0.5 s */
@@ -116,22 +107,14 @@ static int check_reading(const struct sb_power_reading *r, const struct expected
 	return 0;
 }
 
-/* The tap log: the vendor requests of the open, then the OUT data the driver wrote. */
+/* A session in the tap log: the vendor requests of the open, the start command, and the stop
+ * command if it was sent (*stopped). */
 static int tap_session(const struct ft232r_tap_entry *t, int n, int *at, bool *stopped)
 {
 	static const char start[] = "#L,W,3,E,,1;", stop[] = "#L,W,3,I,,1;";
-	struct ft232r_setup s[16];
-	size_t ns = ft232r_open_requests(FT232R_WATTSUP, s, 16);
 
-	for (size_t i = 0; i < ns; i++, (*at)++) {
-		uint8_t want[8];
-
-		ft232r_setup_bytes(&s[i], want);
-		CHECK(*at < n && t[*at].kind == 'C' && t[*at].len == 8 &&
-		          !memcmp(t[*at].data, want, 8),
-		      "tap entry %d: want vendor request %u (value 0x%04x, index %u)", *at,
-		      s[i].request, s[i].value, s[i].index);
-	}
+	if (ft232r_tap_expect_open(t, n, at, FT232R_WATTSUP))
+		return 1;
 	CHECK(*at < n && t[*at].kind == 'O' && t[*at].len == 12 && !memcmp(t[*at].data, start, 12),
 	      "tap entry %d: want the start command '%s'", *at, start);
 	(*at)++;
@@ -142,19 +125,6 @@ static int tap_session(const struct ft232r_tap_entry *t, int n, int *at, bool *s
 		(*at)++;
 	}
 	return 0;
-}
-
-static int read_tap(const char *prefix, struct ft232r_tap_entry *t, int cap)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s.tap", prefix);
-	f = fopen(path, "r");
-	if (!f)
-		return 0; /* nothing was submitted */
-	fclose(f);
-	return ft232r_tap_read(path, t, (size_t)cap);
 }
 
 static int run_ok(const char *prefix)
@@ -184,7 +154,7 @@ static int run_ok(const char *prefix)
 	printf("%u readings of %llu records (%.1f loops of the replay), each the parser's\n",
 	       samples, (unsigned long long)done, (double)done / (double)e.n);
 	CHECK(done >= 2 * e.n, "only %llu records in %d ms", (unsigned long long)done, RUN_MS);
-	n = read_tap(prefix, t, 64);
+	n = ft232r_tap_load(prefix, t, 64);
 	CHECK(n >= 0, "tap log");
 	if (tap_session(t, n, &at, &stopped))
 		return 1;
@@ -233,7 +203,7 @@ static int run_disconnect(const char *prefix)
 		      "after the reconnect: %s", sb_error_detail());
 	}
 	sb_power_source_close(m);
-	n = read_tap(prefix, t, 64);
+	n = ft232r_tap_load(prefix, t, 64);
 	CHECK(n >= 0, "tap log");
 	if (tap_session(t, n, &at, &stopped))
 		return 1;
@@ -244,7 +214,8 @@ static int run_disconnect(const char *prefix)
 	return 0;
 }
 
-static int run_failed_open(const char *prefix, int want_err, const char *want, int want_tap)
+/* The open fails as it must, after want_urbs URBs. */
+static int run_failed_open(const char *prefix, int want_err, const char *want, int want_urbs)
 {
 	struct sb_power_source *m = NULL;
 	struct ft232r_tap_entry t[64];
@@ -253,9 +224,28 @@ static int run_failed_open(const char *prefix, int want_err, const char *want, i
 	printf("open '%s': %d %s\n", CONN, err, sb_error_detail());
 	CHECK(err == want_err && strstr(sb_error_detail(), want), "want %d and '%s'", want_err,
 	      want);
-	n = read_tap(prefix, t, 64);
-	CHECK(n == want_tap, "%d URBs submitted, want %d", n, want_tap);
+	n = ft232r_tap_load(prefix, t, 64);
+	CHECK(n == want_urbs, "%d URBs submitted, want %d", n, want_urbs);
 	return 0;
+}
+
+static int run_absent(const char *prefix)
+{
+	return run_failed_open(prefix, SB_ERR_NOT_FOUND,
+	                       "no FTDI FT232R (USB 0403:6001) is attached for '" CONN "'", 0);
+}
+
+static int run_noopen(const char *prefix)
+{
+	return run_failed_open(prefix, SB_ERR_PERM,
+	                       "permission denied on the FTDI adapter (libftdi: usb_open() "
+	                       "failed); install the udev rules",
+	                       0);
+}
+
+static int run_refuse(const char *prefix)
+{
+	return run_failed_open(prefix, SB_ERR_IO, "ftdi_usb_reset failed", 1);
 }
 
 /* stackbench instruments (sb_instruments_discover()) lists the adapter with its strings and
@@ -279,7 +269,7 @@ static int run_list(const char *prefix)
 	          !strncmp(f[hit].note, "serial " FT232R_SERIAL ";", 16),
 	      "the adapter's strings and connection string");
 	/* Each string: the language IDs, then the string in the first one. */
-	n = read_tap(prefix, t, 16);
+	n = ft232r_tap_load(prefix, t, 16);
 	CHECK(n == 6, "%d control transfers, want 6", n);
 	for (int i = 0; i < n; i++)
 		CHECK(t[i].kind == 'C' && t[i].len == 8 && t[i].data[0] == 0x80 &&
@@ -292,31 +282,10 @@ static int run_list(const char *prefix)
 
 int main(int argc, char **argv)
 {
-	const char *variant = argc == 3 ? argv[1] : "";
+	static const struct ft232r_variant v[] = {
+	    {"ok", run_ok},         {"disconnect", run_disconnect}, {"absent", run_absent},
+	    {"noopen", run_noopen}, {"refuse", run_refuse},         {"list", run_list},
+	};
 
-	if (argc != 3) {
-		fprintf(
-		    stderr,
-		    "usage: wattsup_ftdi_check ok|disconnect|absent|noopen|refuse|list PREFIX\n");
-		return 2;
-	}
-	if (!strcmp(variant, "ok"))
-		return run_ok(argv[2]);
-	if (!strcmp(variant, "disconnect"))
-		return run_disconnect(argv[2]);
-	if (!strcmp(variant, "absent"))
-		return run_failed_open(argv[2], SB_ERR_NOT_FOUND,
-		                       "no FTDI FT232R (USB 0403:6001) is attached for '" CONN "'",
-		                       0);
-	if (!strcmp(variant, "list"))
-		return run_list(argv[2]);
-	if (!strcmp(variant, "noopen"))
-		return run_failed_open(argv[2], SB_ERR_PERM,
-		                       "permission denied on the FTDI adapter (libftdi: usb_open() "
-		                       "failed); install the udev rules",
-		                       0);
-	if (!strcmp(variant, "refuse"))
-		return run_failed_open(argv[2], SB_ERR_IO, "ftdi_usb_reset failed", 1);
-	fprintf(stderr, "wattsup_ftdi_check: unknown variant '%s'\n", variant);
-	return 2;
+	return ft232r_check_main(argc, argv, v, sizeof(v) / sizeof(v[0]));
 }
