@@ -45,13 +45,13 @@ static void point_help(FILE *out)
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
 	    "and print bandwidth, request rate and latency.\n"
 	    "\n"
-	    "  -d, --device URI      board to use\n"
+	    "      --device URI      board to use\n"
 	    "  -t, --type T          ro (default), wo or rw\n"
 	    "  -s, --size BYTES      request size 16..128 in steps of 16 (default 128)\n"
 	    "  -m, --mask LO-HI      force address bits LO..HI to 0 (on top of the pattern)\n"
 	    "  -p, --pattern NAME    all (default), 1bank 2bank 4bank 8bank 16bank (banks of\n"
 	    "                        vault 0), 1vault 2vault 4vault 8vault 16vault\n"
-	    "  -n, --ports N         ports issuing requests (default: all)\n"
+	    "      --ports N         ports issuing requests (default: all)\n"
 	    "      --mode M          random (default) or linear addresses\n"
 	    "  -D, --duration-us T   microseconds of bench time the ports issue (default 1000)\n"
 	    "      --duration-s S    the same in seconds (thermal runs: 200)\n"
@@ -426,7 +426,7 @@ static int point_run(int argc, char **argv)
 	sb_point_spec_init(&spec, 0);
 	sb_capture_config_init(&co.cfg);
 	memset(&cst, 0, sizeof(cst));
-	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:m:p:D:jh", opts, NULL)) != -1) {
 		if ((rc = sb_cli_capture_option("point", c, optarg, &co)) >= 0) {
 			if (rc)
 				return rc;

@@ -60,7 +60,7 @@ static void run_help(FILE *out)
 	        "  -r, --resume      continue the latest campaign of the same name in the\n"
 	        "                    database: points already stored are not run again; refused\n"
 	        "                    if the campaign file changed since that campaign started\n"
-	        "  -j, --jobs N      run points on N devices in parallel, one worker per device\n"
+	        "  -J, --jobs N      run points on N devices in parallel, one worker per device\n"
 	        "                    URI of 'bench.device' (sim: URIs may be reused: each open is\n"
 	        "                    a separate simulated board); results do not depend on N\n"
 	        "  -n, --dry-run     check the file and list its points; run nothing\n"
@@ -248,7 +248,7 @@ static int run_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"db", required_argument, NULL, 'd'},   {"resume", no_argument, NULL, 'r'},
-	    {"jobs", required_argument, NULL, 'j'}, {"dry-run", no_argument, NULL, 'n'},
+	    {"jobs", required_argument, NULL, 'J'}, {"dry-run", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	const char *db = sb_cli_default_db(), *file;
@@ -263,7 +263,7 @@ static int run_run(int argc, char **argv)
 	uint64_t v;
 	int ch, e, rc;
 
-	while ((ch = getopt_long(argc, argv, "d:rj:nh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:rJ:nh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			db = optarg;
@@ -271,7 +271,7 @@ static int run_run(int argc, char **argv)
 		case 'r':
 			ro.resume = true;
 			break;
-		case 'j':
+		case 'J':
 			if (sb_parse_u64(optarg, "--jobs", false, &v) < 0 || !v ||
 			    v > SB_CAMPAIGN_MAX_DEVICES)
 				return sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,
