@@ -163,7 +163,10 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 		if (!isnan(p->last_power_w) && n < sizeof(therm))
 			snprintf(therm + n, sizeof(therm) - n, ", %.1f W", p->last_power_w);
 		snprintf(last, sizeof(last), "%.2f GB/s%s%s (%s)", p->last_bandwidth_gbps, therm,
-		         p->last_failed ? " FAILED" : "", what);
+		         p->last_failed      ? " FAILED"
+		         : p->last_rig_fault ? " RIG FAIL-SAFE"
+		                             : "",
+		         what);
 	}
 	if (!pg->tty) {
 		if (!p->last) {
@@ -176,7 +179,11 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 		fprintf(stderr,
 		        "stackbench %s: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
 		        pg->cmd, p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
-		        therm, p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
+		        therm,
+		        p->last_failed      ? ", THERMAL FAILURE"
+		        : p->last_rig_fault ? ", COOLING RIG IN FAIL-SAFE"
+		                            : "",
+		        p->eta_s < 0 ? "?" : eta);
 		return;
 	}
 	fprintf(stderr, "\r[");
