@@ -40,7 +40,7 @@ static void locality_help(FILE *out)
 	        "      --zoom-floor N     zooming stops at regions of N bytes (default: a block)\n"
 	        "%s"
 	        "  -j, --json OUT         write the JSON report ('-': standard output)\n"
-	        "      --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
+	        "  -P, --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
 	        "  -h, --help             this help\n",
 	        SB_CLI_CONFIDENCE_HELP);
 }
@@ -191,7 +191,7 @@ static int locality_run(int argc, char **argv)
 	int c, rc, err;
 
 	sb_confidence_rules_default(&lo.rules);
-	while ((c = getopt_long(argc, argv, "f:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("locality", c, optarg, &o)) >= 0 ||
@@ -231,6 +231,7 @@ static int locality_run(int argc, char **argv)
 		case 'j':
 			json = optarg;
 			break;
+		case 'P':
 		case OPT_PLOTS:
 			plots = optarg;
 			break;
