@@ -236,21 +236,10 @@ static int lifetimes_run(int argc, char **argv)
 	/* no output may replace an input (trace or device file) or another output */
 	{
 		const char *outs[] = {json, csv, plots};
-		const char *ins[64 + 3];
-		size_t nin = 0;
 
-		for (int i = optind; i < argc && nin < 64; i++)
-			ins[nin++] = argv[i];
-		for (size_t i = 0; i < ndevfiles && nin < 64; i++)
-			ins[nin++] = devfiles[i];
-		for (size_t i = 0; i < SB_ARRAY_SIZE(outs); i++) {
-			if (outs[i] && (err = sb_output_check_inputs(outs[i], ins, nin)) < 0) {
-				rc = sb_cli_error(err);
-				goto out;
-			}
-			if (outs[i])
-				ins[nin++] = outs[i];
-		}
+		if ((rc = sb_cli_check_outputs(outs, 3, argv + optind, argc - optind, devfiles,
+		                               ndevfiles)) != 0)
+			goto out;
 	}
 	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
 		goto out;
@@ -282,19 +271,8 @@ static int lifetimes_run(int argc, char **argv)
 			rc = sb_cli_error(err);
 			goto out;
 		}
-		if (!strcmp(json, "-")) {
-			printf("%s\n", text);
-		} else {
-			size_t len = strlen(text);
-
-			text[len] = '\n'; /* the NUL becomes the final newline */
-			err = sb_write_file_atomic(json, text, len + 1);
-			text[len] = '\0';
-			if (err < 0) {
-				rc = sb_cli_error(err);
-				goto out;
-			}
-		}
+		if ((rc = sb_cli_write_json(json, text)) != 0)
+			goto out;
 	}
 	if (csv && (err = sb_lifetime_write_csv(&res, csv)) < 0) {
 		rc = sb_cli_error(err);
