@@ -121,6 +121,45 @@ void sb_dma_area_release(struct sb_board *b, struct sb_dma_area *a)
 	sb_dma_pages_put(p);
 }
 
+/*
+ * Point a block's DMA at bus address addr with extent 'extent' (the value of the ring's size
+ * register: trace.buf_size bytes, replay.ring_log2), the block stopped (control = 0). The extent
+ * drops to its smallest before the address moves, so that no intermediate state (should a
+ * write fail) reaches past a buffer. addr 0, extent 0: nothing of the driver's stays.
+ */
+int sb_dma_point(struct sb_board *b, struct sb_dma_area *a, u64 addr, u32 extent)
+{
+	int ret;
+
+	ret = sb_reg_write(b, a->reg_control, 0);
+	if (!ret)
+		ret = sb_reg_write(b, a->reg_extent, 0);
+	if (!ret)
+		ret = sb_reg_write64(b, a->reg_addr, addr);
+	if (!ret && extent)
+		ret = sb_reg_write(b, a->reg_extent, extent);
+	return ret;
+}
+
+/* The ring: ring_len bytes at off in the buffer, programmed as extent (ring lock held, or probe). */
+int sb_dma_area_point(struct sb_board *b, struct sb_dma_area *a, u32 off, u32 extent, u32 ring_len)
+{
+	int ret = sb_dma_point(b, a, a->dma + off, extent);
+
+	if (ret)
+		return ret;
+	a->ring_off = off;
+	a->ring_len = ring_len;
+	return 0;
+}
+
+/* Stop a block's DMA into a buffer (before bus mastering goes and the buffer is unmapped). */
+void sb_dma_area_stop(struct sb_board *b, struct sb_dma_area *a)
+{
+	if (a->pages)
+		sb_dma_point(b, a, 0, 0);
+}
+
 /* User mappings of a buffer: each holds a reference; pages are inserted at fault time. */
 static void sb_dma_vm_open(struct vm_area_struct *vma)
 {

@@ -94,6 +94,9 @@ struct sb_dma_area {
 	size_t len;
 	enum dma_data_direction dir;
 	u32 ring_off, ring_len; /* bytes of the buffer the board's registers hold */
+	/* The block's registers that point the board at the ring (offsets in the register space):
+	 * its control register, the ring's extent (size or log2) and its 64-bit bus address. */
+	u32 reg_control, reg_extent, reg_addr;
 };
 
 struct sb_fw {
@@ -184,17 +187,18 @@ int sb_dma_area_alloc(struct sb_board *b, struct sb_dma_area *a, size_t len,
 void sb_dma_area_release(struct sb_board *b, struct sb_dma_area *a);
 int sb_dma_area_mmap(struct sb_dma_area *a, struct vm_area_struct *vma, unsigned long pgoff,
                      unsigned long npages);
+int sb_dma_point(struct sb_board *b, struct sb_dma_area *a, u64 addr, u32 extent);
+int sb_dma_area_point(struct sb_board *b, struct sb_dma_area *a, u32 off, u32 extent, u32 ring_len);
+void sb_dma_area_stop(struct sb_board *b, struct sb_dma_area *a);
 
 /* sb_trace.c */
 struct sb_trace_dma;
 int sb_trace_init(struct sb_board *b);
-void sb_trace_stop(struct sb_board *b);
 int sb_trace_dma_ioctl(struct sb_board *b, struct sb_trace_dma *td, bool writer);
 
 /* sb_replay.c */
 struct sb_replay_dma;
 int sb_replay_init(struct sb_board *b);
-void sb_replay_stop(struct sb_board *b);
 int sb_replay_dma_ioctl(struct sb_board *b, struct sb_replay_dma *rd, bool writer);
 
 /* sb_cdev.c */

@@ -210,9 +210,9 @@ fail_events:
 	b->removed = true;
 	sb_events_teardown(b);
 fail_replay:
-	sb_replay_stop(b);
+	sb_dma_area_stop(b, &b->replay);
 fail_trace:
-	sb_trace_stop(b);
+	sb_dma_area_stop(b, &b->trace);
 	pci_clear_master(pdev);
 	sb_dma_area_release(b, &b->replay);
 	sb_dma_area_release(b, &b->trace);
@@ -243,8 +243,8 @@ static void sb_remove(struct pci_dev *pdev)
 	up_write(&b->state_lock);
 	sb_cdev_zap_mappings(b);
 	sb_events_teardown(b);
-	sb_replay_stop(b);
-	sb_trace_stop(b);
+	sb_dma_area_stop(b, &b->replay);
+	sb_dma_area_stop(b, &b->trace);
 	pci_clear_master(pdev);
 	sb_dma_area_release(b, &b->replay);
 	sb_dma_area_release(b, &b->trace);

@@ -48,29 +48,15 @@ module_param_cb(replay_kib, &sb_replay_kib_ops, &replay_kib, 0444);
 MODULE_PARM_DESC(replay_kib, "Size of the replay buffer in KiB, 4..4096 (default 1024: 65536 "
                              "descriptors)");
 
-/*
- * Point the replay block at 2^log2 descriptors of desc bytes at off in the buffer, with the
- * replay off (replay lock held, or probe). The ring shrinks to one descriptor before the
- * address moves, so that no intermediate state (should a write fail) reaches past the buffer.
- */
+/* Point the replay block at 2^log2 descriptors of desc bytes at off in the buffer, the replay
+ * off (replay lock held, or probe). */
 static int sb_replay_program(struct sb_board *b, u32 off, u32 log2, u32 desc)
 {
-	u32 blk = b->replay_block;
-	int ret;
+	int ret = sb_dma_area_point(b, &b->replay, off, log2, desc << log2);
 
-	ret = sb_reg_write(b, blk + SB_REPLAY_CONTROL, 0);
 	if (!ret)
-		ret = sb_reg_write(b, blk + SB_REPLAY_RING_LOG2, 0);
-	if (!ret)
-		ret = sb_reg_write64(b, blk + SB_REPLAY_RING_ADDR, b->replay.dma + off);
-	if (!ret)
-		ret = sb_reg_write(b, blk + SB_REPLAY_RING_LOG2, log2);
-	if (ret)
-		return ret;
-	b->replay.ring_off = off;
-	b->replay.ring_len = desc << log2;
-	b->replay_log2 = log2;
-	return 0;
+		b->replay_log2 = log2;
+	return ret;
 }
 
 /* replay.desc_size, which must leave room for one descriptor in the buffer. */
@@ -103,7 +89,10 @@ int sb_replay_init(struct sb_board *b)
 
 	if (b->replay_block == U32_MAX)
 		return 0;
-	ret = sb_reg_write(b, b->replay_block + SB_REPLAY_CONTROL, 0);
+	b->replay.reg_control = b->replay_block + SB_REPLAY_CONTROL;
+	b->replay.reg_extent = b->replay_block + SB_REPLAY_RING_LOG2;
+	b->replay.reg_addr = b->replay_block + SB_REPLAY_RING_ADDR;
+	ret = sb_reg_write(b, b->replay.reg_control, 0);
 	if (!ret)
 		ret = sb_replay_desc_size(b, len, &desc);
 	if (ret)
@@ -115,16 +104,6 @@ int sb_replay_init(struct sb_board *b)
 	if (ret)
 		sb_dma_area_release(b, &b->replay);
 	return ret;
-}
-
-/* Stop the replay's DMA (before bus mastering goes and the buffer is unmapped). */
-void sb_replay_stop(struct sb_board *b)
-{
-	if (!b->replay.pages)
-		return;
-	sb_reg_write(b, b->replay_block + SB_REPLAY_CONTROL, 0);
-	sb_reg_write(b, b->replay_block + SB_REPLAY_RING_LOG2, 0);
-	sb_reg_write64(b, b->replay_block + SB_REPLAY_RING_ADDR, 0);
 }
 
 /* SETUP: validate the ring against the buffer and the descriptor size, program, reset. */

@@ -21,30 +21,6 @@ MODULE_PARM_DESC(trace_kib, "Size of the DMA trace buffer in KiB (default 1024; 
                             "4096 on x86-64)");
 
 /*
- * Point the board's trace DMA at [off, off + len) of the buffer (trace lock held, or probe).
- * The ring shrinks to nothing before the address moves, so that no intermediate state (should
- * a write fail) reaches past the buffer.
- */
-static int sb_trace_program(struct sb_board *b, u32 off, u32 len)
-{
-	u32 blk = b->trace_block;
-	int ret;
-
-	ret = sb_reg_write(b, blk + SB_TRACE_CONTROL, 0);
-	if (!ret)
-		ret = sb_reg_write(b, blk + SB_TRACE_BUF_SIZE, 0);
-	if (!ret)
-		ret = sb_reg_write64(b, blk + SB_TRACE_BUF_ADDR, b->trace.dma + off);
-	if (!ret)
-		ret = sb_reg_write(b, blk + SB_TRACE_BUF_SIZE, len);
-	if (ret)
-		return ret;
-	b->trace.ring_off = off;
-	b->trace.ring_len = len;
-	return 0;
-}
-
-/*
  * Allocate the buffer, map it for the board and point trace.buf_addr at it (records go there
  * once userspace sets trace.control.dma). Without a buffer (trace_kib=0) the DMA registers
  * are cleared, so that no address left by an earlier driver stays programmed.
@@ -56,31 +32,22 @@ int sb_trace_init(struct sb_board *b)
 
 	if (b->trace_block == U32_MAX)
 		return 0;
+	b->trace.reg_control = b->trace_block + SB_TRACE_CONTROL;
+	b->trace.reg_extent = b->trace_block + SB_TRACE_BUF_SIZE;
+	b->trace.reg_addr = b->trace_block + SB_TRACE_BUF_ADDR;
 	if (!trace_kib || len > U32_MAX) {
 		if (trace_kib)
 			dev_warn(&b->pdev->dev, "trace_kib=%u is too large; no trace buffer\n",
 			         trace_kib);
-		sb_reg_write(b, b->trace_block + SB_TRACE_CONTROL, 0);
-		sb_reg_write64(b, b->trace_block + SB_TRACE_BUF_ADDR, 0);
-		return sb_reg_write(b, b->trace_block + SB_TRACE_BUF_SIZE, 0);
+		return sb_dma_point(b, &b->trace, 0, 0);
 	}
 	ret = sb_dma_area_alloc(b, &b->trace, len, DMA_FROM_DEVICE, "trace");
 	if (ret)
 		return ret;
-	ret = sb_trace_program(b, 0, (u32)len);
+	ret = sb_dma_area_point(b, &b->trace, 0, (u32)len, (u32)len);
 	if (ret)
 		sb_dma_area_release(b, &b->trace);
 	return ret;
-}
-
-/* Stop the board's trace DMA (before bus mastering goes and the buffer is unmapped). */
-void sb_trace_stop(struct sb_board *b)
-{
-	if (!b->trace.pages)
-		return;
-	sb_reg_write(b, b->trace_block + SB_TRACE_CONTROL, 0);
-	sb_reg_write64(b, b->trace_block + SB_TRACE_BUF_ADDR, 0);
-	sb_reg_write(b, b->trace_block + SB_TRACE_BUF_SIZE, 0);
 }
 
 /* The capture's counters, read from the trace block. */
@@ -125,7 +92,7 @@ static int sb_trace_setup(struct sb_board *b, struct sb_trace_dma *td)
 		len = (u32)((b->trace.len - off) / record * record);
 	if (!len || len % record || len > b->trace.len - off)
 		return -EINVAL;
-	ret = sb_trace_program(b, off, len);
+	ret = sb_dma_area_point(b, &b->trace, off, len, len);
 	if (!ret)
 		ret =
 		    sb_reg_write(b, b->trace_block + SB_TRACE_CONTROL, SB_TRACE_CONTROL_RESET_MASK);

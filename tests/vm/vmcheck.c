@@ -408,6 +408,35 @@ static int phase_bad(const char *path)
 	return 0;
 }
 
+/*
+ * A DMA buffer (region ri, named what) maps whole and holds a pattern of words i * mul written
+ * through the mapping (checks what.mmap, what.pattern); a mapping past its end is refused
+ * (bad.mmap_past_what).
+ */
+static void map_dma_buffer(int fd, const struct sb_region_info *ri, const char *what, uint32_t mul)
+{
+	char name[64];
+	uint32_t *p;
+	size_t bad = 0;
+	int r;
+
+	p = mmap(NULL, ri->length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ri->offset);
+	snprintf(name, sizeof(name), "%s.mmap", what);
+	check(name, p != MAP_FAILED, "mmap of the %s buffer: %s", what, strerror(errno));
+	if (p != MAP_FAILED) {
+		for (size_t i = 0; i < ri->length / 4; i++)
+			p[i] = (uint32_t)i * mul;
+		for (size_t i = 0; i < ri->length / 4; i++)
+			bad += p[i] != (uint32_t)i * mul;
+		snprintf(name, sizeof(name), "%s.pattern", what);
+		check(name, bad == 0, "%zu words differ", bad);
+		munmap(p, ri->length);
+	}
+	r = try_mmap(fd, ri->length + 4096, ri->offset, MAP_SHARED);
+	snprintf(name, sizeof(name), "bad.mmap_past_%s", what);
+	check(name, r == -EINVAL, "mmap past the %s buffer: %d", what, r);
+}
+
 static int phase_trace(const char *path)
 {
 	struct sb_region_info ri;
@@ -416,8 +445,7 @@ static int phase_trace(const char *path)
 	uint32_t trace = 0;
 	uint64_t addr = 0;
 	char uri[300];
-	uint32_t *p;
-	int fd = open(path, O_RDWR), r, bad = 0;
+	int fd = open(path, O_RDWR), r;
 
 	if (fd < 0) {
 		check("trace.open", 0, "open '%s': %s", path, strerror(errno));
@@ -427,18 +455,7 @@ static int phase_trace(const char *path)
 	check("trace.info", r == 0 && ri.length == 1024 * 1024 && ri.bus_addr && ri.flags,
 	      "%d: length 0x%llx bus 0x%llx flags 0x%x", r, (unsigned long long)ri.length,
 	      (unsigned long long)ri.bus_addr, ri.flags);
-	p = mmap(NULL, ri.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ri.offset);
-	check("trace.mmap", p != MAP_FAILED, "mmap of the trace buffer: %s", strerror(errno));
-	if (p != MAP_FAILED) {
-		for (size_t i = 0; i < ri.length / 4; i++)
-			p[i] = (uint32_t)(i * 2654435761u);
-		for (size_t i = 0; i < ri.length / 4; i++)
-			bad += p[i] != (uint32_t)(i * 2654435761u);
-		check("trace.pattern", bad == 0, "%d words differ", bad);
-		munmap(p, ri.length);
-	}
-	r = try_mmap(fd, ri.length + 4096, ri.offset, MAP_SHARED);
-	check("bad.mmap_past_trace", r == -EINVAL, "mmap past the trace buffer: %d", r);
+	map_dma_buffer(fd, &ri, "trace", 2654435761u);
 	close(fd);
 
 	snprintf(uri, sizeof(uri), "dev:%s", path);
@@ -533,8 +550,7 @@ static int phase_replay(const char *path)
 	struct sb_region_info ri;
 	struct sb_replay_dma rd;
 	uint64_t addr, log2, tail = 0, head = 0, status = 0;
-	uint32_t *p;
-	int fd = open(path, O_RDWR), r, r2, r3, r4, bad = 0;
+	int fd = open(path, O_RDWR), r, r2, r3, r4;
 
 	if (fd < 0 || replay == UINT32_MAX) {
 		check("replay.open", 0, "open '%s': %s (replay block 0x%x)", path, strerror(errno),
@@ -558,18 +574,7 @@ static int phase_replay(const char *path)
 	check("replay.ring_programmed", addr == ri.bus_addr && log2 == 16,
 	      "replay.ring_addr 0x%llx ring_log2 %llu; buffer at 0x%llx", (unsigned long long)addr,
 	      (unsigned long long)log2, (unsigned long long)ri.bus_addr);
-	p = mmap(NULL, ri.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ri.offset);
-	check("replay.mmap", p != MAP_FAILED, "mmap of the replay buffer: %s", strerror(errno));
-	if (p != MAP_FAILED) {
-		for (size_t i = 0; i < ri.length / 4; i++)
-			p[i] = (uint32_t)(i * 2246822519u);
-		for (size_t i = 0; i < ri.length / 4; i++)
-			bad += p[i] != (uint32_t)(i * 2246822519u);
-		check("replay.pattern", bad == 0, "%d words differ", bad);
-		munmap(p, ri.length);
-	}
-	r = try_mmap(fd, ri.length + 4096, ri.offset, MAP_SHARED);
-	check("bad.mmap_past_replay", r == -EINVAL, "mmap past the replay buffer: %d", r);
+	map_dma_buffer(fd, &ri, "replay", 2246822519u);
 
 	r = replay_dma(fd, SB_REPLAY_DMA_STATUS, 0, 0, 0, &rd);
 	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_TAIL, &tail);

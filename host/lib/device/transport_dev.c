@@ -80,6 +80,17 @@ static int ioc(struct devt *d, unsigned long cmd, void *arg, const char *what)
 	return sb_error_set(errno_to_sb(e), "'%s': %s: %s", d->path, what, strerror(e));
 }
 
+/* SB_ERR_NOT_SUPPORTED unless the module speaks uapi 1.minor, which 'what' needs. */
+static int need_minor(const struct devt *d, uint32_t minor, const char *what)
+{
+	if ((d->api_version & 0xFFFF) >= minor)
+		return 0;
+	return sb_error_set(SB_ERR_NOT_SUPPORTED,
+	                    "'%s': the stackbench module speaks interface %u.%u; %s needs 1.%u: "
+	                    "update the module",
+	                    d->path, d->api_version >> 16, d->api_version & 0xFFFF, what, minor);
+}
+
 static int region_info(struct devt *d, uint32_t index, struct sb_region_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
@@ -331,13 +342,11 @@ static int dev_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
 static int dev_replay_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
 {
 	struct devt *d = priv;
+	int err;
 
-	if ((d->api_version & 0xFFFF) < 2)
-		return sb_error_set(
-		    SB_ERR_NOT_SUPPORTED,
-		    "'%s': the stackbench module speaks interface %u.%u; trace replay needs 1.2 "
-		    "(SB_IOC_REPLAY_DMA, a buffer the board reads): update the module",
-		    d->path, d->api_version >> 16, d->api_version & 0xFFFF);
+	if ((err = need_minor(d, 2, "trace replay (SB_IOC_REPLAY_DMA, a buffer the board reads)")) <
+	    0)
+		return err;
 	if (!(d->info.flags & SB_DEVICE_F_REPLAY_DMA))
 		return sb_error_set(SB_ERR_NOT_SUPPORTED,
 		                    "'%s': the module has no replay buffer (the board has no "
@@ -363,13 +372,10 @@ static int dev_trace_dma_setup(void *priv, const struct sb_dma_buf *buf)
 {
 	struct devt *d = priv;
 	struct sb_trace_dma t = {.size = sizeof(t), .op = SB_TRACE_DMA_SETUP};
+	int err;
 
-	if ((d->api_version & 0xFFFF) < 1)
-		return sb_error_set(
-		    SB_ERR_NOT_SUPPORTED,
-		    "'%s': the stackbench module speaks interface %u.%u; trace capture "
-		    "by DMA needs 1.1 (SB_IOC_TRACE_DMA): update the module",
-		    d->path, d->api_version >> 16, d->api_version & 0xFFFF);
+	if ((err = need_minor(d, 1, "trace capture by DMA (SB_IOC_TRACE_DMA)")) < 0)
+		return err;
 	if (buf->bus < d->trace.bus_addr ||
 	    buf->bus - d->trace.bus_addr + buf->len > d->trace.length ||
 	    (buf->bus - d->trace.bus_addr) % 32 || buf->len / 32 * 32 > UINT32_MAX)
