@@ -15,7 +15,7 @@ $sb run examples/quick.yaml --db "$out/stackbench.db"
 $sb export --db "$out/stackbench.db" --format csv --out "$out/points.csv"
 $sb export --db "$out/stackbench.db" --format csv --table samples --out "$out/samples.csv"
 $sb export --db "$out/stackbench.db" --format json --samples --out "$out/results.json"
-$sb report --db "$out/stackbench.db" --out "$out/figures"
+$sb report --db "$out/stackbench.db" --plots "$out/figures"
 echo
 echo "quickstart: results database  $out/stackbench.db   (stackbench list --db $out/stackbench.db)"
 echo "quickstart: CSV exports       $out/points.csv $out/samples.csv"

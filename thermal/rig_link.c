@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <ftdi.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,12 +254,20 @@ static int ftdi_open(struct sb_rig_link *l, const char *serial)
 	}
 	rc = ftdi_usb_open_desc(f->ctx, FTDI_VID, FTDI_PID_FT232R, NULL, serial);
 	if (rc < 0) {
-		/* -3: no device; -4, -5: cannot open or claim it (permissions, ftdi_sio). */
+		/* libftdi 1.5: -3 no device; -4 its node cannot be opened (permissions), -8
+		 * claiming refused for lack of permission; -5 claimed (ftdi_sio, another
+		 * process); anything else: the chip refused a request (reset, baud rate). */
+		bool perm = rc == -4 || rc == -8;
+
 		err =
 		    sb_error_set(rc == -3   ? SB_ERR_NOT_FOUND
-		                 : rc == -4 ? SB_ERR_PERM
-		                            : SB_ERR_BUSY,
-		                 "cannot open the %s: %s", f->name, ftdi_get_error_string(f->ctx));
+		                 : perm     ? SB_ERR_PERM
+		                 : rc == -5 ? SB_ERR_BUSY
+		                            : SB_ERR_IO,
+		                 "cannot open the %s: %s%s", f->name, ftdi_get_error_string(f->ctx),
+		                 perm ? "; permission denied: install the udev rules and join "
+		                        "group 'stackbench' (docs/instruments.md)"
+		                      : "");
 		goto fail_open;
 	}
 	f->ctx->usb_read_timeout = 100;

@@ -140,12 +140,16 @@ static int open_ftdi(struct wattsup *w, const char *serial)
 			    "no FTDI FT232R (USB 0403:6001%s%s) is attached for '%s'; "
 			    "'stackbench instruments' lists what is",
 			    *serial ? " serial " : "", serial, w->conn);
-		if (r == -8 || strstr(why, "insufficient permissions"))
+		/* libftdi 1.5: -4 libusb_open() failed (no access to the device node, or the
+		 * adapter went away since the bus was listed), -8 claiming refused for lack of
+		 * permission. */
+		if (r == -4 || r == -8)
 			return sb_error_set(
 			    SB_ERR_PERM,
-			    "'%s': permission denied on the FTDI adapter; install the "
-			    "udev rules and join group 'stackbench' (docs/instruments.md)",
-			    w->conn);
+			    "'%s': permission denied on the FTDI adapter (libftdi: %s); "
+			    "install the udev rules and join group 'stackbench' "
+			    "(docs/instruments.md)",
+			    w->conn, why);
 		if (r == -5 || strstr(why, "claim"))
 			return sb_error_set(
 			    SB_ERR_BUSY,

@@ -108,6 +108,18 @@ const char *sb_cli_fmt_ns(char *buf, size_t size, double ns);
  */
 int sb_cli_store_error(int err);
 
+/*
+ * Refuse outputs that would replace an input or each other: outs (NULLs skipped) against
+ * inputs and extra (more inputs, e.g. device files), each output also against the ones before
+ * it. Returns 0 or prints the error and returns SB_EXIT_USAGE.
+ */
+int sb_cli_check_outputs(const char *const *outs, size_t nouts, char *const *inputs, int ninputs,
+                         const char *const *extra, size_t nextra);
+
+/* Write a JSON report: to standard output for "-", else atomically to path with a final
+ * newline. Returns 0 or prints the error and returns its exit code. */
+int sb_cli_write_json(const char *path, const char *text);
+
 /* s quoted for a POSIX shell (single quotes), to print a command a user can paste. */
 const char *sb_cli_shell_quote(char *buf, size_t size, const char *s);
 

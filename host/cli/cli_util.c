@@ -10,6 +10,8 @@
 #include "cli.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/output.h"
+#include "stackbench/util.h"
 #include "stackbench/version.h"
 
 int sb_cli_error(int err)
@@ -135,4 +137,46 @@ int sb_cli_store_error(int err)
 	return err == SB_ERR_NOT_FOUND || err == SB_ERR_DB || err == SB_ERR_VERSION
 	           ? SB_EXIT_INPUT
 	           : SB_EXIT_FAILURE;
+}
+
+int sb_cli_check_outputs(const char *const *outs, size_t nouts, char *const *inputs, int ninputs,
+                         const char *const *extra, size_t nextra)
+{
+	enum { MAX = 128 };
+	const char *ins[MAX];
+	size_t nin = 0;
+	int err;
+
+	for (int i = 0; i < ninputs && nin < MAX; i++)
+		ins[nin++] = inputs[i];
+	for (size_t i = 0; i < nextra && nin < MAX; i++)
+		ins[nin++] = extra[i];
+	for (size_t i = 0; i < nouts; i++) {
+		if (!outs[i])
+			continue;
+		if ((err = sb_output_check_inputs(outs[i], ins, nin)) < 0)
+			return sb_cli_error(err);
+		if (nin < MAX)
+			ins[nin++] = outs[i];
+	}
+	return 0;
+}
+
+int sb_cli_write_json(const char *path, const char *text)
+{
+	size_t len = strlen(text);
+	char *buf;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		printf("%s\n", text);
+		return 0;
+	}
+	if (!(buf = malloc(len + 1)))
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	memcpy(buf, text, len);
+	buf[len] = '\n';
+	err = sb_write_file_atomic(path, buf, len + 1);
+	free(buf);
+	return err < 0 ? sb_cli_error(err) : 0;
 }

@@ -28,7 +28,7 @@ static void devices_help(FILE *out)
 	        "\n"
 	        "  -a, --all            every PCI function, not only boards\n"
 	        "  -j, --json           print a JSON array instead of text\n"
-	        "  -t, --topology FILE  take NUMA locality from a recorded hwloc topology\n"
+	        "      --topology FILE  take NUMA locality from a recorded hwloc topology\n"
 	        "                       (lstopo --of xml) instead of this machine's\n"
 	        "      --sysfs DIR      scan this copy of /sys/bus/pci instead\n"
 	        "  -h, --help           this help\n");
@@ -145,7 +145,7 @@ static int devices_run(int argc, char **argv)
 	int json = 0, c, err, rc;
 	size_t n;
 
-	while ((c = getopt_long(argc, argv, "ajt:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ajh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			flags |= SB_PCIDEV_ALL;

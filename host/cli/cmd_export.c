@@ -27,9 +27,9 @@ static void export_help(FILE *out)
 	    "  -d, --db PATH       results database (default: $STACKBENCH_DB or stackbench.db)\n"
 	    "  -f, --format F      csv or json (required)\n"
 	    "  -c, --campaign ID   one campaign (default: all)\n"
-	    "  -t, --table NAME    CSV only: points (default), ports, samples, events,\n"
+	    "      --table NAME    CSV only: points (default), ports, samples, events,\n"
 	    "                      campaigns\n"
-	    "  -s, --samples       JSON only: include the sampled time series\n"
+	    "      --samples       JSON only: include the sampled time series\n"
 	    "  -o, --out FILE      write FILE (atomically) instead of stdout\n"
 	    "  -h, --help          this help\n");
 }
@@ -50,7 +50,7 @@ static int export_run(int argc, char **argv)
 	uint64_t id = 0;
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "d:f:c:t:so:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:f:c:o:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;

@@ -99,6 +99,8 @@ static int on_event(struct follow *f, const cJSON *ev)
 		    .last_power_w = sb_cli_json_num(ev, "power_w", NAN),
 		    .last_attempt = (unsigned)sb_cli_json_num(ev, "attempt", 0),
 		    .last_failed = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "failed")),
+		    .last_rig_fault =
+		        cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ev, "rig_fault")),
 		};
 
 		if (!strcmp(kind, "point_finished")) {

@@ -33,12 +33,12 @@ static void lifetimes_help(FILE *out)
 	        "  -f, --format FMT       scalesim (run or layer folder), gpgpusim (cache log),\n"
 	        "                         csv, sbt (default: from the first INPUT's name)\n"
 	        "      --clock-ghz F      clock of cycle traces (default 1)\n"
-	        "  -d, --devices FILE     device library, a name or a path (repeat to combine;\n"
+	        "      --devices FILE     device library, a name or a path (repeat to combine;\n"
 	        "                         default: %s)\n"
 	        "      --policy P         caches: write-allocate (default) or no-write-allocate\n"
 	        "  -j, --json OUT         write the JSON report ('-': standard output)\n"
 	        "      --csv OUT          write the exact lifetime histogram as CSV\n"
-	        "      --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
+	        "  -P, --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
 	        "      --word-bytes N     SCALE-Sim element size in bytes (default 1)\n"
 	        "      --block-bytes N    GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
 	        "%s"
@@ -180,7 +180,7 @@ static int lifetimes_run(int argc, char **argv)
 	int c, rc, err;
 
 	sb_confidence_rules_default(&rules);
-	while ((c = getopt_long(argc, argv, "f:d:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0 ||
@@ -206,6 +206,7 @@ static int lifetimes_run(int argc, char **argv)
 		case OPT_CSV:
 			csv = optarg;
 			break;
+		case 'P':
 		case OPT_PLOTS:
 			plots = optarg;
 			break;
@@ -235,21 +236,10 @@ static int lifetimes_run(int argc, char **argv)
 	/* no output may replace an input (trace or device file) or another output */
 	{
 		const char *outs[] = {json, csv, plots};
-		const char *ins[64 + 3];
-		size_t nin = 0;
 
-		for (int i = optind; i < argc && nin < 64; i++)
-			ins[nin++] = argv[i];
-		for (size_t i = 0; i < ndevfiles && nin < 64; i++)
-			ins[nin++] = devfiles[i];
-		for (size_t i = 0; i < SB_ARRAY_SIZE(outs); i++) {
-			if (outs[i] && (err = sb_output_check_inputs(outs[i], ins, nin)) < 0) {
-				rc = sb_cli_error(err);
-				goto out;
-			}
-			if (outs[i])
-				ins[nin++] = outs[i];
-		}
+		if ((rc = sb_cli_check_outputs(outs, 3, argv + optind, argc - optind, devfiles,
+		                               ndevfiles)) != 0)
+			goto out;
 	}
 	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
 		goto out;
@@ -281,19 +271,8 @@ static int lifetimes_run(int argc, char **argv)
 			rc = sb_cli_error(err);
 			goto out;
 		}
-		if (!strcmp(json, "-")) {
-			printf("%s\n", text);
-		} else {
-			size_t len = strlen(text);
-
-			text[len] = '\n'; /* the NUL becomes the final newline */
-			err = sb_write_file_atomic(json, text, len + 1);
-			text[len] = '\0';
-			if (err < 0) {
-				rc = sb_cli_error(err);
-				goto out;
-			}
-		}
+		if ((rc = sb_cli_write_json(json, text)) != 0)
+			goto out;
 	}
 	if (csv && (err = sb_lifetime_write_csv(&res, csv)) < 0) {
 		rc = sb_cli_error(err);

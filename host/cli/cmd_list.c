@@ -20,7 +20,7 @@ static void list_help(FILE *out)
 	        "points in all, start and finish time (UTC), content hash and campaign file.\n"
 	        "\n"
 	        "  -d, --db PATH   results database (default: $STACKBENCH_DB or stackbench.db)\n"
-	        "      --json      one JSON object: schema_version and the campaigns\n"
+	        "  -j, --json      one JSON object: schema_version and the campaigns\n"
 	        "  -h, --help      this help\n");
 }
 
@@ -94,7 +94,7 @@ static int list_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"db", required_argument, NULL, 'd'},
-	    {"json", no_argument, NULL, 'J'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -104,12 +104,12 @@ static int list_run(int argc, char **argv)
 	unsigned n = 0;
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
 			break;
-		case 'J':
+		case 'j':
 			json = true;
 			break;
 		case 'h':

@@ -40,7 +40,7 @@ static void locality_help(FILE *out)
 	        "      --zoom-floor N     zooming stops at regions of N bytes (default: a block)\n"
 	        "%s"
 	        "  -j, --json OUT         write the JSON report ('-': standard output)\n"
-	        "      --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
+	        "  -P, --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
 	        "  -h, --help             this help\n",
 	        SB_CLI_CONFIDENCE_HELP);
 }
@@ -191,7 +191,7 @@ static int locality_run(int argc, char **argv)
 	int c, rc, err;
 
 	sb_confidence_rules_default(&lo.rules);
-	while ((c = getopt_long(argc, argv, "f:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("locality", c, optarg, &o)) >= 0 ||
@@ -231,6 +231,7 @@ static int locality_run(int argc, char **argv)
 		case 'j':
 			json = optarg;
 			break;
+		case 'P':
 		case OPT_PLOTS:
 			plots = optarg;
 			break;
@@ -243,17 +244,11 @@ static int locality_run(int argc, char **argv)
 	}
 	/* no output may replace an input or the other output */
 	{
-		const char *ins[64 + 1];
-		size_t nin = 0;
+		const char *outs[] = {json, plots};
 
-		for (int i = optind; i < argc && nin < 64; i++)
-			ins[nin++] = argv[i];
-		if (json && (err = sb_output_check_inputs(json, ins, nin)) < 0)
-			return sb_cli_error(err);
-		if (json)
-			ins[nin++] = json;
-		if (plots && (err = sb_output_check_inputs(plots, ins, nin)) < 0)
-			return sb_cli_error(err);
+		if ((rc = sb_cli_check_outputs(outs, 2, argv + optind, argc - optind, NULL, 0)) !=
+		    0)
+			return rc;
 	}
 	if ((rc = sb_cli_trace_open("locality", &o, argv + optind, argc - optind, &r)) != 0)
 		return rc;
@@ -275,19 +270,8 @@ static int locality_run(int argc, char **argv)
 			rc = sb_cli_error(err);
 			goto out;
 		}
-		if (!strcmp(json, "-")) {
-			printf("%s\n", text);
-		} else {
-			size_t len = strlen(text);
-
-			text[len] = '\n'; /* the NUL becomes the final newline */
-			err = sb_write_file_atomic(json, text, len + 1);
-			text[len] = '\0';
-			if (err < 0) {
-				rc = sb_cli_error(err);
-				goto out;
-			}
-		}
+		if ((rc = sb_cli_write_json(json, text)) != 0)
+			goto out;
 	}
 	if (plots && (err = sb_locality_plot(&res, plots)) < 0) {
 		rc = sb_cli_error(err);

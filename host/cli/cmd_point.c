@@ -45,13 +45,13 @@ static void point_help(FILE *out)
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
 	    "and print bandwidth, request rate and latency.\n"
 	    "\n"
-	    "  -d, --device URI      board to use\n"
+	    "      --device URI      board to use\n"
 	    "  -t, --type T          ro (default), wo or rw\n"
 	    "  -s, --size BYTES      request size 16..128 in steps of 16 (default 128)\n"
 	    "  -m, --mask LO-HI      force address bits LO..HI to 0 (on top of the pattern)\n"
 	    "  -p, --pattern NAME    all (default), 1bank 2bank 4bank 8bank 16bank (banks of\n"
 	    "                        vault 0), 1vault 2vault 4vault 8vault 16vault\n"
-	    "  -n, --ports N         ports issuing requests (default: all)\n"
+	    "      --ports N         ports issuing requests (default: all)\n"
 	    "      --mode M          random (default) or linear addresses\n"
 	    "  -D, --duration-us T   microseconds of bench time the ports issue (default 1000)\n"
 	    "      --duration-s S    the same in seconds (thermal runs: 200)\n"
@@ -274,6 +274,36 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	return SB_EXIT_OK;
 }
 
+/* The cooling state: what the actuator knows of it, nothing it does not (NAN). */
+static void print_cooling(const struct sb_cooling_state *c)
+{
+	char line[512];
+	size_t n = (size_t)snprintf(line, sizeof(line), "cooling    %s:", c->name);
+
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		if (n < sizeof(line))                                                              \
+			n += (size_t)snprintf(line + n, sizeof(line) - n, __VA_ARGS__);            \
+	} while (0)
+	if (!isnan(c->fan_supply_v) && !isnan(c->fan_supply_a))
+		ADD(" fans %.1f V %.2f A", c->fan_supply_v, c->fan_supply_a);
+	for (unsigned i = 0; i < c->nfans && i < SB_COOLING_MAX_FANS; i++)
+		ADD("%s fan %u %.0f %% %.0f rpm", i ? "," : "", i, c->duty_pct[i], c->rpm[i]);
+	if (!c->nfans && !isnan(c->fan_rpm))
+		ADD(" (%.0f rpm)", c->fan_rpm);
+	if (!isnan(c->desk_fan_distance_cm))
+		ADD(c->desk_fan_distance_cm > 0 ? ", desk fan %.0f cm" : ", desk fan off",
+		    c->desk_fan_distance_cm);
+	if (!isnan(c->cooling_power_w))
+		ADD(", %.2f W", c->cooling_power_w);
+	if (c->has_heatsink)
+		ADD(", heatsink %.1f C, ambient %.1f C", c->heatsink_c, c->ambient_c);
+	if (c->failsafe)
+		ADD(", FAIL-SAFE (%s)", c->faults_text[0] ? c->faults_text : "faults latched");
+#undef ADD
+	puts(line);
+}
+
 static void print_text(const struct sb_point_spec *s, const char *pattern,
                        const struct sb_point_result *r)
 {
@@ -301,10 +331,7 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 	if (r->total.lost_tags)
 		printf("lost tags  %u\n", r->total.lost_tags);
 	if (r->has_cooling)
-		printf("cooling    %s: fans %.1f V %.2f A (%.0f rpm), desk fan %.0f cm, %.2f W\n",
-		       r->cooling.name, r->cooling.fan_supply_v, r->cooling.fan_supply_a,
-		       r->cooling.fan_rpm, r->cooling.desk_fan_distance_cm,
-		       r->cooling.cooling_power_w);
+		print_cooling(&r->cooling);
 	if (r->has_temperature)
 		printf("hot spot   %.1f C (start %.1f C, max %.1f C%s)\n", r->temperature_c,
 		       r->temperature_start_c, r->temperature_max_c,
@@ -426,7 +453,7 @@ static int point_run(int argc, char **argv)
 	sb_point_spec_init(&spec, 0);
 	sb_capture_config_init(&co.cfg);
 	memset(&cst, 0, sizeof(cst));
-	while ((c = getopt_long(argc, argv, "d:t:s:m:p:n:D:jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:s:m:p:D:jh", opts, NULL)) != -1) {
 		if ((rc = sb_cli_capture_option("point", c, optarg, &co)) >= 0) {
 			if (rc)
 				return rc;

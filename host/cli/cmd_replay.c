@@ -33,7 +33,7 @@ static void replay_help(FILE *out)
 	    "per vault. Inputs: a SCALE-Sim run or layer folder, a GPGPU-Sim log, a CSV or sbt\n"
 	    "trace (several are merged in time order).\n"
 	    "\n"
-	    "  -d, --device URI      board to use\n"
+	    "      --device URI      board to use\n"
 	    "  -f, --format FMT      scalesim, gpgpusim, csv or sbt (default: from the input)\n"
 	    "      --clock-ghz F     clock of cycle traces (default 1 GHz)\n"
 	    "      --word-bytes N    SCALE-Sim element size in bytes (default 1)\n"
@@ -50,7 +50,7 @@ static void replay_help(FILE *out)
 	    "                        memory traffic)\n"
 	    "      --no-coalesce     one request per record instead of merging records of one\n"
 	    "                        time in one 128-byte block\n"
-	    "  -n, --ports LIST      ports that issue, e.g. 0-8 or 0,2 (default: all)\n"
+	    "      --ports LIST      ports that issue, e.g. 0-8 or 0,2 (default: all)\n"
 	    "      --ring-log2 N     descriptors in the host ring: 2^N (default 16)\n"
 	    "      --trace OUT.sbt   capture the replay's own requests (measured timing); the\n"
 	    "                        --trace-* options of 'stackbench point' apply (default\n"
@@ -227,7 +227,7 @@ static int replay_run(int argc, char **argv)
 	co.cfg.burst_records = 0; /* the replay's own trace: every request */
 	co.cfg.gap_cycles = 0;
 	memset(&cst, 0, sizeof(cst));
-	while ((c = getopt_long(argc, argv, "d:f:n:j:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:j:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("replay", c, optarg, &to)) >= 0 ||

@@ -17,7 +17,7 @@ static void report_help(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: stackbench report [--db PATH] [--out DIR] [--campaign ID]... [--compare]\n"
+	    "usage: stackbench report [--db PATH] [--plots DIR] [--campaign ID]... [--compare]\n"
 	    "                         [--format LIST] [--size single|double|WxH] [--font-size PT]\n"
 	    "                         [--no-title] [--html DIR] [--hold-c C]\n"
 	    "\n"
@@ -47,7 +47,7 @@ static void report_help(FILE *out)
 	    "scripts (.gp) are kept beside the images.\n"
 	    "\n"
 	    "  -d, --db PATH       results database (default: $STACKBENCH_DB or stackbench.db)\n"
-	    "  -o, --out DIR       output folder (default: report)\n"
+	    "  -P, --plots DIR     output folder (default: report; --out DIR, -o: the same)\n"
 	    "  -c, --campaign ID   a campaign (repeat for several; default: all); several\n"
 	    "                      campaigns get one set of figures each, named cID_NAME\n"
 	    "      --compare       one set of figures with the campaigns overlaid, their\n"
@@ -91,6 +91,7 @@ static int report_run(int argc, char **argv)
 	enum { OPT_HOLD = 256, OPT_COMPARE, OPT_SIZE, OPT_FONT, OPT_NO_TITLE, OPT_HTML };
 	static const struct option opts[] = {
 	    {"db", required_argument, NULL, 'd'},
+	    {"plots", required_argument, NULL, 'P'},
 	    {"out", required_argument, NULL, 'o'},
 	    {"campaign", required_argument, NULL, 'c'},
 	    {"compare", no_argument, NULL, OPT_COMPARE},
@@ -112,11 +113,12 @@ static int report_run(int argc, char **argv)
 	size_t nids = 0;
 	int c, e;
 
-	while ((c = getopt_long(argc, argv, "d:o:c:f:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:P:o:c:f:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			db = optarg;
 			break;
+		case 'P':
 		case 'o':
 			out = optarg;
 			break;
@@ -174,7 +176,7 @@ static int report_run(int argc, char **argv)
 		return sb_cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
 	if (html && out && strcmp(html, out))
 		return sb_cli_usage_error("report",
-		                          "--html %s and --out %s: the HTML report goes with the "
+		                          "--html %s and --plots %s: the HTML report goes with the "
 		                          "figures; give one folder",
 		                          html, out);
 	ro.out_dir = html ? html : out ? out : "report";

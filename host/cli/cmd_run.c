@@ -60,7 +60,7 @@ static void run_help(FILE *out)
 	        "  -r, --resume      continue the latest campaign of the same name in the\n"
 	        "                    database: points already stored are not run again; refused\n"
 	        "                    if the campaign file changed since that campaign started\n"
-	        "  -j, --jobs N      run points on N devices in parallel, one worker per device\n"
+	        "  -J, --jobs N      run points on N devices in parallel, one worker per device\n"
 	        "                    URI of 'bench.device' (sim: URIs may be reused: each open is\n"
 	        "                    a separate simulated board); results do not depend on N\n"
 	        "  -n, --dry-run     check the file and list its points; run nothing\n"
@@ -163,7 +163,10 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 		if (!isnan(p->last_power_w) && n < sizeof(therm))
 			snprintf(therm + n, sizeof(therm) - n, ", %.1f W", p->last_power_w);
 		snprintf(last, sizeof(last), "%.2f GB/s%s%s (%s)", p->last_bandwidth_gbps, therm,
-		         p->last_failed ? " FAILED" : "", what);
+		         p->last_failed      ? " FAILED"
+		         : p->last_rig_fault ? " RIG FAIL-SAFE"
+		                             : "",
+		         what);
 	}
 	if (!pg->tty) {
 		if (!p->last) {
@@ -176,7 +179,11 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 		fprintf(stderr,
 		        "stackbench %s: point %u/%u %s: %.3f GB/s, %.2f MRPS, %s%s%s, ETA %s\n",
 		        pg->cmd, p->done, p->total, what, p->last_bandwidth_gbps, p->last_mrps, lat,
-		        therm, p->last_failed ? ", THERMAL FAILURE" : "", p->eta_s < 0 ? "?" : eta);
+		        therm,
+		        p->last_failed      ? ", THERMAL FAILURE"
+		        : p->last_rig_fault ? ", COOLING RIG IN FAIL-SAFE"
+		                            : "",
+		        p->eta_s < 0 ? "?" : eta);
 		return;
 	}
 	fprintf(stderr, "\r[");
@@ -248,7 +255,7 @@ static int run_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"db", required_argument, NULL, 'd'},   {"resume", no_argument, NULL, 'r'},
-	    {"jobs", required_argument, NULL, 'j'}, {"dry-run", no_argument, NULL, 'n'},
+	    {"jobs", required_argument, NULL, 'J'}, {"dry-run", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	const char *db = sb_cli_default_db(), *file;
@@ -263,7 +270,7 @@ static int run_run(int argc, char **argv)
 	uint64_t v;
 	int ch, e, rc;
 
-	while ((ch = getopt_long(argc, argv, "d:rj:nh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:rJ:nh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			db = optarg;
@@ -271,7 +278,7 @@ static int run_run(int argc, char **argv)
 		case 'r':
 			ro.resume = true;
 			break;
-		case 'j':
+		case 'J':
 			if (sb_parse_u64(optarg, "--jobs", false, &v) < 0 || !v ||
 			    v > SB_CAMPAIGN_MAX_DEVICES)
 				return sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,

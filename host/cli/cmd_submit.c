@@ -28,8 +28,8 @@ static void submit_help(FILE *out)
 	    "\n"
 	    "  -d, --db PATH       results database (default: $STACKBENCH_DB or stackbench.db,\n"
 	    "                      relative to this folder); you must be able to write it\n"
-	    "  -p, --priority N    higher runs first (-1000..1000, default 0)\n"
-	    "  -j, --jobs N        workers: N boards of the daemon in parallel (default 1)\n"
+	    "      --priority N    higher runs first (-1000..1000, default 0)\n"
+	    "  -J, --jobs N        workers: N boards of the daemon in parallel (default 1)\n"
 	    "      --socket PATH   the daemon's socket (default: $STACKBENCH_SOCKET, your own\n"
 	    "                      daemon's, else /run/stackbench/stackbench.sock)\n"
 	    "  -h, --help          this help\n"
@@ -64,7 +64,7 @@ static int submit_run(int argc, char **argv)
 	size_t len;
 	int ch, rc;
 
-	while ((ch = getopt_long(argc, argv, "d:p:j:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "d:J:h", opts, NULL)) != -1) {
 		char *end;
 
 		switch (ch) {
@@ -77,7 +77,7 @@ static int submit_run(int argc, char **argv)
 				return sb_cli_usage_error("submit", "--priority %s: -1000..1000",
 				                          optarg);
 			break;
-		case 'j':
+		case 'J':
 			jobs = strtoll(optarg, &end, 10);
 			if (*end || end == optarg || jobs < 1 || jobs > 16)
 				return sb_cli_usage_error("submit", "--jobs %s: 1..16", optarg);

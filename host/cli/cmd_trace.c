@@ -166,7 +166,7 @@ static void trace_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: stackbench trace info [OPTIONS] INPUT...\n"
-	        "       stackbench trace convert [OPTIONS] --to csv|sbt -o OUT INPUT...\n"
+	        "       stackbench trace convert [OPTIONS] [--to csv|sbt] --out OUT INPUT...\n"
 	        "\n"
 	        "Read memory-access traces. 'info' prints what a trace holds (clock,\n"
 	        "subpartitions, accesses per kind); 'convert' writes it as CSV or as sbt, the\n"
@@ -178,8 +178,9 @@ static void trace_help(FILE *out)
 	        "      --clock-ghz F    clock of cycle traces (default 1)\n"
 	        "      --word-bytes N   SCALE-Sim element size (default 1)\n"
 	        "      --block-bytes N  GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
-	        "  -t, --to FMT         output format of convert: csv or sbt\n"
-	        "  -o, --output OUT     output file of convert ('-': standard output)\n"
+	        "      --to FMT         output format of convert: csv or sbt\n"
+	        "  -o, --out OUT        output file of convert ('-': standard output; --output\n"
+	        "                       is the same)\n"
 	        "  -h, --help           this help\n");
 }
 
@@ -261,6 +262,7 @@ static int trace_run(int argc, char **argv)
 	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
 	    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
 	    {"to", required_argument, NULL, 't'},
+	    {"out", required_argument, NULL, 'o'},
 	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -274,7 +276,7 @@ static int trace_run(int argc, char **argv)
 	int64_t n;
 
 	/* options may come before or after the action (getopt permutes) */
-	while ((c = getopt_long(argc, argv, "f:t:o:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("trace", c, optarg, &o)) >= 0) {

@@ -462,6 +462,7 @@ static void on_progress(void *ctx, const struct sb_run_progress *p)
 		add_num(o, "temp_c", p->last_temp_c);
 		add_num(o, "power_w", p->last_power_w);
 		cJSON_AddBoolToObject(o, "failed", p->last_failed);
+		cJSON_AddBoolToObject(o, "rig_fault", p->last_rig_fault);
 		add_point(o, p->last);
 	}
 	sbd_emit_object(d, SBD_EV_POINT_FINISHED, bi, j->id, o);

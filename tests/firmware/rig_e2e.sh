@@ -35,6 +35,14 @@ sed "s|rig:/dev/ttyUSB0|rig:$link|" "$examples/rig-thermal.yaml" >"$work/example
 "$exe" run "$work/example.yaml" --dry-run >"$work/dry" 2>&1 || fail "dry run: $(cat "$work/dry")"
 grep -q "12 points" "$work/dry" || fail "example: $(cat "$work/dry")"
 
+# A single point with the rig as the cooling actuator: the text says what the rig knows (its
+# fans' duty and speed, its thermocouples) and nothing it does not (no "nan")
+"$exe" point --rig "rig:$link" --cooling Cfg2 --duration-s 1 >"$work/point" 2>&1 ||
+	fail "point with the rig: $(cat "$work/point")"
+grep -Eq "^cooling    Cfg2: fan 0 [0-9]+ % [0-9]+ rpm, fan 1 [0-9]+ % [0-9]+ rpm.*heatsink [0-9.]+ C, ambient [0-9.]+ C" "$work/point" ||
+	fail "point's cooling line: $(grep cooling "$work/point")"
+! grep -qi nan "$work/point" || fail "nan in the point's output: $(cat "$work/point")"
+
 cat >"$work/c.yaml" <<YAML
 name: rig-e2e
 kind: thermal

@@ -22,6 +22,14 @@ done
 for h in stackbench.h device.h sb_regmap.h instrument.h lifetime.h campaign.h; do
 	test -f "$prefix/include/stackbench/$h" || { echo "missing include/stackbench/$h"; exit 1; }
 done
+# the daemon, its systemd unit (pointing at the installed daemon), the udev rules
+test -x "$prefix/bin/stackbenchd" || { echo "missing bin/stackbenchd"; exit 1; }
+unit=$prefix/lib/systemd/system/stackbenchd.service
+test -f "$unit" || { echo "missing lib/systemd/system/stackbenchd.service"; exit 1; }
+grep -q '^Type=notify$' "$unit" || { echo "the unit is not Type=notify"; exit 1; }
+for r in 60-stackbench.rules 61-stackbench-instruments.rules; do
+	test -f "$prefix/share/stackbench/udev/$r" || { echo "missing share/stackbench/udev/$r"; exit 1; }
+done
 # man pages (one per command) and bash completion
 for m in stackbench stackbench-run stackbench-point stackbench-report; do
 	test -f "$prefix/share/man/man1/$m.1" || { echo "missing share/man/man1/$m.1"; exit 1; }

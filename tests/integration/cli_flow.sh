@@ -46,7 +46,7 @@ sum_db=$(sqlite3 "$db" "SELECT printf('%.6f', sum(bandwidth_gbps)) FROM points")
 sum_json=$(sqlite3 :memory: "SELECT printf('%.6f', sum(value ->> 'bandwidth_gbps')) FROM json_each(readfile('$work/r.json'), '\$.points')")
 [ "$sum_db" = "$sum_json" ] || fail "JSON bandwidths $sum_json, database $sum_db"
 
-"$exe" report --db "$db" --out "$work/fig" >"$work/report" || fail "report: $(cat "$work/report")"
+"$exe" report --db "$db" --plots "$work/fig" >"$work/report" || fail "report: $(cat "$work/report")"
 grep -q "figure mask_bandwidth" "$work/report" || fail "report: $(cat "$work/report")"
 [ "$(head -c 4 "$work/fig/mask_bandwidth.png" | od -An -tx1 | tr -d ' ')" = 89504e47 ] || fail "PNG"
 grep -q "bandwidth (GB/s)" "$work/fig/mask_bandwidth.svg" || fail "SVG y label with units"

@@ -209,7 +209,8 @@ struct sb_run_progress {
 	double last_bandwidth_gbps, last_mrps, last_latency_avg_ns;
 	double last_temp_c, last_power_w; /* steady-state hot spot, mean power (NAN: none) */
 	unsigned last_attempt;            /* 0: first run of the point */
-	bool last_failed;
+	bool last_failed;                 /* the cube failed (thermal failure) */
+	bool last_rig_fault; /* the cooling rig went into its fail-safe (not a cube failure) */
 	/* A long point in progress (in_point: this call reports it, not a stored point): its
 	 * bench time so far and in all, the latest hot spot and power (NAN: none). */
 	bool in_point;

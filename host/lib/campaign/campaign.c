@@ -872,7 +872,8 @@ static void report_progress(struct engine *en, const struct worker *w,
 		pr.last_bandwidth_gbps = r->metrics.bandwidth_gbps;
 		pr.last_mrps = r->metrics.mrps;
 		pr.last_latency_avg_ns = r->metrics.lat_avg_ns;
-		pr.last_failed = r->failed;
+		pr.last_failed = r->failed && !r->rig_fault;
+		pr.last_rig_fault = r->rig_fault;
 		pr.last_temp_c = r->failed ? r->failure.temperature_c : th.temp_steady_c;
 		pr.last_power_w = th.power_avg_w;
 	}
