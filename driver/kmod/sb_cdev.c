@@ -2,11 +2,12 @@
 /*
  * stackbench PCIe driver: the character device /dev/stackbench<N>.
  *
- * ioctl (include/uapi/linux/stackbench.h), mmap of the register region and of the DMA trace
- * buffer, read/poll for events. Every operation holds state_lock for reading and fails with
- * -ENODEV once the board is removed; none accesses user memory while holding it (sb_drv.h).
+ * ioctl (include/uapi/linux/stackbench.h), mmap of the register region and of the DMA buffers
+ * (trace, replay), read/poll for events. Every operation holds state_lock for reading and fails
+ * with -ENODEV once the board is removed; none accesses user memory while holding it
+ * (sb_drv.h).
  *
- * Access (docs/driver.md, "Trust model"): register writes and trace DMA setup need a file
+ * Access (docs/driver.md, "Trust model"): register writes and DMA ring setup need a file
  * opened for writing (-EBADF); the DMA address registers are the driver's (-EPERM for register
  * writes to them); a writable mapping of the registers, which would bypass both, needs
  * CAP_SYS_RAWIO in the opener (-EPERM).
@@ -124,8 +125,10 @@ static void sb_ioc_device_info(struct sb_board *b, struct sb_device_info *di)
 		di->flags |= SB_DEVICE_F_MMAP_EXACT;
 	if (b->irq_vectors)
 		di->flags |= SB_DEVICE_F_MSI;
-	if (b->trace)
+	if (b->trace.pages)
 		di->flags |= SB_DEVICE_F_TRACE_DMA;
+	if (b->replay.pages)
+		di->flags |= SB_DEVICE_F_REPLAY_DMA;
 	di->pci_domain = pci_domain_nr(pdev->bus);
 	di->pci_bus = pdev->bus->number;
 	di->pci_dev = PCI_SLOT(pdev->devfn);
@@ -147,34 +150,43 @@ static void sb_ioc_device_info(struct sb_board *b, struct sb_device_info *di)
 	di->fw_regmap_size = b->fw.regmap_size;
 }
 
+/* The DMA buffer behind a region (NULL: the region is not a DMA buffer). */
+static struct sb_dma_area *sb_region_area(struct sb_board *b, u64 index)
+{
+	switch (index) {
+	case SB_REGION_TRACE:
+		return &b->trace;
+	case SB_REGION_REPLAY:
+		return &b->replay;
+	default:
+		return NULL;
+	}
+}
+
 /* The flags describe what this file may do with the region. */
 static int sb_ioc_region_info(struct sb_board *b, struct file *filp, struct sb_region_info *ri)
 {
 	bool writer = filp->f_mode & FMODE_WRITE;
+	struct sb_dma_area *a = sb_region_area(b, ri->index);
 	u32 index = ri->index;
 
 	memset(ri, 0, sizeof(*ri));
 	ri->index = index;
-	switch (index) {
-	case SB_REGION_REGS:
+	if (index == SB_REGION_REGS) {
 		ri->flags = SB_REGION_F_READ | SB_REGION_F_MMAP;
 		if (writer)
 			ri->flags |= SB_REGION_F_WRITE;
 		if (sb_may_map_regs_writable(filp))
 			ri->flags |= SB_REGION_F_MMAP_WRITE;
 		ri->length = b->regs_len;
-		break;
-	case SB_REGION_TRACE:
-		if (b->trace) {
-			ri->flags = SB_REGION_F_READ | SB_REGION_F_MMAP;
-			if (writer)
-				ri->flags |= SB_REGION_F_WRITE | SB_REGION_F_MMAP_WRITE;
-			ri->length = b->trace_len;
-			ri->bus_addr = b->trace_dma;
-		}
-		break;
-	default:
+	} else if (!a) {
 		return -EINVAL;
+	} else if (a->pages) {
+		ri->flags = SB_REGION_F_READ | SB_REGION_F_MMAP;
+		if (writer)
+			ri->flags |= SB_REGION_F_WRITE | SB_REGION_F_MMAP_WRITE;
+		ri->length = a->len;
+		ri->bus_addr = a->dma;
 	}
 	ri->offset = SB_REGION_OFFSET(index);
 	return 0;
@@ -191,7 +203,7 @@ static int sb_ioc_reg_access(struct sb_board *b, struct file *filp, struct sb_re
 	if (write && !(filp->f_mode & FMODE_WRITE))
 		return -EBADF;
 	if (write && sb_reg_dma_owned(b, ra->offset, ra->op == SB_REG_WRITE64 ? 8 : 4))
-		return -EPERM; /* SB_IOC_TRACE_DMA programs those */
+		return -EPERM; /* SB_IOC_TRACE_DMA and SB_IOC_REPLAY_DMA program those */
 	switch (ra->op) {
 	case SB_REG_READ32:
 		v32 = 0;
@@ -218,6 +230,7 @@ union sb_ioc_arg {
 	struct sb_region_info region;
 	struct sb_reg_io reg;
 	struct sb_trace_dma trace;
+	struct sb_replay_dma replay;
 };
 
 static long sb_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
@@ -247,6 +260,9 @@ static long sb_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case SB_IOC_TRACE_DMA:
 		size = sizeof(a.trace);
 		break;
+	case SB_IOC_REPLAY_DMA:
+		size = sizeof(a.replay);
+		break;
 	default:
 		return -ENOTTY;
 	}
@@ -269,8 +285,11 @@ static long sb_ioctl(struct file *filp, unsigned int cmd, unsigned long arg)
 	case SB_IOC_REG_ACCESS:
 		ret = sb_ioc_reg_access(b, filp, &a.reg);
 		break;
-	default:
+	case SB_IOC_TRACE_DMA:
 		ret = sb_trace_dma_ioctl(b, &a.trace, filp->f_mode & FMODE_WRITE);
+		break;
+	default:
+		ret = sb_replay_dma_ioctl(b, &a.replay, filp->f_mode & FMODE_WRITE);
 		break;
 	}
 	sb_board_put_live(b);
@@ -320,7 +339,7 @@ static __poll_t sb_poll(struct file *filp, poll_table *wait)
 /*
  * Mappings of the register region are inserted page by page at fault time, so a removal
  * (which sets 'removed' and then zaps them) can never race with a mapping being set up: a
- * later fault sees 'removed' and gets SIGBUS. The trace buffer's mappings are sb_trace.c's.
+ * later fault sees 'removed' and gets SIGBUS. The DMA buffers' mappings are sb_dma.c's.
  */
 static vm_fault_t sb_regs_vm_fault(struct vm_fault *vmf)
 {
@@ -385,7 +404,8 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 		vma->vm_page_prot = pgprot_noncached(vma->vm_page_prot);
 		break;
 	case SB_REGION_TRACE:
-		ret = sb_trace_mmap(b, vma, pgoff, npages);
+	case SB_REGION_REPLAY:
+		ret = sb_dma_area_mmap(sb_region_area(b, region), vma, pgoff, npages);
 		break;
 	default:
 		ret = -EINVAL;
@@ -397,7 +417,7 @@ static int sb_mmap(struct file *filp, struct vm_area_struct *vma)
 
 /*
  * After 'removed' is set: take the pages of every register mapping away (the file offsets of
- * region 0). Mappings of the trace buffer stay: their pages are the driver's, not the device's.
+ * region 0). Mappings of the DMA buffers stay: their pages are the driver's, not the device's.
  */
 void sb_cdev_zap_mappings(struct sb_board *b)
 {

@@ -6,10 +6,11 @@
  * device's release frees the board. Every open file holds a reference, so a board that is
  * removed (unbind, hot-unplug, rmmod after close) while a process holds /dev/stackbench<N>
  * open lives on, marked 'removed': every file operation then fails with -ENODEV, poll reports
- * EPOLLERR | EPOLLHUP and a touch of an existing register mapping gets SIGBUS. The DMA trace
- * buffer (struct sb_trace_buf, sb_trace.c) has a life of its own: the board and every user
- * mapping of it hold a reference; removal unmaps its DMA side and drops the board's, so
- * existing mappings stay valid but detached until the last one goes and frees the pages.
+ * EPOLLERR | EPOLLHUP and a touch of an existing register mapping gets SIGBUS. The DMA
+ * buffers (trace and replay: struct sb_dma_pages, sb_dma.c) have a life of their own: the
+ * board and every user mapping of one hold a reference; removal unmaps its DMA side and drops
+ * the board's, so existing mappings stay valid but detached until the last one goes and frees
+ * the pages.
  *
  * Locking, outermost first:
  *   mmap_lock (the mm's) held by the mm around sb_mmap and the mapping callbacks.
@@ -20,7 +21,9 @@
  *                       mmap_lock, the reverse order, which deadlocks against an mmap or a
  *                       fault waiting behind a queued removal. ioctls copy their argument in
  *                       before taking it and out after releasing it.
- *   trace_lock (mutex)  the trace ring (SB_IOC_TRACE_DMA: its register sequence and bounds).
+ *   trace.lock, replay.lock (mutexes, never both held)
+ *                       a DMA ring (SB_IOC_TRACE_DMA, SB_IOC_REPLAY_DMA: its register sequence
+ *                       and bounds).
  *   files_lock (mutex)  the list of open files (to zap their mappings on removal), pollers.
  *   reg_lock (mutex)    serializes 64-bit register pairs and the bridge mailbox.
  *   ev_lock (spinlock)  event bookkeeping.
@@ -30,6 +33,7 @@
 
 #include <linux/cdev.h>
 #include <linux/device.h>
+#include <linux/dma-direction.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -69,16 +73,30 @@ enum sb_kind {
 };
 
 /*
- * The DMA trace buffer: pages of the driver (alloc_pages_exact: order-0 pages, each with its
- * own reference count) that the board writes through a streaming DMA mapping. Referenced by
+ * A DMA buffer's pages: pages of the driver (alloc_pages_exact: order-0 pages, each with its
+ * own reference count) that the board reaches through a streaming DMA mapping. Referenced by
  * the board until removal and by every user mapping; the last reference frees the pages.
  */
-struct sb_trace_buf {
+struct sb_dma_pages {
 	struct kref ref;
 	void *cpu;
 	size_t len;
-	bool detached; /* the board was removed while the buffer was still mapped */
-	char name[16]; /* the board's device name, for the log */
+	bool detached;    /* the board was removed while the buffer was still mapped */
+	const char *what; /* "trace" or "replay", for the log */
+	char name[16];    /* the board's device name, for the log */
+};
+
+/* The board's side of a DMA buffer (sb_dma.c) and the ring its registers point at. */
+struct sb_dma_area {
+	struct mutex lock;          /* the ring: its register sequence and bounds */
+	struct sb_dma_pages *pages; /* NULL: none, or the board was removed */
+	dma_addr_t dma;             /* bus address of the buffer (while pages is set) */
+	size_t len;
+	enum dma_data_direction dir;
+	u32 ring_off, ring_len; /* bytes of the buffer the board's registers hold */
+	/* The block's registers that point the board at the ring (offsets in the register space):
+	 * its control register, the ring's extent (size or log2) and its 64-bit bus address. */
+	u32 reg_control, reg_extent, reg_addr;
 };
 
 struct sb_fw {
@@ -108,8 +126,9 @@ struct sb_board {
 	u32 mb_seq;
 
 	struct sb_fw fw;
-	u32 irq_block;   /* offset of the irq block, or U32_MAX when absent */
-	u32 trace_block; /* offset of the trace block, or U32_MAX when absent */
+	u32 irq_block;    /* offset of the irq block, or U32_MAX when absent */
+	u32 trace_block;  /* offset of the trace block, or U32_MAX when absent */
+	u32 replay_block; /* offset of the replay block, or U32_MAX when absent */
 
 	/* Events: MSI/MSI-X when irq_vectors > 0, else a polling work item. */
 	int irq_vectors;
@@ -125,12 +144,10 @@ struct sb_board {
 	struct mutex files_lock;
 	struct list_head files;
 
-	/* The DMA trace buffer (NULL: none, or the board was removed) and the ring in it. */
-	struct mutex trace_lock;
-	struct sb_trace_buf *trace;
-	dma_addr_t trace_dma; /* bus address of the buffer (while trace is set) */
-	size_t trace_len;
-	u32 ring_off, ring_len; /* what trace.buf_addr and buf_size hold, relative to the buffer */
+	/* The DMA buffers and the rings in them (trace.buf_addr/buf_size, replay.ring_addr). */
+	struct sb_dma_area trace;
+	struct sb_dma_area replay;
+	u32 replay_log2; /* what replay.ring_log2 holds */
 };
 
 struct sb_file {
@@ -164,14 +181,25 @@ bool sb_events_pending(struct sb_board *b, struct sb_file *f);
 void sb_events_collect(struct sb_board *b, struct sb_file *f, u32 *events, u32 *count,
                        u64 *time_ns);
 
+/* sb_dma.c */
+int sb_dma_area_alloc(struct sb_board *b, struct sb_dma_area *a, size_t len,
+                      enum dma_data_direction dir, const char *what);
+void sb_dma_area_release(struct sb_board *b, struct sb_dma_area *a);
+int sb_dma_area_mmap(struct sb_dma_area *a, struct vm_area_struct *vma, unsigned long pgoff,
+                     unsigned long npages);
+int sb_dma_point(struct sb_board *b, struct sb_dma_area *a, u64 addr, u32 extent);
+int sb_dma_area_point(struct sb_board *b, struct sb_dma_area *a, u32 off, u32 extent, u32 ring_len);
+void sb_dma_area_stop(struct sb_board *b, struct sb_dma_area *a);
+
 /* sb_trace.c */
 struct sb_trace_dma;
 int sb_trace_init(struct sb_board *b);
-void sb_trace_stop(struct sb_board *b);
-void sb_trace_release(struct sb_board *b);
-int sb_trace_mmap(struct sb_board *b, struct vm_area_struct *vma, unsigned long pgoff,
-                  unsigned long npages);
 int sb_trace_dma_ioctl(struct sb_board *b, struct sb_trace_dma *td, bool writer);
+
+/* sb_replay.c */
+struct sb_replay_dma;
+int sb_replay_init(struct sb_board *b);
+int sb_replay_dma_ioctl(struct sb_board *b, struct sb_replay_dma *rd, bool writer);
 
 /* sb_cdev.c */
 extern const struct file_operations sb_fops;

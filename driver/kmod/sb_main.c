@@ -6,7 +6,8 @@
  * module parameter ac510_device_id) and, with test_mode=1, QEMU's ivshmem-plain device
  * (1af4:1110) served by the stackbench bridge, which is how the driver is tested without a
  * board. Everything else lives in userspace: the driver maps the register BAR, checks the
- * firmware identity, delivers events and owns the DMA trace buffer.
+ * firmware identity, delivers events and owns the DMA buffers (trace and replay) and the
+ * registers that point the board at them.
  */
 #include <linux/idr.h>
 #include <linux/module.h>
@@ -67,7 +68,9 @@ static void sb_board_release(struct device *dev)
 {
 	struct sb_board *b = sb_board_from_dev(dev);
 
-	sb_trace_release(b); /* normally at removal already */
+	/* Normally at removal already. */
+	sb_dma_area_release(b, &b->replay);
+	sb_dma_area_release(b, &b->trace);
 	ida_free(&sb_minors, b->minor);
 	pci_dev_put(b->pdev);
 	kfree(b);
@@ -151,10 +154,12 @@ static int sb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	init_rwsem(&b->state_lock);
 	mutex_init(&b->reg_lock);
 	mutex_init(&b->files_lock);
-	mutex_init(&b->trace_lock);
+	mutex_init(&b->trace.lock);
+	mutex_init(&b->replay.lock);
 	INIT_LIST_HEAD(&b->files);
 	b->irq_block = U32_MAX;
 	b->trace_block = U32_MAX;
+	b->replay_block = U32_MAX;
 	/* From here on the board is freed by put_device() (sb_board_release). */
 	device_initialize(&b->dev);
 	b->dev.class = sb_class;
@@ -178,9 +183,12 @@ static int sb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = sb_trace_init(b);
 	if (ret)
 		goto fail_master;
-	ret = sb_events_init(b);
+	ret = sb_replay_init(b);
 	if (ret)
 		goto fail_trace;
+	ret = sb_events_init(b);
+	if (ret)
+		goto fail_replay;
 	cdev_init(&b->cdev, &sb_fops);
 	b->cdev.owner = THIS_MODULE;
 	ret = cdev_device_add(&b->cdev, &b->dev);
@@ -189,21 +197,25 @@ static int sb_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	pci_set_drvdata(pdev, b);
 	dev_info(&pdev->dev,
 	         "%s: %s, firmware %u.%u (build %#x), regmap %#010x, %pa bytes of registers in "
-	         "BAR%d, events by %s, trace buffer %zu KiB\n",
+	         "BAR%d, events by %s, trace buffer %zu KiB, replay buffer %zu KiB\n",
 	         dev_name(&b->dev),
 	         b->kind == SB_KIND_IVSHMEM ? "simulated board (test mode)" : "AC-510",
 	         b->fw.fw_version >> 16, b->fw.fw_version & 0xffff, b->fw.build_id,
 	         b->fw.regmap_hash, &b->regs_len, b->regs_bar, b->irq_vectors ? "MSI" : "polling",
-	         b->trace ? b->trace_len / 1024 : 0);
+	         b->trace.pages ? b->trace.len / 1024 : 0,
+	         b->replay.pages ? b->replay.len / 1024 : 0);
 	return 0;
 
 fail_events:
 	b->removed = true;
 	sb_events_teardown(b);
+fail_replay:
+	sb_dma_area_stop(b, &b->replay);
 fail_trace:
-	sb_trace_stop(b);
+	sb_dma_area_stop(b, &b->trace);
 	pci_clear_master(pdev);
-	sb_trace_release(b);
+	sb_dma_area_release(b, &b->replay);
+	sb_dma_area_release(b, &b->trace);
 fail_master:
 	pci_clear_master(pdev);
 fail_unmap:
@@ -219,7 +231,7 @@ fail_put:
  * Removal (unbind, hot-unplug, rmmod): the board may still be open. Mark it removed (waiting
  * for operations in flight), take the register mappings away, quiesce the board, stop and
  * unmap its DMA and give back its resources; open files keep the struct alive and get -ENODEV
- * until they close, mappings of the trace buffer keep its pages (detached) until they go.
+ * until they close, mappings of the DMA buffers keep their pages (detached) until they go.
  */
 static void sb_remove(struct pci_dev *pdev)
 {
@@ -231,9 +243,11 @@ static void sb_remove(struct pci_dev *pdev)
 	up_write(&b->state_lock);
 	sb_cdev_zap_mappings(b);
 	sb_events_teardown(b);
-	sb_trace_stop(b);
+	sb_dma_area_stop(b, &b->replay);
+	sb_dma_area_stop(b, &b->trace);
 	pci_clear_master(pdev);
-	sb_trace_release(b);
+	sb_dma_area_release(b, &b->replay);
+	sb_dma_area_release(b, &b->trace);
 	sb_unmap_regs(b);
 	pci_disable_device(pdev);
 	pci_set_drvdata(pdev, NULL);

@@ -188,38 +188,112 @@ int sb_reg_write64(struct sb_board *b, u32 off, u64 val)
 }
 
 /*
- * Registers that hold a DMA address, or bound a DMA range, are the driver's (docs/driver.md,
- * "Trust model"): whoever writes them decides which host memory the board writes. The trace
- * block's, as byte ranges [start, end) of the block; a DMA-address register added to the
- * register map later gets a line here (and its block's offset, if in another block).
+ * The blocks the driver itself uses, and where it keeps their offsets. Those with DMA
+ * registers (dma) must appear at most once and in the major version the driver was built for:
+ * the driver guards the registers of the layout it knows, in the block it found.
  */
 static const struct {
-	u32 start, end;
-} sb_trace_dma_regs[] = {
-    {SB_TRACE_BUF_ADDR, SB_TRACE_BUF_SIZE + 4}, /* trace.buf_addr (64 bits), trace.buf_size */
+	u32 type, version;
+	bool dma;
+	size_t slot; /* offsetof the block's offset in struct sb_board */
+	const char *name;
+} sb_used_blocks[] = {
+    {SB_BLK_IRQ_TYPE, SB_BLK_IRQ_VERSION, false, offsetof(struct sb_board, irq_block), "irq"},
+    {SB_BLK_TRACE_TYPE, SB_BLK_TRACE_VERSION, true, offsetof(struct sb_board, trace_block),
+     "trace"},
+    {SB_BLK_REPLAY_TYPE, SB_BLK_REPLAY_VERSION, true, offsetof(struct sb_board, replay_block),
+     "replay"},
 };
+
+/*
+ * Registers that hold a DMA address, or bound a DMA range, are the driver's (docs/driver.md,
+ * "Trust model"): whoever writes them decides which host memory the board writes (trace) or
+ * reads (replay). Each is listed as the 32-bit words it occupies, at their offsets in the
+ * generated register map; a DMA register added to the map later gets its words here (and its
+ * block a line in sb_used_blocks, with dma set).
+ */
+static const struct {
+	u32 type; /* block type */
+	u32 word; /* byte offset of the 32-bit word in the block */
+} sb_dma_words[] = {
+    {SB_BLK_TRACE_TYPE, SB_TRACE_BUF_ADDR_LO},    {SB_BLK_TRACE_TYPE, SB_TRACE_BUF_ADDR_HI},
+    {SB_BLK_TRACE_TYPE, SB_TRACE_BUF_SIZE},       {SB_BLK_REPLAY_TYPE, SB_REPLAY_RING_ADDR_LO},
+    {SB_BLK_REPLAY_TYPE, SB_REPLAY_RING_ADDR_HI}, {SB_BLK_REPLAY_TYPE, SB_REPLAY_RING_LOG2},
+};
+
+/* The offset of the block of a type the driver uses (U32_MAX: absent, or not used). */
+static u32 sb_block_of(const struct sb_board *b, u32 type)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sb_used_blocks); i++)
+		if (sb_used_blocks[i].type == type)
+			return *(const u32 *)((const char *)b + sb_used_blocks[i].slot);
+	return U32_MAX;
+}
 
 /* Does a register access of width bytes at off touch a register the driver owns? */
 bool sb_reg_dma_owned(const struct sb_board *b, u32 off, u32 width)
 {
 	unsigned int i;
 
-	if (b->trace_block == U32_MAX)
-		return false;
-	for (i = 0; i < ARRAY_SIZE(sb_trace_dma_regs); i++) {
-		u64 start = (u64)b->trace_block + sb_trace_dma_regs[i].start;
-		u64 end = (u64)b->trace_block + sb_trace_dma_regs[i].end;
+	for (i = 0; i < ARRAY_SIZE(sb_dma_words); i++) {
+		u32 blk = sb_block_of(b, sb_dma_words[i].type);
+		u64 start = (u64)blk + sb_dma_words[i].word;
 
-		if (off < end && (u64)off + width > start)
+		if (blk != U32_MAX && off < start + sizeof(u32) && (u64)off + width > start)
 			return true;
 	}
 	return false;
 }
 
+/* Record the block at off when the driver uses its type; -ENODEV when it cannot guard it. */
+static int sb_note_block(struct sb_board *b, u32 off, u32 type)
+{
+	unsigned int i;
+	u32 *slot, version;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(sb_used_blocks); i++) {
+		if (sb_used_blocks[i].type != type)
+			continue;
+		slot = (u32 *)((char *)b + sb_used_blocks[i].slot);
+		if (!sb_used_blocks[i].dma) {
+			if (*slot == U32_MAX)
+				*slot = off;
+			return 0;
+		}
+		if (*slot != U32_MAX) {
+			dev_err(
+			    &b->pdev->dev,
+			    "a second %s block at %#x (the first at %#x); this driver guards the "
+			    "DMA registers of one\n",
+			    sb_used_blocks[i].name, off, *slot);
+			return -ENODEV;
+		}
+		ret = sb_reg_read(b, off + SB_BLK_VERSION, &version);
+		if (ret)
+			return ret;
+		if (SB_BLK_VERSION_MAJOR(version) !=
+		    SB_BLK_VERSION_MAJOR(sb_used_blocks[i].version)) {
+			dev_err(&b->pdev->dev,
+			        "%s block at %#x has version %u.%u; this driver knows the DMA "
+			        "registers of %u.x\n",
+			        sb_used_blocks[i].name, off, SB_BLK_VERSION_MAJOR(version),
+			        SB_BLK_VERSION_MINOR(version),
+			        SB_BLK_VERSION_MAJOR(sb_used_blocks[i].version));
+			return -ENODEV;
+		}
+		*slot = off;
+		return 0;
+	}
+	return 0;
+}
+
 /*
  * Find the firmware-ID block at offset 0, check its type, magic and major version, then walk
  * the NEXT chain (bounded, aligned, in range, no loops) for the blocks the driver itself
- * uses: irq (events) and trace (the DMA buffer address).
+ * uses: irq (events), trace and replay (their DMA registers).
  */
 int sb_fw_check(struct sb_board *b)
 {
@@ -268,16 +342,15 @@ int sb_fw_check(struct sb_board *b)
 	limit = min_t(u64, b->regs_len, b->fw.regmap_size ? b->fw.regmap_size : b->regs_len);
 	b->irq_block = U32_MAX;
 	b->trace_block = U32_MAX;
+	b->replay_block = U32_MAX;
 	for (n = 0; n < 256; n++) {
 		ret = sb_reg_read(b, off + SB_BLK_TYPE, &type);
 		if (!ret)
 			ret = sb_reg_read(b, off + SB_BLK_NEXT, &next);
+		if (!ret)
+			ret = sb_note_block(b, off, type);
 		if (ret)
 			return ret;
-		if (type == SB_BLK_IRQ_TYPE && b->irq_block == U32_MAX)
-			b->irq_block = off;
-		if (type == SB_BLK_TRACE_TYPE && b->trace_block == U32_MAX)
-			b->trace_block = off;
 		if (!next)
 			return 0;
 		if (next % SB_REGMAP_ALIGN || next <= off || next >= limit) {

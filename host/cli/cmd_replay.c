@@ -303,11 +303,9 @@ static int replay_run(int argc, char **argv)
 		goto out;
 	}
 	if (co.out) {
-		/* The capture records the ports the replay issues on; the DMA buffer is the
-		 * replay's descriptor ring (dev: has one), so by default the on-chip buffer. */
+		/* The capture records the ports the replay issues on (by default, on dev: into
+		 * the module's trace buffer; the descriptor ring has a buffer of its own). */
 		co.cfg.port_mask = cfg.port_mask;
-		if (co.cfg.path == SB_CAPTURE_AUTO)
-			co.cfg.path = SB_CAPTURE_ONCHIP;
 		if ((err = sb_capture_open(&cap, dev, &co.cfg, co.out)) < 0) {
 			rc = err == SB_ERR_INVAL
 			         ? sb_cli_usage_error("replay", "%s", sb_error_detail())

@@ -7,9 +7,10 @@
 # The checks come in phases, one shell function each, run in order by main():
 #   no module   pci: through sysfs (the register image), 'stackbench devices'
 #   module      insmod test_mode=1 (events by MSI-X: the device is ivshmem-doorbell), dev:
-#               (exact ioctl path and mmap), bad requests, trace buffer, events, read-only
-#               files, the DMA address registers, MSI, removal while open, rmmod refused while
-#               open, ioctls with faulting arguments racing mmap and unbind (deadlock)
+#               (exact ioctl path and mmap), bad requests, trace and replay buffers, events,
+#               read-only files, the DMA address registers, MSI, removal while open, rmmod
+#               refused while open, ioctls with faulting arguments racing mmap and unbind
+#               (deadlock)
 #   polling     insmod msi=0: polled events, poll_ms, files closed after removal
 #   after       rmmod, then pci: again; the kernel log holds no BUG, WARNING, lockdep, DMA-API
 #               or hung-task report
@@ -163,6 +164,10 @@ phase_module() {
 	check_out insmod.poll_ms_zero_refused 22 "Invalid argument" \
 		insmod /lib/stackbench.ko test_mode=1 poll_ms=0
 	grep -q '^stackbench ' /proc/modules && rmmod stackbench
+	# The replay buffer holds at least one page.
+	check_out insmod.replay_kib_zero_refused 22 "Invalid argument" \
+		insmod /lib/stackbench.ko test_mode=1 replay_kib=0
+	grep -q '^stackbench ' /proc/modules && rmmod stackbench
 	# Without test_mode the module leaves ivshmem alone.
 	check insmod.plain insmod /lib/stackbench.ko
 	check_out insmod.plain_no_node 1 "" test -e /dev/stackbench0
@@ -170,7 +175,7 @@ phase_module() {
 	# A generous mailbox timeout: the bridge shares a loaded host with QEMU.
 	check insmod.test_mode insmod /lib/stackbench.ko test_mode=1 bridge_timeout_ms=5000
 	check node.char_device test -c /dev/stackbench0
-	check_out node.dmesg 0 "stackbench0: simulated board \(test mode\)" dmesg
+	check_out node.dmesg 0 "stackbench0: simulated board \(test mode\).*trace buffer 1024 KiB, replay buffer 1024 KiB" dmesg
 	check_out devices.bound 0 "^$BDF  1af4:1110  ivshmem  stackbench .*dev:/dev/stackbench0" \
 		$SB devices
 	check_info info.dev dev:/dev/stackbench0
@@ -185,6 +190,7 @@ phase_module() {
 	vmcheck dev /dev/stackbench0
 	vmcheck bad /dev/stackbench0
 	vmcheck trace /dev/stackbench0
+	vmcheck replay /dev/stackbench0
 	vmcheck events /dev/stackbench0
 	vmcheck rdonly /dev/stackbench0
 	vmcheck dmaregs /dev/stackbench0

@@ -10,14 +10,17 @@
  *   sb_vmcheck after URI      after rmmod: pci: sees what dev: wrote
  *   sb_vmcheck bad PATH       bad requests get errors
  *   sb_vmcheck trace PATH     the DMA trace buffer
+ *   sb_vmcheck replay PATH    the replay buffer: its ring (SB_IOC_REPLAY_DMA), its mapping, the
+ *                             device API through dev:
  *   sb_vmcheck events PATH    event reads and polls: none pending, then an injected one
  *   sb_vmcheck rdonly PATH    what a read-only file may and may not do
- *   sb_vmcheck dmaregs PATH   the DMA address registers are the driver's (SB_IOC_TRACE_DMA),
- *                             writable register mappings need CAP_SYS_RAWIO
+ *   sb_vmcheck dmaregs PATH   the DMA address registers are the driver's (SB_IOC_TRACE_DMA,
+ *                             SB_IOC_REPLAY_DMA), writable register mappings need CAP_SYS_RAWIO
  *   sb_vmcheck msi PATH BDF   events by MSI-X (ivshmem-doorbell), close after removal
  *   sb_vmcheck pollers PATH BDF  polled events: files closed after removal, then bind again
- *   sb_vmcheck unplug PATH BDF  removal while open (unbind), then bind again; the trace
- *                             buffer stays mapped, readable, and is freed with its last mapping
+ *   sb_vmcheck unplug PATH BDF  removal while open (unbind), then bind again; the trace and
+ *                             replay buffers stay mapped, readable, and are freed with their
+ *                             last mappings
  *   sb_vmcheck deadlock PATH BDF  ioctls whose argument faults (userfaultfd) while an mmap and
  *                             an unbind wait: everything finishes (prints DEADLOCK-DONE last,
  *                             or DEADLOCK-STUCK while a child's threads stay blocked)
@@ -252,6 +255,18 @@ static int trace_dma(int fd, uint32_t op, uint32_t ring_offset, uint32_t ring_si
 	return xioctl(fd, SB_IOC_TRACE_DMA, td);
 }
 
+static int replay_dma(int fd, uint32_t op, uint32_t ring_offset, uint32_t ring_log2, uint32_t tail,
+                      struct sb_replay_dma *rd)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->size = sizeof(*rd);
+	rd->op = op;
+	rd->ring_offset = ring_offset;
+	rd->ring_log2 = ring_log2;
+	rd->tail = tail;
+	return xioctl(fd, SB_IOC_REPLAY_DMA, rd);
+}
+
 /* The offset of the first block of a type, found through dev: (UINT32_MAX when absent). */
 static uint32_t block_of(const char *path, uint32_t type)
 {
@@ -393,6 +408,35 @@ static int phase_bad(const char *path)
 	return 0;
 }
 
+/*
+ * A DMA buffer (region ri, named what) maps whole and holds a pattern of words i * mul written
+ * through the mapping (checks what.mmap, what.pattern); a mapping past its end is refused
+ * (bad.mmap_past_what).
+ */
+static void map_dma_buffer(int fd, const struct sb_region_info *ri, const char *what, uint32_t mul)
+{
+	char name[64];
+	uint32_t *p;
+	size_t bad = 0;
+	int r;
+
+	p = mmap(NULL, ri->length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ri->offset);
+	snprintf(name, sizeof(name), "%s.mmap", what);
+	check(name, p != MAP_FAILED, "mmap of the %s buffer: %s", what, strerror(errno));
+	if (p != MAP_FAILED) {
+		for (size_t i = 0; i < ri->length / 4; i++)
+			p[i] = (uint32_t)i * mul;
+		for (size_t i = 0; i < ri->length / 4; i++)
+			bad += p[i] != (uint32_t)i * mul;
+		snprintf(name, sizeof(name), "%s.pattern", what);
+		check(name, bad == 0, "%zu words differ", bad);
+		munmap(p, ri->length);
+	}
+	r = try_mmap(fd, ri->length + 4096, ri->offset, MAP_SHARED);
+	snprintf(name, sizeof(name), "bad.mmap_past_%s", what);
+	check(name, r == -EINVAL, "mmap past the %s buffer: %d", what, r);
+}
+
 static int phase_trace(const char *path)
 {
 	struct sb_region_info ri;
@@ -401,8 +445,7 @@ static int phase_trace(const char *path)
 	uint32_t trace = 0;
 	uint64_t addr = 0;
 	char uri[300];
-	uint32_t *p;
-	int fd = open(path, O_RDWR), r, bad = 0;
+	int fd = open(path, O_RDWR), r;
 
 	if (fd < 0) {
 		check("trace.open", 0, "open '%s': %s", path, strerror(errno));
@@ -412,18 +455,7 @@ static int phase_trace(const char *path)
 	check("trace.info", r == 0 && ri.length == 1024 * 1024 && ri.bus_addr && ri.flags,
 	      "%d: length 0x%llx bus 0x%llx flags 0x%x", r, (unsigned long long)ri.length,
 	      (unsigned long long)ri.bus_addr, ri.flags);
-	p = mmap(NULL, ri.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)ri.offset);
-	check("trace.mmap", p != MAP_FAILED, "mmap of the trace buffer: %s", strerror(errno));
-	if (p != MAP_FAILED) {
-		for (size_t i = 0; i < ri.length / 4; i++)
-			p[i] = (uint32_t)(i * 2654435761u);
-		for (size_t i = 0; i < ri.length / 4; i++)
-			bad += p[i] != (uint32_t)(i * 2654435761u);
-		check("trace.pattern", bad == 0, "%d words differ", bad);
-		munmap(p, ri.length);
-	}
-	r = try_mmap(fd, ri.length + 4096, ri.offset, MAP_SHARED);
-	check("bad.mmap_past_trace", r == -EINVAL, "mmap past the trace buffer: %d", r);
+	map_dma_buffer(fd, &ri, "trace", 2654435761u);
 	close(fd);
 
 	snprintf(uri, sizeof(uri), "dev:%s", path);
@@ -442,6 +474,155 @@ static int phase_trace(const char *path)
 	if (r == 0)
 		sb_device_dma_free(dev, &buf);
 	sb_device_close(dev);
+	return 0;
+}
+
+/* replay.ring_addr and replay.ring_log2 through the (unguarded) read path. */
+static void replay_ring_regs(int fd, uint32_t replay, uint64_t *addr, uint64_t *log2)
+{
+	*addr = *log2 = UINT64_MAX;
+	reg_io(fd, SB_REG_READ64, replay + SB_REPLAY_RING_ADDR, addr);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_RING_LOG2, log2);
+}
+
+/* The replay buffer through the device API of dev: (the library's transport). */
+static void replay_device_api(const char *path, const struct sb_region_info *ri)
+{
+	struct sb_dma_buf buf, again, trace;
+	struct sb_device *dev;
+	uint32_t replay = 0, tail = 0, log2 = 0;
+	uint64_t addr = 0;
+	char uri[300];
+	int r, r2;
+
+	snprintf(uri, sizeof(uri), "dev:%s", path);
+	if (sb_device_open(&dev, uri) < 0) {
+		check("replay.device", 0, "%s", sb_error_detail());
+		return;
+	}
+	sb_device_find_block(dev, SB_BLK_REPLAY_TYPE, 0, &replay);
+	r = sb_device_replay_dma_alloc(dev, 4096, &buf);
+	check("replay.api_alloc", r == 0 && buf.bus == ri->bus_addr && buf.host,
+	      "%d: bus 0x%llx, buffer at 0x%llx (%s)", r, (unsigned long long)buf.bus,
+	      (unsigned long long)ri->bus_addr, sb_error_detail());
+	if (r)
+		goto out;
+	r = sb_device_replay_dma_alloc(dev, 4096, &again);
+	check("replay.api_busy", r == SB_ERR_BUSY, "a second replay buffer: %d", r);
+	/* A replay captured by DMA needs both buffers at once. */
+	r = sb_device_dma_alloc(dev, 4096, &trace);
+	check("replay.api_trace_too", r == 0 && trace.bus != buf.bus, "the trace buffer: %d (%s)",
+	      r, sb_error_detail());
+	if (r == 0)
+		sb_device_dma_free(dev, &trace);
+	r = sb_device_replay_dma_setup(dev, &buf, 8);
+	sb_device_read64(dev, replay + SB_REPLAY_RING_ADDR, &addr);
+	sb_device_read32(dev, replay + SB_REPLAY_RING_LOG2, &log2);
+	check("replay.api_setup", r == 0 && addr == ri->bus_addr && log2 == 8,
+	      "%d: ring_addr 0x%llx ring_log2 %u (%s)", r, (unsigned long long)addr, log2,
+	      sb_error_detail());
+	r = sb_device_replay_dma_setup(dev, &buf, 9);
+	check("replay.api_setup_too_large", r == SB_ERR_RANGE,
+	      "512 descriptors in a 4096-byte buffer: %d", r);
+	r = sb_device_replay_dma_submit(dev, &buf, 3);
+	sb_device_read32(dev, replay + SB_REPLAY_TAIL, &tail);
+	check("replay.api_submit", r == 0 && tail == 3, "%d: replay.tail %u (%s)", r, tail,
+	      sb_error_detail());
+	sb_device_dma_free(dev, &buf);
+	r = sb_device_replay_dma_alloc(dev, (size_t)ri->length + 4096, &buf);
+	r2 = r ? sb_device_replay_dma_alloc(dev, (size_t)ri->length, &buf) : -1;
+	check("replay.api_whole", r == SB_ERR_RANGE && r2 == 0,
+	      "more than the buffer: %d; all of it: %d", r, r2);
+	if (r2 == 0)
+		sb_device_dma_free(dev, &buf);
+out:
+	sb_device_close(dev);
+}
+
+/*
+ * The replay buffer: the board reads its descriptor ring there, at the address the driver
+ * programmed (at probe: all of the buffer), and SB_IOC_REPLAY_DMA moves the ring only inside it.
+ */
+static int phase_replay(const char *path)
+{
+	uint32_t replay = block_of(path, SB_BLK_REPLAY_TYPE);
+	struct sb_device_info di = {.size = sizeof(di)};
+	struct sb_region_info ri;
+	struct sb_replay_dma rd;
+	uint64_t addr, log2, tail = 0, head = 0, status = 0;
+	int fd = open(path, O_RDWR), r, r2, r3, r4;
+
+	if (fd < 0 || replay == UINT32_MAX) {
+		check("replay.open", 0, "open '%s': %s (replay block 0x%x)", path, strerror(errno),
+		      replay);
+		return 1;
+	}
+	r = xioctl(fd, SB_IOC_DEVICE_INFO, &di);
+	check("replay.device_flag", r == 0 && (di.flags & SB_DEVICE_F_REPLAY_DMA), "%d: flags 0x%x",
+	      r, di.flags);
+	r = region(fd, SB_REGION_REPLAY, &ri);
+	check("replay.info",
+	      r == 0 && ri.length == 1024 * 1024 && ri.bus_addr &&
+	          ri.offset == SB_REGION_OFFSET(SB_REGION_REPLAY) &&
+	          ri.flags == (SB_REGION_F_READ | SB_REGION_F_WRITE | SB_REGION_F_MMAP |
+	                       SB_REGION_F_MMAP_WRITE),
+	      "%d: length 0x%llx offset 0x%llx bus 0x%llx flags 0x%x", r,
+	      (unsigned long long)ri.length, (unsigned long long)ri.offset,
+	      (unsigned long long)ri.bus_addr, ri.flags);
+	/* At probe the driver pointed the ring at all of its buffer: 2^16 descriptors of 16 B. */
+	replay_ring_regs(fd, replay, &addr, &log2);
+	check("replay.ring_programmed", addr == ri.bus_addr && log2 == 16,
+	      "replay.ring_addr 0x%llx ring_log2 %llu; buffer at 0x%llx", (unsigned long long)addr,
+	      (unsigned long long)log2, (unsigned long long)ri.bus_addr);
+	map_dma_buffer(fd, &ri, "replay", 2246822519u);
+
+	r = replay_dma(fd, SB_REPLAY_DMA_STATUS, 0, 0, 0, &rd);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_TAIL, &tail);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_HEAD, &head);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_STATUS, &status);
+	check("replay.status",
+	      r == 0 && rd.desc_size == SB_REPLAY_DESC_BYTES && rd.ring_offset == 0 &&
+	          rd.ring_log2 == 16 && rd.tail == tail && rd.head == head && rd.status == status,
+	      "STATUS: %d, desc %u, ring %u+2^%u, tail %u head %u status 0x%x (registers %llu %llu "
+	      "0x%llx)",
+	      r, rd.desc_size, rd.ring_offset, rd.ring_log2, rd.tail, rd.head, rd.status,
+	      (unsigned long long)tail, (unsigned long long)head, (unsigned long long)status);
+	r = replay_dma(fd, SB_REPLAY_DMA_SETUP, 4096, 8, 0, &rd);
+	replay_ring_regs(fd, replay, &addr, &log2);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_TAIL, &tail);
+	check("replay.setup_ring",
+	      r == 0 && rd.ring_offset == 4096 && rd.ring_log2 == 8 && rd.tail == 0 &&
+	          addr == ri.bus_addr + 4096 && log2 == 8 && tail == 0,
+	      "SETUP 4096+2^8: %d (ring %u+2^%u), ring_addr 0x%llx ring_log2 %llu tail %llu "
+	      "(buffer 0x%llx)",
+	      r, rd.ring_offset, rd.ring_log2, (unsigned long long)addr, (unsigned long long)log2,
+	      (unsigned long long)tail, (unsigned long long)ri.bus_addr);
+	r = replay_dma(fd, SB_REPLAY_DMA_SETUP, (uint32_t)ri.length, 0, 0, &rd);
+	r2 = replay_dma(fd, SB_REPLAY_DMA_SETUP, 8, 4, 0, &rd);
+	r3 = replay_dma(fd, SB_REPLAY_DMA_SETUP, 0, 17, 0, &rd);
+	r4 = replay_dma(fd, SB_REPLAY_DMA_SETUP, (uint32_t)ri.length - 4096, 9, 0, &rd);
+	replay_ring_regs(fd, replay, &addr, &log2);
+	check("replay.setup_outside_refused",
+	      r == -EINVAL && r2 == -EINVAL && r3 == -EINVAL && r4 == -EINVAL &&
+	          addr == ri.bus_addr + 4096 && log2 == 8,
+	      "past the end %d, misaligned %d, too large %d, over the end %d; ring_addr 0x%llx "
+	      "ring_log2 %llu",
+	      r, r2, r3, r4, (unsigned long long)addr, (unsigned long long)log2);
+	r = replay_dma(fd, 7, 0, 0, 0, &rd);
+	check("replay.bad_op", r == -EINVAL, "operation 7: %d", r);
+	r = replay_dma(fd, SB_REPLAY_DMA_SUBMIT, 0, 0, 5, &rd);
+	reg_io(fd, SB_REG_READ32, replay + SB_REPLAY_TAIL, &tail);
+	check("replay.submit", r == 0 && rd.tail == 5 && tail == 5,
+	      "SUBMIT tail 5: %d, answer %u, replay.tail %llu", r, rd.tail,
+	      (unsigned long long)tail);
+	replay_device_api(path, &ri);
+	/* Back to the ring of probe. */
+	r = replay_dma(fd, SB_REPLAY_DMA_SETUP, 0, 16, 0, &rd);
+	replay_ring_regs(fd, replay, &addr, &log2);
+	check("replay.setup_whole", r == 0 && addr == ri.bus_addr && log2 == 16,
+	      "SETUP of the whole buffer: %d, ring_addr 0x%llx ring_log2 %llu", r,
+	      (unsigned long long)addr, (unsigned long long)log2);
+	close(fd);
 	return 0;
 }
 
@@ -550,8 +731,9 @@ static int rebind(const char *path, const char *bdf)
 
 #define TRACE_WORD(i) ((uint32_t)(i)*2654435761u ^ 0x5A5A0000u)
 #define TRACE_FREED "trace buffer of 1024 KiB freed"
+#define REPLAY_FREED "replay buffer of 1024 KiB freed"
 
-/* Every word of the trace mapping still holds the pattern; returns the count that differ. */
+/* Every word of a DMA-buffer mapping still holds the pattern; returns the count that differ. */
 static size_t trace_pattern_bad(volatile uint32_t *t, size_t len)
 {
 	size_t bad = 0;
@@ -564,13 +746,13 @@ static size_t trace_pattern_bad(volatile uint32_t *t, size_t len)
 static int phase_unplug(const char *path, const char *bdf)
 {
 	struct sigaction sa = {.sa_handler = on_sigbus}, old_bus, old_segv;
-	struct sb_region_info regs, trace;
+	struct sb_region_info regs, trace, replay;
 	struct sb_api_version v = {.size = sizeof(v)};
-	volatile uint32_t *map, *tmap;
+	volatile uint32_t *map, *tmap, *rmap;
 	volatile uint32_t sink = 0;
 	struct pollfd pfd;
 	struct sb_event ev;
-	int fd = open(path, O_RDWR), r, sig, status = 0, go[2], freed0;
+	int fd = open(path, O_RDWR), r, sig, status = 0, go[2], freed0, rfreed0;
 	volatile size_t bad = 0;
 	pid_t child;
 
@@ -607,6 +789,18 @@ static int phase_unplug(const char *path, const char *bdf)
 		_exit(tmap[0] == 0 ? 0 : 2);
 	}
 	close(go[0]);
+	/* The replay buffer, mapped by this process only. */
+	region(fd, SB_REGION_REPLAY, &replay);
+	rmap =
+	    mmap(NULL, replay.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)replay.offset);
+	check("unplug.replay_mapped", rmap != MAP_FAILED && replay.length,
+	      "mapping the replay buffer (%llu bytes): %s", (unsigned long long)replay.length,
+	      strerror(errno));
+	if (rmap == MAP_FAILED)
+		rmap = NULL;
+	for (size_t i = 0; rmap && i < replay.length / 4; i++)
+		rmap[i] = TRACE_WORD(i);
+	rfreed0 = dmesg_count(REPLAY_FREED);
 
 	r = sysfs_write("/sys/bus/pci/drivers/stackbench/unbind", bdf);
 	check("unplug.unbind", r == 0, "unbind %s: %d", bdf, r);
@@ -627,6 +821,9 @@ static int phase_unplug(const char *path, const char *bdf)
 	r = try_mmap(fd, 4096, trace.offset, MAP_SHARED);
 	check("unplug.mmap_trace_enodev", r == -ENODEV,
 	      "mmap of the trace buffer after removal: %d", r);
+	r = try_mmap(fd, 4096, replay.offset, MAP_SHARED);
+	check("unplug.mmap_replay_enodev", r == -ENODEV,
+	      "mmap of the replay buffer after removal: %d", r);
 
 	sigaction(SIGBUS, &sa, &old_bus);
 	sigaction(SIGSEGV, &sa, &old_segv);
@@ -648,13 +845,31 @@ static int phase_unplug(const char *path, const char *bdf)
 	}
 	check("unplug.trace_writable", sig == 0 && bad == 0,
 	      "writing the trace mapping after removal: signal %d", sig);
+	/* So is the replay buffer. */
+	bad = 1;
+	sig = sigsetjmp(segv_jump, 1);
+	if (!sig && rmap) {
+		bad = trace_pattern_bad(rmap, replay.length);
+		rmap[1] = 0xD7ACE0FFu;
+		bad += rmap[1] != 0xD7ACE0FFu;
+	}
+	check("unplug.replay_usable", sig == 0 && bad == 0,
+	      "the replay mapping after removal: signal %d, %zu words differ", sig, bad);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
 	(void)sink;
 	munmap((void *)map, regs.length);
 	munmap((void *)tmap, trace.length);
+	r = dmesg_count(REPLAY_FREED);
+	check("unplug.replay_kept_while_mapped", r >= 0 && r == rfreed0,
+	      "the replay buffer was freed while still mapped (%d -> %d)", rfreed0, r);
+	if (rmap)
+		munmap((void *)rmap, replay.length);
 	r = close(fd);
 	check("unplug.close", r == 0, "close: %s", strerror(errno));
+	r = dmesg_count(REPLAY_FREED);
+	check("unplug.replay_freed", r == rfreed0 + 1,
+	      "'%s' in the kernel log %d times, expected %d", REPLAY_FREED, r, rfreed0 + 1);
 	r = access(path, F_OK);
 	check("unplug.node_gone", r < 0, "%s still exists after removal", path);
 	r = dmesg_count(TRACE_FREED);
@@ -688,10 +903,12 @@ static int phase_rdonly(const char *path)
 {
 	uint32_t scratch = block_of(path, SB_BLK_BOARD_TYPE) + SB_BOARD_SCRATCH;
 	uint32_t mask3 = block_of(path, SB_BLK_GUPS_PORT_TYPE) + 3 * 0x100 + SB_GUPS_PORT_ADDR_MASK;
-	struct sb_region_info regs, tr;
+	uint32_t replay = block_of(path, SB_BLK_REPLAY_TYPE);
+	struct sb_region_info regs, tr, rp;
 	struct sb_trace_dma td;
+	struct sb_replay_dma rd;
 	uint64_t v = 0, before = 0, after = 0;
-	int ro = open(path, O_RDONLY), rw = open(path, O_RDWR), r;
+	int ro = open(path, O_RDONLY), rw = open(path, O_RDWR), r, r2;
 	volatile uint32_t *p;
 
 	check("rdonly.open", ro >= 0 && rw >= 0, "open '%s': %s", path, strerror(errno));
@@ -740,6 +957,25 @@ static int phase_rdonly(const char *path)
 	r = trace_dma(ro, SB_TRACE_DMA_STATUS, 0, 0, &td);
 	check("rdonly.trace_status", r == 0 && td.record_size == SB_TRACE_RECORD_BYTES,
 	      "SB_TRACE_DMA_STATUS: %d, record size %u", r, td.record_size);
+	region(ro, SB_REGION_REPLAY, &rp);
+	p = mmap(NULL, rp.length, PROT_READ, MAP_SHARED, ro, (off_t)rp.offset);
+	r = try_mmap(ro, rp.length, rp.offset, MAP_SHARED);
+	check("rdonly.mmap_replay",
+	      p != MAP_FAILED && r == -EACCES && rp.flags == (SB_REGION_F_READ | SB_REGION_F_MMAP),
+	      "replay buffer: read-only mapping %s, writable mapping %d, flags 0x%x",
+	      p == MAP_FAILED ? strerror(errno) : "ok", r, rp.flags);
+	if (p != MAP_FAILED)
+		munmap((void *)p, rp.length);
+	reg_io(rw, SB_REG_READ32, replay + SB_REPLAY_TAIL, &before);
+	r = replay_dma(ro, SB_REPLAY_DMA_SETUP, 0, 4, 0, &rd);
+	r2 = replay_dma(ro, SB_REPLAY_DMA_SUBMIT, 0, 0, (uint32_t)before + 7, &rd);
+	reg_io(rw, SB_REG_READ32, replay + SB_REPLAY_TAIL, &after);
+	check("rdonly.replay_refused", r == -EBADF && r2 == -EBADF && after == before,
+	      "SB_REPLAY_DMA_SETUP %d, SUBMIT %d; replay.tail %llu before, %llu after", r, r2,
+	      (unsigned long long)before, (unsigned long long)after);
+	r = replay_dma(ro, SB_REPLAY_DMA_STATUS, 0, 0, 0, &rd);
+	check("rdonly.replay_status", r == 0 && rd.desc_size == SB_REPLAY_DESC_BYTES,
+	      "SB_REPLAY_DMA_STATUS: %d, descriptor size %u", r, rd.desc_size);
 	close(ro);
 	close(rw);
 	return 0;
@@ -791,8 +1027,64 @@ static void rawio_child(const char *path, uint32_t scratch)
 	region(fd, SB_REGION_TRACE, &tr);
 	r = try_mmap(fd, tr.length, tr.offset, MAP_SHARED);
 	check("dma.norawio_trace_mmap", r == 0, "writable trace-buffer mapping: %d", r);
+	region(fd, SB_REGION_REPLAY, &tr);
+	r = try_mmap(fd, tr.length, tr.offset, MAP_SHARED);
+	check("dma.norawio_replay_mmap", r == 0 && tr.length,
+	      "writable replay-buffer mapping (%llu bytes): %d", (unsigned long long)tr.length, r);
 	close(fd);
 	_exit((int)failures);
+}
+
+/*
+ * The replay block's ring registers are the driver's: every register write that touches
+ * replay.ring_addr or replay.ring_log2 is refused (whatever the value, also the driver's own
+ * address) and leaves them as the driver programmed them; the block's other registers are
+ * written as usual.
+ */
+static void replay_regs_refused(int fd, uint32_t replay)
+{
+	struct sb_region_info ri;
+	uint64_t v, addr0, log20, addr, log2;
+	int r, r2, r3, r4;
+
+	region(fd, SB_REGION_REPLAY, &ri);
+	replay_ring_regs(fd, replay, &addr0, &log20);
+	v = 0x12345000ull;
+	r = reg_io(fd, SB_REG_WRITE64, replay + SB_REPLAY_RING_ADDR, &v);
+	replay_ring_regs(fd, replay, &addr, &log2);
+	check("dma.ring_addr_user_refused",
+	      r == -EPERM && addr == addr0 && addr >= ri.bus_addr && addr < ri.bus_addr + ri.length,
+	      "writing replay.ring_addr = 0x12345000: %d; it holds 0x%llx (buffer at 0x%llx)", r,
+	      (unsigned long long)addr, (unsigned long long)ri.bus_addr);
+	v = 1;
+	r = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_RING_ADDR_LO, &v);
+	r2 = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_RING_ADDR_HI, &v);
+	v = 24;
+	r3 = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_RING_LOG2, &v);
+	/* 64-bit writes that straddle a ring register and its neighbour */
+	v = 0;
+	r4 = reg_io(fd, SB_REG_WRITE64, replay + SB_REPLAY_RING_ADDR_HI, &v) == -EPERM &&
+	     reg_io(fd, SB_REG_WRITE64, replay + SB_REPLAY_PORT_MASK, &v) == -EPERM &&
+	     reg_io(fd, SB_REG_WRITE64, replay + SB_REPLAY_RING_LOG2, &v) == -EPERM;
+	replay_ring_regs(fd, replay, &addr, &log2);
+	check("dma.ring_halves_refused",
+	      r == -EPERM && r2 == -EPERM && r3 == -EPERM && r4 && addr == addr0 && log2 == log20,
+	      "ring_addr_lo %d, ring_addr_hi %d, ring_log2 %d, straddling %s; ring_addr 0x%llx "
+	      "ring_log2 %llu (were 0x%llx %llu)",
+	      r, r2, r3, r4 ? "refused" : "not all refused", (unsigned long long)addr,
+	      (unsigned long long)log2, (unsigned long long)addr0, (unsigned long long)log20);
+	v = ri.bus_addr;
+	r = reg_io(fd, SB_REG_WRITE64, replay + SB_REPLAY_RING_ADDR, &v);
+	check("dma.ring_own_addr_refused", r == -EPERM,
+	      "writing the driver's own address by register: %d (SB_IOC_REPLAY_DMA does that)", r);
+	v = 0x3;
+	r = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_PORT_MASK, &v);
+	v = 0;
+	r2 = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_TAIL, &v);
+	v = 0x1FF;
+	r3 = reg_io(fd, SB_REG_WRITE32, replay + SB_REPLAY_PORT_MASK, &v);
+	check("dma.replay_other_regs", r == 0 && r2 == 0 && r3 == 0,
+	      "writing replay.port_mask %d, replay.tail %d, port_mask back %d", r, r2, r3);
 }
 
 /*
@@ -867,6 +1159,7 @@ static int phase_dmaregs(const char *path)
 	      td.ring_offset, td.ring_size, (unsigned long long)addr, (unsigned long long)size);
 	r = trace_dma(fd, SB_TRACE_DMA_STATUS, 0, 0, &td);
 	reg_io(fd, SB_REG_READ32, trace + SB_TRACE_WR_PTR, &wr);
+	replay_regs_refused(fd, block_of(path, SB_BLK_REPLAY_TYPE));
 	check(
 	    "dma.status",
 	    r == 0 && td.record_size == SB_TRACE_RECORD_BYTES && td.wr_ptr == wr &&
@@ -1315,13 +1608,13 @@ static const struct {
 	int (*one)(const char *arg);
 	int (*two)(const char *path, const char *bdf);
 } phases[] = {
-    {"pci", phase_pci, NULL},           {"dev", phase_dev, NULL},
-    {"after", phase_after, NULL},       {"bad", phase_bad, NULL},
-    {"trace", phase_trace, NULL},       {"events", phase_events, NULL},
-    {"rdonly", phase_rdonly, NULL},     {"dmaregs", phase_dmaregs, NULL},
-    {"latency", phase_latency, NULL},   {"unplug", NULL, phase_unplug},
-    {"msi", NULL, phase_msi},           {"pollers", NULL, phase_pollers},
-    {"deadlock", NULL, phase_deadlock},
+    {"pci", phase_pci, NULL},         {"dev", phase_dev, NULL},
+    {"after", phase_after, NULL},     {"bad", phase_bad, NULL},
+    {"trace", phase_trace, NULL},     {"replay", phase_replay, NULL},
+    {"events", phase_events, NULL},   {"rdonly", phase_rdonly, NULL},
+    {"dmaregs", phase_dmaregs, NULL}, {"latency", phase_latency, NULL},
+    {"unplug", NULL, phase_unplug},   {"msi", NULL, phase_msi},
+    {"pollers", NULL, phase_pollers}, {"deadlock", NULL, phase_deadlock},
 };
 
 int main(int argc, char **argv)
@@ -1335,7 +1628,8 @@ int main(int argc, char **argv)
 			return (int)failures + phases[i].two(argv[2], argv[3]);
 	}
 	fprintf(stderr,
-	        "usage: sb_vmcheck pci|dev|after|bad|trace|events|rdonly|dmaregs|latency ARG\n"
+	        "usage: sb_vmcheck pci|dev|after|bad|trace|replay|events|rdonly|dmaregs|latency "
+	        "ARG\n"
 	        "       sb_vmcheck unplug|msi|pollers|deadlock PATH BDF\n");
 	return 100;
 }

@@ -41,7 +41,7 @@ struct sb_fw_info {
 	uint32_t regmap_size;
 };
 
-/* A buffer the board can write by DMA. */
+/* A buffer the board can reach by DMA (sb_device_dma_alloc, sb_device_replay_dma_alloc). */
 struct sb_dma_buf {
 	void *host;
 	uint64_t bus;
@@ -148,6 +148,34 @@ int sb_device_trace_dma_setup(struct sb_device *dev, const struct sb_dma_buf *bu
 
 /* Make what the board wrote into buf by DMA visible to the CPU (a no-op where coherent). */
 int sb_device_dma_sync(struct sb_device *dev, struct sb_dma_buf *buf);
+
+/*
+ * Allocate a buffer of len bytes the board reads by DMA: the replay block's descriptor ring.
+ * On dev: the kernel module's replay buffer (uapi 1.2; one per board, SB_ERR_BUSY while in
+ * use, SB_ERR_RANGE when len exceeds it), elsewhere what sb_device_dma_alloc gives (sim: a
+ * model DMA window); SB_ERR_NOT_SUPPORTED where there is none (pci:). Free it with
+ * sb_device_dma_free.
+ */
+int sb_device_replay_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *buf);
+
+/*
+ * Point the replay block's descriptor ring at the start of buf: replay.ring_addr = buf->bus,
+ * replay.ring_log2 = ring_log2 (2^ring_log2 descriptors of SB_REPLAY_DESC_BYTES, which must
+ * fit buf), with the replay off and its pointers, counters and statistics reset. On dev: the
+ * kernel module does it (SB_IOC_REPLAY_DMA: the driver alone programs DMA addresses); elsewhere
+ * the registers are written. Returns 0, SB_ERR_NOT_FOUND (no replay block), SB_ERR_RANGE (the
+ * ring does not fit buf, or the module's buffer) or a transport error.
+ */
+int sb_device_replay_dma_setup(struct sb_device *dev, const struct sb_dma_buf *buf,
+                               unsigned ring_log2);
+
+/*
+ * Hand the replay block the descriptors written into buf so far: make them visible to the
+ * board (a no-op where coherent), then replay.tail = tail (free-running count of descriptors
+ * written). On dev: one SB_IOC_REPLAY_DMA call. Returns 0, SB_ERR_NOT_FOUND or a transport
+ * error.
+ */
+int sb_device_replay_dma_submit(struct sb_device *dev, struct sb_dma_buf *buf, uint32_t tail);
 
 /*
  * Wait up to timeout_ns of bench time for one of the events in mask (irq block bits); *events

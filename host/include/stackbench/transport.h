@@ -52,6 +52,16 @@ struct sb_transport_ops {
 	int (*trace_dma_setup)(void *priv, const struct sb_dma_buf *buf);
 	/* Optional: make what the board wrote into buf visible to the CPU (NULL: coherent). */
 	int (*dma_sync)(void *priv, struct sb_dma_buf *buf);
+	/*
+	 * Optional, for transports whose DMA buffers have a purpose (the kernel module's):
+	 * allocate the buffer the replay block reads descriptors from (freed by dma_free); point
+	 * the replay block's ring (replay.ring_addr, ring_log2) at buf and reset the block, where
+	 * host code may not write those registers; make the descriptors visible to the board and
+	 * write replay.tail. NULL: dma_alloc, and the device layer writes the registers.
+	 */
+	int (*replay_dma_alloc)(void *priv, size_t len, struct sb_dma_buf *buf);
+	int (*replay_dma_setup)(void *priv, const struct sb_dma_buf *buf, unsigned ring_log2);
+	int (*replay_dma_submit)(void *priv, struct sb_dma_buf *buf, uint32_t tail);
 };
 
 /* The built-in transports. */

@@ -376,6 +376,54 @@ int sb_device_dma_sync(struct sb_device *dev, struct sb_dma_buf *buf)
 	return dev->ops->dma_sync ? dev->ops->dma_sync(dev->priv, buf) : 0;
 }
 
+int sb_device_replay_dma_alloc(struct sb_device *dev, size_t len, struct sb_dma_buf *buf)
+{
+	if (!dev->ops->replay_dma_alloc)
+		return sb_device_dma_alloc(dev, len, buf);
+	memset(buf, 0, sizeof(*buf));
+	return dev->ops->replay_dma_alloc(dev->priv, len, buf);
+}
+
+static int replay_block(struct sb_device *dev, uint32_t *blk)
+{
+	int err = sb_device_find_block(dev, SB_BLK_REPLAY_TYPE, 0, blk);
+
+	return err < 0 ? sb_error_set(err, "'%s' has no replay block", dev->uri) : 0;
+}
+
+int sb_device_replay_dma_setup(struct sb_device *dev, const struct sb_dma_buf *buf,
+                               unsigned ring_log2)
+{
+	uint32_t r;
+	int err;
+
+	if ((err = replay_block(dev, &r)) < 0)
+		return err;
+	if (ring_log2 >= 32 || ((uint64_t)SB_REPLAY_DESC_BYTES << ring_log2) > buf->len)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "'%s': a replay ring of 2^%u descriptors in a %zu-byte buffer",
+		                    dev->uri, ring_log2, buf->len);
+	if (dev->ops->replay_dma_setup)
+		return dev->ops->replay_dma_setup(dev->priv, buf, ring_log2);
+	if ((err = sb_device_write32(dev, r + SB_REPLAY_CONTROL, 0)) < 0 ||
+	    (err = sb_device_write64(dev, r + SB_REPLAY_RING_ADDR, buf->bus)) < 0 ||
+	    (err = sb_device_write32(dev, r + SB_REPLAY_RING_LOG2, ring_log2)) < 0)
+		return err;
+	return sb_device_write32(dev, r + SB_REPLAY_CONTROL, SB_REPLAY_CONTROL_RESET_MASK);
+}
+
+int sb_device_replay_dma_submit(struct sb_device *dev, struct sb_dma_buf *buf, uint32_t tail)
+{
+	uint32_t r;
+	int err;
+
+	if (dev->ops->replay_dma_submit)
+		return dev->ops->replay_dma_submit(dev->priv, buf, tail);
+	if ((err = replay_block(dev, &r)) < 0)
+		return err;
+	return sb_device_write32(dev, r + SB_REPLAY_TAIL, tail);
+}
+
 /* Poll the irq block on the bench clock (transports without event delivery). */
 static int poll_events(struct sb_device *dev, uint32_t mask, uint64_t timeout_ns, uint32_t *events)
 {

@@ -10,8 +10,10 @@
  * only an image of the registers, so each access is an SB_IOC_REG_ACCESS ioctl, which the
  * module performs exactly. The URI option access=mmap|ioctl overrides the choice.
  *
- * DMA: the module's trace buffer (one per board) is what dma_alloc hands out. Events: poll(2)
- * and read(2) on the device.
+ * DMA: the module's trace buffer (one per board) is what dma_alloc hands out, its replay buffer
+ * (uapi 1.2) what replay_dma_alloc does; the module alone programs the registers that point the
+ * board at them (SB_IOC_TRACE_DMA, SB_IOC_REPLAY_DMA). Events: poll(2) and read(2) on the
+ * device.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,10 +37,10 @@ struct devt {
 	int fd;
 	char path[SB_URI_PATH_MAX];
 	struct sb_device_info info;
-	struct sb_region_info regs, trace;
+	struct sb_region_info regs, trace, replay;
 	bool use_mmap;
 	volatile uint32_t *map; /* the register region, when use_mmap */
-	bool trace_in_use;
+	bool trace_in_use, replay_in_use;
 	uint32_t api_version; /* the module's uapi version, major << 16 | minor */
 };
 
@@ -78,6 +80,17 @@ static int ioc(struct devt *d, unsigned long cmd, void *arg, const char *what)
 	return sb_error_set(errno_to_sb(e), "'%s': %s: %s", d->path, what, strerror(e));
 }
 
+/* SB_ERR_NOT_SUPPORTED unless the module speaks uapi 1.minor, which 'what' needs. */
+static int need_minor(const struct devt *d, uint32_t minor, const char *what)
+{
+	if ((d->api_version & 0xFFFF) >= minor)
+		return 0;
+	return sb_error_set(SB_ERR_NOT_SUPPORTED,
+	                    "'%s': the stackbench module speaks interface %u.%u; %s needs 1.%u: "
+	                    "update the module",
+	                    d->path, d->api_version >> 16, d->api_version & 0xFFFF, what, minor);
+}
+
 static int region_info(struct devt *d, uint32_t index, struct sb_region_info *ri)
 {
 	memset(ri, 0, sizeof(*ri));
@@ -108,7 +121,9 @@ static int identify(struct devt *d)
 	d->info.size = sizeof(d->info);
 	if ((err = ioc(d, SB_IOC_DEVICE_INFO, &d->info, "device info")) < 0 ||
 	    (err = region_info(d, SB_REGION_REGS, &d->regs)) < 0 ||
-	    (err = region_info(d, SB_REGION_TRACE, &d->trace)) < 0)
+	    (err = region_info(d, SB_REGION_TRACE, &d->trace)) < 0 ||
+	    ((d->api_version & 0xFFFF) >= 2 &&
+	     (err = region_info(d, SB_REGION_REPLAY, &d->replay)) < 0))
 		return err;
 	if (d->regs.length < 16 || d->regs.length > UINT32_MAX)
 		return sb_error_set(SB_ERR_IO, "'%s': register region of %llu bytes", d->path,
@@ -282,40 +297,74 @@ static int dev_wait_ns(void *priv, uint64_t ns)
 	return sb_sleep_ns(ns);
 }
 
+/*
+ * Map one of the module's DMA buffers (region ri, 'what' in messages, its size set by the
+ * module parameter 'param') as buf; one user at a time (*in_use). buf->priv names the region.
+ */
+static int map_dma_region(struct devt *d, struct sb_region_info *ri, bool *in_use, const char *what,
+                          const char *param, size_t len, struct sb_dma_buf *buf)
+{
+	void *p;
+
+	if (!ri->flags)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED, "'%s': the module has no %s buffer",
+		                    d->path, what);
+	if (*in_use)
+		return sb_error_set(SB_ERR_BUSY, "'%s': the %s buffer is already in use", d->path,
+		                    what);
+	if (!len || len > ri->length)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "'%s': a %zu-byte DMA buffer; the module's %s buffer has "
+		                    "%llu bytes (module parameter %s)",
+		                    d->path, len, what, (unsigned long long)ri->length, param);
+	p = mmap(NULL, ri->length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd, (off_t)ri->offset);
+	if (p == MAP_FAILED)
+		return sb_error_set(errno_to_sb(errno), "'%s': cannot map the %s buffer: %s",
+		                    d->path, what, strerror(errno));
+	*in_use = true;
+	buf->host = p;
+	buf->bus = ri->bus_addr;
+	buf->len = len;
+	buf->priv = ri;
+	return 0;
+}
+
 static int dev_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
 {
 	struct devt *d = priv;
-	void *p;
 
-	if (!(d->info.flags & SB_DEVICE_F_TRACE_DMA) || !d->trace.flags)
+	if (!(d->info.flags & SB_DEVICE_F_TRACE_DMA))
 		return sb_error_set(SB_ERR_NOT_SUPPORTED, "'%s': the module has no trace buffer",
 		                    d->path);
-	if (d->trace_in_use)
-		return sb_error_set(SB_ERR_BUSY, "'%s': the trace buffer is already in use",
+	return map_dma_region(d, &d->trace, &d->trace_in_use, "trace", "trace_kib", len, buf);
+}
+
+static int dev_replay_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
+{
+	struct devt *d = priv;
+	int err;
+
+	if ((err = need_minor(d, 2, "trace replay (SB_IOC_REPLAY_DMA, a buffer the board reads)")) <
+	    0)
+		return err;
+	if (!(d->info.flags & SB_DEVICE_F_REPLAY_DMA))
+		return sb_error_set(SB_ERR_NOT_SUPPORTED,
+		                    "'%s': the module has no replay buffer (the board has no "
+		                    "replay block)",
 		                    d->path);
-	if (!len || len > d->trace.length)
-		return sb_error_set(SB_ERR_RANGE,
-		                    "'%s': a %zu-byte DMA buffer; the module's trace buffer has "
-		                    "%llu bytes (module parameter trace_kib)",
-		                    d->path, len, (unsigned long long)d->trace.length);
-	p = mmap(NULL, d->trace.length, PROT_READ | PROT_WRITE, MAP_SHARED, d->fd,
-	         (off_t)d->trace.offset);
-	if (p == MAP_FAILED)
-		return sb_error_set(errno_to_sb(errno), "'%s': cannot map the trace buffer: %s",
-		                    d->path, strerror(errno));
-	d->trace_in_use = true;
-	buf->host = p;
-	buf->bus = d->trace.bus_addr;
-	buf->len = len;
-	return 0;
+	return map_dma_region(d, &d->replay, &d->replay_in_use, "replay", "replay_kib", len, buf);
 }
 
 static void dev_dma_free(void *priv, struct sb_dma_buf *buf)
 {
 	struct devt *d = priv;
+	bool replay = buf->priv == &d->replay;
 
-	munmap(buf->host, d->trace.length);
-	d->trace_in_use = false;
+	munmap(buf->host, replay ? d->replay.length : d->trace.length);
+	if (replay)
+		d->replay_in_use = false;
+	else
+		d->trace_in_use = false;
 }
 
 /* SB_IOC_TRACE_DMA (uapi 1.1): the module programs the trace DMA registers with its buffer. */
@@ -323,13 +372,10 @@ static int dev_trace_dma_setup(void *priv, const struct sb_dma_buf *buf)
 {
 	struct devt *d = priv;
 	struct sb_trace_dma t = {.size = sizeof(t), .op = SB_TRACE_DMA_SETUP};
+	int err;
 
-	if ((d->api_version & 0xFFFF) < 1)
-		return sb_error_set(
-		    SB_ERR_NOT_SUPPORTED,
-		    "'%s': the stackbench module speaks interface %u.%u; trace capture "
-		    "by DMA needs 1.1 (SB_IOC_TRACE_DMA): update the module",
-		    d->path, d->api_version >> 16, d->api_version & 0xFFFF);
+	if ((err = need_minor(d, 1, "trace capture by DMA (SB_IOC_TRACE_DMA)")) < 0)
+		return err;
 	if (buf->bus < d->trace.bus_addr ||
 	    buf->bus - d->trace.bus_addr + buf->len > d->trace.length ||
 	    (buf->bus - d->trace.bus_addr) % 32 || buf->len / 32 * 32 > UINT32_MAX)
@@ -338,6 +384,31 @@ static int dev_trace_dma_setup(void *priv, const struct sb_dma_buf *buf)
 	t.ring_offset = (uint32_t)(buf->bus - d->trace.bus_addr);
 	t.ring_size = (uint32_t)(buf->len / 32 * 32);
 	return ioc(d, SB_IOC_TRACE_DMA, &t, "trace DMA setup");
+}
+
+/* SB_IOC_REPLAY_DMA (uapi 1.2): the module programs the replay ring's registers. */
+static int dev_replay_dma_setup(void *priv, const struct sb_dma_buf *buf, unsigned ring_log2)
+{
+	struct devt *d = priv;
+	struct sb_replay_dma r = {.size = sizeof(r), .op = SB_REPLAY_DMA_SETUP};
+
+	if (buf->priv != &d->replay || buf->bus < d->replay.bus_addr ||
+	    buf->bus - d->replay.bus_addr >= d->replay.length)
+		return sb_error_set(SB_ERR_RANGE, "'%s': a replay ring outside the module's buffer",
+		                    d->path);
+	r.ring_offset = (uint32_t)(buf->bus - d->replay.bus_addr);
+	r.ring_log2 = ring_log2;
+	return ioc(d, SB_IOC_REPLAY_DMA, &r, "replay ring setup");
+}
+
+/* SB_IOC_REPLAY_DMA submit: the module syncs the ring for the board and writes replay.tail. */
+static int dev_replay_dma_submit(void *priv, struct sb_dma_buf *buf, uint32_t tail)
+{
+	struct devt *d = priv;
+	struct sb_replay_dma r = {.size = sizeof(r), .op = SB_REPLAY_DMA_SUBMIT, .tail = tail};
+
+	(void)buf;
+	return ioc(d, SB_IOC_REPLAY_DMA, &r, "replay submit");
 }
 
 /* SB_IOC_TRACE_DMA status: the module syncs the ring for the CPU. */
@@ -439,6 +510,9 @@ const struct sb_transport_ops sb_transport_dev = {
     .wait_event = dev_wait_event,
     .trace_dma_setup = dev_trace_dma_setup,
     .dma_sync = dev_dma_sync,
+    .replay_dma_alloc = dev_replay_dma_alloc,
+    .replay_dma_setup = dev_replay_dma_setup,
+    .replay_dma_submit = dev_replay_dma_submit,
     .pci_address = dev_pci_address,
     .describe = dev_describe,
 };

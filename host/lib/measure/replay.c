@@ -3,6 +3,8 @@
  * Trace replay through the device API (stackbench/replay.h): records become descriptors
  * (sb_replay_builder, pure), descriptors go into a host ring the board's replay block fetches
  * by DMA, and the host keeps the ring filled on the bench clock while the board issues them.
+ * The ring is the device's (sb_device_replay_dma_*): on dev: the kernel module's replay buffer,
+ * whose address only the module programs.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -251,6 +253,7 @@ struct run {
 	struct sb_replay_builder b;
 	uint32_t blk;
 	uint32_t size, mask; /* ring entries */
+	struct sb_dma_buf buf;
 	uint32_t *ring;
 	uint32_t tail, head;
 	struct sb_trace_record *recs;
@@ -327,7 +330,7 @@ static int fill(struct run *x)
 	if (x->tail != start) {
 		/* The descriptors are in memory before the board hears of them. */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		return wr(x, SB_REPLAY_TAIL, x->tail);
+		return sb_device_replay_dma_submit(x->dev, &x->buf, x->tail);
 	}
 	return 0;
 }
@@ -489,7 +492,6 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 	const struct sb_trace_info *info = sb_trace_reader_info(r);
 	struct sb_board_info bi;
 	struct sb_hmc_status hs;
-	struct sb_dma_buf buf;
 	struct run *x;
 	uint32_t mask, ctl;
 	unsigned log2 = cfg->ring_log2 ? cfg->ring_log2 : 16;
@@ -497,7 +499,6 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	memset(&buf, 0, sizeof(buf));
 	if (log2 > 24 || log2 < 4)
 		return sb_error_set(SB_ERR_INVAL, "replay ring of 2^%u descriptors (2^4..2^24)",
 		                    log2);
@@ -508,8 +509,6 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 		return sb_error_set(SB_ERR_NOMEM, "out of memory for a replay");
 	x->dev = dev;
 	x->r = r;
-	x->size = 1u << log2;
-	x->mask = x->size - 1;
 	x->recs = malloc(READ_BATCH * sizeof(*x->recs));
 	if (!x->recs) {
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory for a replay");
@@ -541,22 +540,27 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 	                                  (double)bi.clock_hz, cfg->speed, density, mask)) < 0 ||
 	    (cfg->subpart && (err = sb_replay_builder_only(&x->b, cfg->subpart)) < 0))
 		goto fail_alloc;
-	if ((err = sb_device_dma_alloc(dev, (size_t)x->size * SB_REPLAY_DESC_BYTES, &buf)) < 0) {
+	/* The default ring shrinks to what the device's buffer holds (the module's replay_kib). */
+	while ((err = sb_device_replay_dma_alloc(dev, (size_t)SB_REPLAY_DESC_BYTES << log2,
+	                                         &x->buf)) == SB_ERR_RANGE &&
+	       !cfg->ring_log2 && log2 > 8)
+		log2--;
+	if (err < 0) {
 		sb_error_wrap(err, "replay descriptor ring");
 		goto fail_alloc;
 	}
-	x->ring = buf.host;
+	x->size = 1u << log2;
+	x->mask = x->size - 1;
+	x->ring = x->buf.host;
 	res->density = density;
 	res->time_scale = x->b.cycles_per_tick;
 	res->timed = cfg->speed > 0;
 	res->clock_hz = (double)bi.clock_hz;
 	res->select = x->b.select;
 	/* The ports stop their own traffic; the replay takes their paths. */
-	if ((err = sb_hmc_reset_ports(dev)) < 0 || (err = wr(x, SB_REPLAY_CONTROL, 0)) < 0 ||
-	    (err = wr(x, SB_REPLAY_CONTROL, SB_REPLAY_CONTROL_RESET_MASK)) < 0 ||
-	    (err = wr(x, SB_REPLAY_PORT_MASK, mask)) < 0 ||
-	    (err = sb_device_write64(dev, x->blk + SB_REPLAY_RING_ADDR, buf.bus)) < 0 ||
-	    (err = wr(x, SB_REPLAY_RING_LOG2, log2)) < 0 || (err = fill(x)) < 0)
+	if ((err = sb_hmc_reset_ports(dev)) < 0 ||
+	    (err = sb_device_replay_dma_setup(dev, &x->buf, log2)) < 0 ||
+	    (err = wr(x, SB_REPLAY_PORT_MASK, mask)) < 0 || (err = fill(x)) < 0)
 		goto fail;
 	if (cap && (err = sb_capture_start(cap)) < 0)
 		goto fail;
@@ -602,14 +606,14 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 		        res->bad);
 	if (cap && (err = sb_capture_stop(cap, res->issued, "replay issued")) < 0)
 		goto fail;
-	sb_device_dma_free(dev, &buf);
+	sb_device_dma_free(dev, &x->buf);
 	free(x->recs);
 	free(x);
 	return 0;
 
 fail:
 	wr(x, SB_REPLAY_CONTROL, 0);
-	sb_device_dma_free(dev, &buf);
+	sb_device_dma_free(dev, &x->buf);
 fail_alloc:
 	free(x->recs);
 	free(x);

@@ -4,16 +4,19 @@
  *
  * One character device per board. It offers:
  *   - ioctl: API version, device info, region info, exact register access, trace DMA setup
- *     and progress;
- *   - mmap: the register region (offset SB_REGION_OFFSET(SB_REGION_REGS)) and the DMA trace
- *     buffer (offset SB_REGION_OFFSET(SB_REGION_TRACE)), MAP_SHARED only, bounds-checked;
+ *     and progress, replay ring setup, submission and progress;
+ *   - mmap: the register region (offset SB_REGION_OFFSET(SB_REGION_REGS)), the DMA trace
+ *     buffer (SB_REGION_OFFSET(SB_REGION_TRACE)) and the replay buffer
+ *     (SB_REGION_OFFSET(SB_REGION_REPLAY)), MAP_SHARED only, bounds-checked;
  *   - read/poll: board events (struct sb_event), the irq.status bits of the register map.
  *
  * Access (docs/driver.md, "Trust model"). A file opened read-only may read (ioctls, mappings
- * without PROT_WRITE, events); register writes and SB_TRACE_DMA_SETUP need a file opened for
- * writing (else -EBADF). The registers that hold DMA addresses (trace.buf_addr, buf_size) are
- * the driver's: SB_IOC_REG_ACCESS refuses writes to them (-EPERM) and SB_IOC_TRACE_DMA
- * programs them with the driver's own buffer. A writable mapping of the register region
+ * without PROT_WRITE, events); register writes, SB_TRACE_DMA_SETUP, SB_REPLAY_DMA_SETUP and
+ * SB_REPLAY_DMA_SUBMIT need a file opened for writing (else -EBADF). The registers that decide
+ * which host memory the board reaches by DMA (trace.buf_addr, trace.buf_size,
+ * replay.ring_addr, replay.ring_log2) are the driver's: SB_IOC_REG_ACCESS refuses writes to
+ * them (-EPERM), and SB_IOC_TRACE_DMA and SB_IOC_REPLAY_DMA program them with the driver's own
+ * buffers. A writable mapping of the register region
  * bypasses every check, so it needs CAP_SYS_RAWIO in the opener (else mmap is -EPERM and the
  * region lacks SB_REGION_F_MMAP_WRITE): without it, writes go through SB_IOC_REG_ACCESS.
  *
@@ -35,7 +38,9 @@
 /* Interface version: major << 16 | minor. A different major is incompatible. */
 #define SB_UAPI_VERSION_MAJOR 1
 /* 1.1: SB_IOC_TRACE_DMA, SB_REGION_F_MMAP_WRITE, access rules above. */
-#define SB_UAPI_VERSION_MINOR 1
+/* 1.2: SB_IOC_REPLAY_DMA, region SB_REGION_REPLAY, SB_DEVICE_F_REPLAY_DMA; the replay
+ *      block's DMA registers are the driver's. */
+#define SB_UAPI_VERSION_MINOR 2
 #define SB_UAPI_VERSION ((SB_UAPI_VERSION_MAJOR << 16) | SB_UAPI_VERSION_MINOR)
 
 #define SB_IOC_MAGIC 0xD5
@@ -59,6 +64,8 @@ struct sb_api_version {
 #define SB_DEVICE_F_MSI (1u << 2)
 /* A DMA trace buffer is allocated (region SB_REGION_TRACE). */
 #define SB_DEVICE_F_TRACE_DMA (1u << 3)
+/* 1.2: a replay buffer is allocated (region SB_REGION_REPLAY, SB_IOC_REPLAY_DMA). */
+#define SB_DEVICE_F_REPLAY_DMA (1u << 4)
 
 /* SB_IOC_DEVICE_INFO: the board, its PCI function and its firmware identity. */
 struct sb_device_info {
@@ -87,9 +94,10 @@ struct sb_device_info {
 };
 
 /* Regions. */
-#define SB_REGION_REGS 0  /* the register space (the board's register BAR) */
-#define SB_REGION_TRACE 1 /* the DMA trace buffer the board writes records into */
-#define SB_REGION_COUNT 2
+#define SB_REGION_REGS 0   /* the register space (the board's register BAR) */
+#define SB_REGION_TRACE 1  /* the DMA trace buffer the board writes records into */
+#define SB_REGION_REPLAY 2 /* 1.2: the replay buffer the board reads descriptors from */
+#define SB_REGION_COUNT 3
 
 /* The mmap offset of a region: mmap(NULL, len, ..., MAP_SHARED, fd, SB_REGION_OFFSET(i) + o). */
 #define SB_REGION_OFFSET_SHIFT 32
@@ -109,7 +117,8 @@ struct sb_region_info {
 	__u32 reserved;
 	__u64 length;   /* out: bytes; a mapping must lie within [0, length) */
 	__u64 offset;   /* out: mmap offset of the region's first byte */
-	__u64 bus_addr; /* out: SB_REGION_TRACE: the buffer's bus address (see SB_IOC_TRACE_DMA) */
+	__u64 bus_addr; /* out: SB_REGION_TRACE, SB_REGION_REPLAY: the buffer's bus address
+	                   (informational: SB_IOC_TRACE_DMA, SB_IOC_REPLAY_DMA program it) */
 };
 
 /* Register access operations. */
@@ -123,8 +132,9 @@ struct sb_region_info {
  * on hardware; a mailbox transaction with the bridge in test mode). 64-bit operations run
  * both halves without any other access of this device in between. offset must be 4-byte
  * aligned and the access inside the register region; reserved must be 0. Writes need a file
- * opened for writing (-EBADF otherwise); writes that touch a register holding a DMA address
- * (trace.buf_addr, trace.buf_size) are -EPERM: SB_IOC_TRACE_DMA programs those.
+ * opened for writing (-EBADF otherwise); writes that touch a register deciding where the
+ * board's DMA goes (trace.buf_addr, trace.buf_size, replay.ring_addr, replay.ring_log2) are
+ * -EPERM, whatever the value: SB_IOC_TRACE_DMA and SB_IOC_REPLAY_DMA program those.
  */
 struct sb_reg_io {
 	__u32 size;
@@ -175,6 +185,43 @@ struct sb_trace_dma {
 	__u64 dropped;     /* out: trace.dropped, records the board could not write */
 };
 
+/* SB_IOC_REPLAY_DMA operations. */
+#define SB_REPLAY_DMA_STATUS 0 /* the replay's progress; any file */
+#define SB_REPLAY_DMA_SETUP 1  /* point the replay block at a ring in the buffer; writers */
+#define SB_REPLAY_DMA_SUBMIT 2 /* hand the board the descriptors up to 'tail'; writers */
+
+/*
+ * SB_IOC_REPLAY_DMA (1.2): trace replay from the replay buffer (region SB_REGION_REPLAY). The
+ * board reads request descriptors (replay.desc_size bytes each) from a ring in host memory;
+ * the driver alone programs where (replay.ring_addr, replay.ring_log2), always inside its own
+ * buffer. Userspace writes descriptors through a mapping of the region.
+ *
+ * SETUP (a file opened for writing): clears replay.control (replay off), programs
+ * replay.ring_addr and replay.ring_log2 with the ring of 2^ring_log2 descriptors at
+ * ring_offset in the buffer (a multiple of the descriptor size; the whole ring inside the
+ * buffer, else -EINVAL), then pulses replay.control.reset (head, tail, counters to 0). After
+ * probe the ring is at offset 0 and as large as the buffer holds (a power of two).
+ *
+ * SUBMIT (a file opened for writing): makes the descriptors written into the ring visible to
+ * the board (a DMA sync of the ring; a no-op on x86 unless the DMA is bounced), then writes
+ * replay.tail = tail (free-running: descriptor tail mod 2^ring_log2 is written next). The
+ * replay itself is the caller's: port_mask, then replay.control = enable [| timed].
+ *
+ * STATUS (any file), and the answer to SETUP and SUBMIT: the ring (ring_offset, ring_log2) and
+ * the replay.desc_size, tail, head and status registers. -EOPNOTSUPP when the board has no
+ * replay block.
+ */
+struct sb_replay_dma {
+	__u32 size;
+	__u32 op;          /* in: SB_REPLAY_DMA_* */
+	__u32 ring_offset; /* in (SETUP), out: byte offset of the ring in the replay buffer */
+	__u32 ring_log2;   /* in (SETUP), out: the ring holds 2^ring_log2 descriptors */
+	__u32 tail;        /* in (SUBMIT), out: replay.tail, descriptors handed to the board */
+	__u32 head;        /* out: replay.head, descriptors the board has fetched */
+	__u32 status;      /* out: replay.status (busy, idle, error, bad_desc) */
+	__u32 desc_size;   /* out: replay.desc_size, bytes per descriptor */
+};
+
 /*
  * An event record, returned by read(2) (one record per call; the buffer must hold at least
  * sizeof(struct sb_event), else -EINVAL). Events that arrive before the reader collects them
@@ -195,5 +242,6 @@ struct sb_event {
 #define SB_IOC_REGION_INFO _IO(SB_IOC_MAGIC, 0x02) /* struct sb_region_info */
 #define SB_IOC_REG_ACCESS _IO(SB_IOC_MAGIC, 0x03)  /* struct sb_reg_io */
 #define SB_IOC_TRACE_DMA _IO(SB_IOC_MAGIC, 0x04)   /* struct sb_trace_dma (1.1) */
+#define SB_IOC_REPLAY_DMA _IO(SB_IOC_MAGIC, 0x05)  /* struct sb_replay_dma (1.2) */
 
 #endif /* _UAPI_LINUX_STACKBENCH_H */
