@@ -7,9 +7,12 @@
  *
  * Memory side: one HMC-controller user port per link (Micron/Pico user-port shape: cmd,
  * 34-bit addr, size in flits, tag, 128-bit write-data beats; responses with tag, data,
- * ERRSTAT, dinv). Port i uses link i*LINKS/N (gups_port.info.link); the ports of a link share
- * it through a round-robin arbiter and the link-side tag is {port within the link, tag}.
- * With LINKS = N every port has its own user port (the controller arbitrates).
+ * ERRSTAT, dinv). GUPS port i is controller user port FIRST_PORT + i of PORTS_PER_LINK per
+ * link, so it uses link (FIRST_PORT + i) / PORTS_PER_LINK (gups_port.info.link; sb_link_map.vh):
+ * on the AC-510 ports 0-3 use link 0 and 4-8 link 1, user port 0 of link 0 being the PCIe
+ * stream's. The ports of a link share it through a round-robin arbiter and the link-side tag is
+ * {port within the link, tag}. With PORTS_PER_LINK = 1, FIRST_PORT = 0 and LINKS = N every
+ * port has its own user port (the controller arbitrates).
  * The stream and the replay take over ports' request paths (the stream first).
  * Everything runs on the user clock; reads beyond the register space return 0xFFFFFFFF.
  */
@@ -19,9 +22,12 @@
 
 module sb_gups_top #(
 	parameter integer N = 9,                   // GUPS ports (1..9, the map's instances)
-	parameter integer LINKS = 2,               // HMC links / controller user ports (1..N)
+	parameter integer LINKS = 2,               // HMC links, each with GUPS ports (1..16)
+	parameter integer PORTS_PER_LINK = 5,      // controller user ports per link (M510: 5)
+	parameter integer FIRST_PORT = 1,          // user port of GUPS port 0 (M510: 1, 0 = PCIe)
 	parameter integer AXIL_ADDR_W = 16,        // AXI4-Lite address bits (BAR size)
-	parameter integer MAX_PER_LINK = (N + LINKS - 1) / LINKS, // ports sharing a link (derived)
+	// most GUPS ports on one link (derived; an upper bound, exact for the AC-510)
+	parameter integer MAX_PER_LINK = (PORTS_PER_LINK < N) ? PORTS_PER_LINK : N,
 	parameter integer LTAG_W = 6 + ((MAX_PER_LINK > 1) ? $clog2(MAX_PER_LINK) : 0), // link tag
 	parameter integer TRACE_DEPTH = 0,         // on-chip trace records; 0 = map (1024)
 	parameter integer HAS_DMA = 1,             // m_axis_trace feeds a DMA engine
@@ -106,23 +112,26 @@ module sb_gups_top #(
 	/* verilator lint_on UNUSEDPARAM */
 
 	// ---------------------------------------------------------------- parameters
-	// First port of link l: the smallest i with i * LINKS / N == l.
-	function automatic integer first_port(input integer l);
+	// sb_port_link(i): the link of GUPS port i; checks of N, LINKS, PORTS_PER_LINK, FIRST_PORT.
+`include "sb_link_map.vh"
+
+	// First GUPS port of link l: the smallest i on link l (N if none).
+	function automatic integer link_first(input integer l);
 		integer i;
 		begin
-			first_port = N;
+			link_first = N;
 			for (i = N - 1; i >= 0; i = i - 1)
-				if ((i * LINKS) / N == l)
-					first_port = i;
+				if (sb_port_link(i) == l)
+					link_first = i;
 		end
 	endfunction
 
 	generate
 		if (N < 1 || N > SB_LAYOUT_GUPS_PORT_COUNT)
 			$error("sb_gups_top: N must be 1..%0d (instance %m)", SB_LAYOUT_GUPS_PORT_COUNT);
-		if (LINKS < 1 || LINKS > N || LINKS > 16)
-			$error("sb_gups_top: LINKS must be 1..N (instance %m)");
-		if (MAX_PER_LINK != (N + LINKS - 1) / LINKS)
+		if (LINKS < 1 || LINKS > 16)
+			$error("sb_gups_top: LINKS must be 1..16 (instance %m)");
+		if (MAX_PER_LINK != ((PORTS_PER_LINK < N) ? PORTS_PER_LINK : N))
 			$error("sb_gups_top: MAX_PER_LINK is derived; do not set it (instance %m)");
 		if (LTAG_W != 6 + ((MAX_PER_LINK > 1) ? $clog2(MAX_PER_LINK) : 0))
 			$error("sb_gups_top: LTAG_W is derived; do not set it (instance %m)");
@@ -286,7 +295,7 @@ module sb_gups_top #(
 	genvar p;
 	generate
 		for (p = 0; p < N; p = p + 1) begin : g_port
-			localparam integer LK = (p * LINKS) / N;
+			localparam integer LK = sb_port_link(p);
 			localparam integer IDX = p;
 			localparam [31:0] NEXT = (p == N - 1) ? 32'h0 : PORT0 + (p + 1) * PSTRIDE;
 			wire sel = in_block(a, PORT0 + p * PSTRIDE, SB_BLK_GUPS_PORT_SIZE);
@@ -365,9 +374,9 @@ module sb_gups_top #(
 		sr_errstat_r = 7'd0;
 		for (si = 0; si < N; si = si + 1)
 			if (s_own[si]) begin
-				sr_tag_r = ar_tag[((si * LINKS) / N)*6 +: 6];
-				sr_data_r = ar_data[((si * LINKS) / N)*128 +: 128];
-				sr_errstat_r = ar_errstat[((si * LINKS) / N)*7 +: 7];
+				sr_tag_r = ar_tag[sb_port_link(si)*6 +: 6];
+				sr_data_r = ar_data[sb_port_link(si)*128 +: 128];
+				sr_errstat_r = ar_errstat[sb_port_link(si)*7 +: 7];
 			end
 	end
 	assign sr_tag = sr_tag_r;
@@ -390,14 +399,11 @@ module sb_gups_top #(
 	genvar l;
 	generate
 		for (l = 0; l < LINKS; l = l + 1) begin : g_link
-			localparam integer F = first_port(l);
-			localparam integer M = first_port(l + 1) - F;
+			localparam integer F = link_first(l);
+			localparam integer M = link_first(l + 1) - F; // >= 1 (sb_link_map.vh checks)
 			localparam integer SW = (M > 1) ? $clog2(M) : 1;
 			localparam integer AT = 6 + ((M > 1) ? SW : 0);
 			wire [AT-1:0] tag_out;
-
-			if (M < 1)
-				$error("sb_gups_top: link %0d has no port (instance %m)", l);
 
 			sb_uport_arb #(.N(M), .TAG_W(6), .SEL_W(SW), .LTAG_W(AT)) u_arb (
 				.clk(clk), .rst(rst),
@@ -456,7 +462,10 @@ module sb_gups_top #(
 		.s_rsp_errstat(sr_errstat),
 		.group_done(ev_stream), .rsp_err(rsp_err[N]), .rsp_errstat(rsp_errstat[N*7 +: 7]));
 
-	sb_replay #(.N(N), .LINKS(LINKS), .NEXT_OFFSET(PORT0)) u_replay (
+	sb_replay #(
+		.N(N), .LINKS(LINKS), .PORTS_PER_LINK(PORTS_PER_LINK), .FIRST_PORT(FIRST_PORT),
+		.NEXT_OFFSET(PORT0)
+	) u_replay (
 		.clk(clk), .rst(rst), .now(cycles),
 		.reg_sel(sel_replay), .reg_addr(a - SB_LAYOUT_REPLAY_OFFSET),
 		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),

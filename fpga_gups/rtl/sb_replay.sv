@@ -25,7 +25,8 @@
  * completes; per vault (decoded with the address-mapping mode) requests, data flits, lag,
  * latency. The controller takes at most one command per link per cycle and delivers one
  * response beat per link per cycle, so the lanes of one link never report in the same cycle:
- * their events are merged per link (LINKS events per cycle at most). A completed request is
+ * their events are merged per link (LINKS events per cycle at most); lane p's link is port p's
+ * (sb_link_map.vh, the same parameters as the top). A completed request is
  * offered to trace capture on the lane's trace tap like a port's own.
  */
 `resetall
@@ -34,7 +35,10 @@
 
 module sb_replay #(
 	parameter integer N = 9,               // ports (lanes), 1..16
-	parameter integer LINKS = 2,           // links; port p uses link p*LINKS/N (as the top)
+	parameter integer LINKS = 2,           // links (1..16)
+	parameter integer PORTS_PER_LINK = 5,  // controller user ports per link (as the top)
+	parameter integer FIRST_PORT = 1,      // user port of port 0; port p is on link
+	                                       // (FIRST_PORT + p) / PORTS_PER_LINK (as the top)
 	parameter integer FETCH_DEPTH = 16,    // descriptors between the DMA engine and the lanes
 	parameter integer MAX_BURST = 8,       // descriptors per DMA read request (<= FETCH_DEPTH)
 	parameter [31:0]  NEXT_OFFSET = 32'h0  // NEXT header word
@@ -103,6 +107,7 @@ module sb_replay #(
 `include "sb_uport.vh"
 	/* verilator lint_on UNUSEDPARAM */
 `include "sb_reg_func.vh"
+`include "sb_link_map.vh"
 
 	localparam integer V = SB_REPLAY_VAULT_REQUESTS_COUNT;   // vaults with statistics (16)
 	localparam integer LANE = SB_REPLAY_LANE_DEPTH_RESET;    // descriptors per lane (4)
@@ -115,8 +120,8 @@ module sb_replay #(
 	generate
 		if (N < 1 || N > 16)
 			$error("sb_replay: N must be 1..16 (a descriptor names ports 0..15) (instance %m)");
-		if (LINKS < 1 || LINKS > N)
-			$error("sb_replay: LINKS must be 1..N (instance %m)");
+		if (LINKS < 1 || LINKS > 16)
+			$error("sb_replay: LINKS must be 1..16 (instance %m)");
 		if (FETCH_DEPTH < 2 || (1 << $clog2(FETCH_DEPTH)) != FETCH_DEPTH)
 			$error("sb_replay: FETCH_DEPTH must be a power of two >= 2 (instance %m)");
 		if (MAX_BURST < 1 || MAX_BURST > FETCH_DEPTH)
@@ -436,7 +441,7 @@ module sb_replay #(
 			lc_lat[l] = 32'd0;
 		end
 		for (a = 0; a < N; a = a + 1) begin
-			l = (a * LINKS) / N;
+			l = sb_port_link(a);
 			if (iss_v[a]) begin
 				li_v[l] = 1'b1;
 				li_w[l] = li_w[l] | iss_w[a];

@@ -3,14 +3,21 @@
  * Co-simulation of the RTL engine and the C model of the board: both are programmed with the
  * same register writes (the RTL over AXI4-Lite, the model with sb_model_write32(), same
  * generated offsets), run to completion, and their requests compared per port as
- * (type, address, size) for the first 10,000 requests of each port (ro and wo: 10,000
+ * (type, address, size, link) for the first 10,000 requests of each port (ro and wo: 10,000
  * iterations; rw: 5,000 reads and their 5,000 write-backs). Cross-port interleaving and the
  * position of rw write-backs depend on timing, so the comparison is per port: the read
  * sequence exactly, the write sequence exactly for wo and as a multiset for rw.
  *
+ * Links: every port's gups_port.info.link must agree between the two. An RTL request's link is
+ * the user port it appeared on, its port the one the RTL's info.link registers put at that
+ * position of the link (link tag = {port within the link, tag}); a model request's link is its
+ * port's link in the model (the engine routes a port's requests over the link that info.link
+ * reports: sb_engine_port_link()). So a port on the wrong link fails as a link mismatch of
+ * its requests, and wiring that disagrees with info.link as an address mismatch.
+ *
  * Then trace replay: the same descriptor ring in host memory (the model's DMA window, the
  * harness's DMA engine for the RTL), the same replay registers; every port's replayed
- * requests (type, address, size) must agree request for request, and so must the counts the
+ * requests (type, address, link) must agree request for request, and so must the counts the
  * two replay blocks report (issued, reads, writes, skipped descriptors, per-vault requests and
  * data).
  * Usage: tb_cosim [--seed N] [--profile NAME]
@@ -27,20 +34,81 @@ extern "C" {
 
 using namespace tb;
 
+/* A request as both sides see it: address and link (type: the list it is in). */
+struct Obs {
+	uint64_t addr;
+	unsigned link;
+	bool operator==(const Obs &o) const
+	{
+		return addr == o.addr && link == o.link;
+	}
+	bool operator<(const Obs &o) const
+	{
+		return addr != o.addr ? addr < o.addr : link < o.link;
+	}
+};
+
 struct Seen {
-	std::vector<uint64_t> rd, wr;
+	std::vector<Obs> rd, wr;
 	std::vector<unsigned> sizes;
 };
 
 static Seen g_model[NPORTS];
+static unsigned g_model_link[NPORTS]; /* the model's gups_port.info.link */
 
 static void model_hook(void *ctx, const struct sb_model_request *r)
 {
 	(void)ctx;
 	if (r->port >= NPORTS)
 		return;
-	(r->write ? g_model[r->port].wr : g_model[r->port].rd).push_back(r->addr);
+	Obs o = {r->addr, g_model_link[r->port]};
+	(r->write ? g_model[r->port].wr : g_model[r->port].rd).push_back(o);
 	g_model[r->port].sizes.push_back(r->flits);
+}
+
+/* Port p's requests, RTL (a) against the model (c): equal, or the first difference reported. */
+static void compare(unsigned p, const char *what, const std::vector<Obs> &a,
+                    const std::vector<Obs> &c)
+{
+	if (a == c)
+		return;
+	size_t i = 0;
+	while (i < a.size() && i < c.size() && a[i] == c[i])
+		i++;
+	if (i < a.size() && i < c.size())
+		fail("port %u %s %zu (RTL %zu, model %zu): RTL 0x%" PRIx64 " on link %u, model "
+		     "0x%" PRIx64 " on link %u",
+		     p, what, i, a.size(), c.size(), a[i].addr, a[i].link, c[i].addr, c[i].link);
+	else
+		fail("port %u %s: RTL %zu, model %zu (the first %zu agree)", p, what, a.size(),
+		     c.size(), i);
+}
+
+/* The RTL's requests from mark[l] on, per port: the position within the link (tag >> 6)
+ * names the port through the RTL's own info.link (rtl_link). */
+static void rtl_requests(const Bench &b, const unsigned *rtl_link, const size_t *mark, Seen *out)
+{
+	for (unsigned l = 0; l < NLINKS; l++) {
+		unsigned first = NPORTS, n = 0;
+		for (unsigned p = NPORTS; p-- > 0;)
+			if (rtl_link[p] == l) {
+				first = p;
+				n++;
+			}
+		for (size_t i = mark[l]; i < b.resp[l].log.size(); i++) {
+			const Req &q = b.resp[l].log[i];
+			unsigned k = q.tag >> 6;
+			if (k >= n) {
+				fail("link %u: request with port field %u, the RTL has %u port(s) "
+				     "there",
+				     l, k, n);
+				continue;
+			}
+			Obs o = {q.addr, l};
+			(q.cmd == CMD_RD ? out[first + k].rd : out[first + k].wr).push_back(o);
+			out[first + k].sizes.push_back(q.size);
+		}
+	}
 }
 
 int main(int argc, char **argv)
@@ -62,6 +130,22 @@ int main(int argc, char **argv)
 	ResponderCfg rc;
 	Bench b(seed, rc);
 	b.reset();
+
+	/* The ports' links: the same on both sides. */
+	unsigned rtl_link[NPORTS];
+	for (unsigned p = 0; p < NPORTS; p++) {
+		uint32_t info = 0;
+		if (sb_model_read32(m, port_base(p) + SB_GUPS_PORT_INFO, &info) < 0)
+			fail("model read of gups_port %u info failed", p);
+		g_model_link[p] = SB_FIELD_GET(SB_GUPS_PORT_INFO_LINK, info);
+		rtl_link[p] =
+		    SB_FIELD_GET(SB_GUPS_PORT_INFO_LINK, b.read(port_base(p) + SB_GUPS_PORT_INFO));
+		TB_CHECK(rtl_link[p] == g_model_link[p],
+		         "port %u: gups_port.info.link RTL %u, model %u", p, rtl_link[p],
+		         g_model_link[p]);
+		TB_CHECK(rtl_link[p] < NLINKS, "port %u: link %u, the RTL has %u", p, rtl_link[p],
+		         NLINKS);
+	}
 
 	/* The same register writes to both. */
 	auto wr32 = [&](uint32_t off, uint32_t v) {
@@ -106,34 +190,31 @@ int main(int argc, char **argv)
 	TB_CHECK(sb_model_irq_pending(m) & SB_IRQ_PENDING_PORTS_DONE_MASK, "model: every port done");
 
 	Seen rtl[NPORTS];
-	for (unsigned l = 0; l < NLINKS; l++)
-		for (const Req &q : b.resp[l].log) {
-			unsigned p = port_of(l, q.tag);
-			(q.cmd == CMD_RD ? rtl[p].rd : rtl[p].wr).push_back(q.addr);
-			rtl[p].sizes.push_back(q.size);
-		}
+	const size_t from_start[NLINKS] = {};
+	rtl_requests(b, rtl_link, from_start, rtl);
 	uint64_t total = 0;
 	for (unsigned p = 0; p < NPORTS; p++) {
 		Seen &a = rtl[p], &c = g_model[p];
 		TB_CHECK(!c.rd.empty() || !c.wr.empty(), "port %u: the model issued no requests", p);
 		TB_EQ(a.rd.size() + a.wr.size(), N_REQ, "RTL requests of the port");
 		TB_EQ(c.rd.size() + c.wr.size(), N_REQ, "model requests of the port");
-		TB_CHECK(a.rd == c.rd, "port %u: read sequences differ (RTL %zu, model %zu)", p,
-		         a.rd.size(), c.rd.size());
+		compare(p, "read", a.rd, c.rd);
 		if (type[p] == SB_GUPS_PORT_CONTROL_TYPE_RW) {
 			std::sort(a.wr.begin(), a.wr.end());
 			std::sort(c.wr.begin(), c.wr.end());
 		}
-		TB_CHECK(a.wr == c.wr, "port %u: write %s differ (RTL %zu, model %zu)", p,
-		         type[p] == SB_GUPS_PORT_CONTROL_TYPE_RW ? "multisets" : "sequences",
-		         a.wr.size(), c.wr.size());
+		compare(p, type[p] == SB_GUPS_PORT_CONTROL_TYPE_RW ? "write (sorted)" : "write",
+		        a.wr, c.wr);
 		for (unsigned s : c.sizes)
 			TB_EQ(s, flits[p], "model request size");
 		for (unsigned s : a.sizes)
 			TB_EQ(s, flits[p], "RTL request size");
 		total += a.rd.size() + a.wr.size();
 	}
-	printf("tb_cosim: %" PRIu64 " RTL requests compared over %u ports\n", total, NPORTS);
+	printf("tb_cosim: %" PRIu64 " RTL requests compared over %u ports; links", total, NPORTS);
+	for (unsigned p = 0; p < NPORTS; p++)
+		printf(" %u", rtl_link[p]);
+	printf(" (ports 0..%u)\n", NPORTS - 1);
 
 	/* ---- trace replay ---- */
 	const unsigned LOG2 = 15, NDESC = 9 * 1500;
@@ -145,7 +226,7 @@ int main(int argc, char **argv)
 	b.dma_bus = bus;
 	b.dma_words = ring.size();
 	Rng rr(seed * 31 + 7);
-	const uint32_t mask = 0x1FF & ~(1u << 4); /* port 4 not replayed: its descriptors skipped */
+	const uint32_t mask = 0x1FF & ~(1u << 2); /* port 2 not replayed: its descriptors skipped */
 	for (unsigned i = 0; i < NDESC; i++) {
 		uint64_t t = i / 3, addr = rr.u64() & 0x3FFFFFFF0ull;
 		unsigned port = rr.chance(2) ? 9 + rr.range(0, 6) : rr.range(0, 8);
@@ -186,23 +267,15 @@ int main(int argc, char **argv)
 		sb_model_advance(m, 1000000);
 	TB_CHECK(model_rd(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK, "model: replay done");
 	Seen rtl_r[NPORTS], model_r[NPORTS];
-	for (unsigned l = 0; l < NLINKS; l++)
-		for (size_t i = rtl_mark[l]; i < b.resp[l].log.size(); i++) {
-			const Req &q = b.resp[l].log[i];
-			unsigned p = port_of(l, q.tag);
-			(q.cmd == CMD_RD ? rtl_r[p].rd : rtl_r[p].wr).push_back(q.addr);
-			rtl_r[p].sizes.push_back(q.size);
-		}
+	rtl_requests(b, rtl_link, rtl_mark, rtl_r);
 	uint64_t replayed = 0;
 	for (unsigned p = 0; p < NPORTS; p++) {
 		Seen &c = g_model[p];
 		model_r[p].rd.assign(c.rd.begin() + (long)model_mark[p][0], c.rd.end());
 		model_r[p].wr.assign(c.wr.begin() + (long)model_mark[p][1], c.wr.end());
-		TB_CHECK(rtl_r[p].rd == model_r[p].rd, "replay port %u: read sequences differ (RTL %zu, "
-		         "model %zu)", p, rtl_r[p].rd.size(), model_r[p].rd.size());
-		TB_CHECK(rtl_r[p].wr == model_r[p].wr, "replay port %u: write sequences differ (RTL %zu, "
-		         "model %zu)", p, rtl_r[p].wr.size(), model_r[p].wr.size());
-		TB_CHECK(p == 4 || !rtl_r[p].rd.empty(), "replay port %u issued no read", p);
+		compare(p, "replayed read", rtl_r[p].rd, model_r[p].rd);
+		compare(p, "replayed write", rtl_r[p].wr, model_r[p].wr);
+		TB_CHECK(p == 2 || !rtl_r[p].rd.empty(), "replay port %u issued no read", p);
 		replayed += rtl_r[p].rd.size() + rtl_r[p].wr.size();
 	}
 	/* The RTL sizes are per request in issue order; the model's hook keeps them mixed with the
@@ -219,7 +292,7 @@ int main(int argc, char **argv)
 		TB_EQ(b.read(R + SB_REPLAY_VAULT_FLITS(v)), model_rd(R + SB_REPLAY_VAULT_FLITS(v)),
 		      "vault data flits, RTL vs model");
 	}
-	printf("tb_cosim: %" PRIu64 " replayed requests agree over %u ports (%u descriptors, %u "
+	printf("tb_cosim: %" PRIu64 " replayed requests compared over %u ports (%u descriptors, %u "
 	       "skipped)\n",
 	       replayed, NPORTS, NDESC, b.read(R + SB_REPLAY_BAD));
 	sb_model_free(m);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Testbench of sb_replay (built with N=4, LINKS=2: lanes 0, 1 on link 0, lanes 2, 3 on link 1).
+ * Testbench of sb_replay (built with N=4, LINKS=2, PORTS_PER_LINK=3, FIRST_PORT=2: lane p is
+ * on link (2 + p) / 3, so lane 0 on link 0 and lanes 1, 2, 3 on link 1).
  * The harness plays the host (a descriptor ring it refills through tail / head), the DMA
  * engine (read requests with random back-pressure, descriptors returned with random gaps) and
  * the user-port side of each link as sb_uport_arb and the controller present it: one lane's
@@ -30,12 +31,13 @@
 
 using namespace tb;
 
-static const unsigned N = 4, LINKS = 2;
+static const unsigned N = 4, LINKS = 2, PORTS_PER_LINK = TB_PORTS_PER_LINK,
+                      FIRST_PORT = TB_FIRST_PORT;
 static const uint64_t RING = 0x7654300000ull;
 
 static unsigned link_of(unsigned p)
 {
-	return p * LINKS / N;
+	return (FIRST_PORT + p) / PORTS_PER_LINK;
 }
 
 static unsigned first_of(unsigned l)
@@ -85,7 +87,7 @@ struct Bench : RegBusMaster {
 
 	Bench(uint64_t s, ResponderCfg c) : t(new Vsb_replay), rng(s)
 	{
-		c.tag_bits = 7;
+		c.tag_bits = 8; /* {lane within the link (up to 3), tag} */
 		for (unsigned l = 0; l < LINKS; l++)
 			resp.emplace_back(rng, c);
 	}

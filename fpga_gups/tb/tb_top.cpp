@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Testbench of sb_gups_top (9 ports, 2 links): the whole design through its AXI4-Lite slave
+ * Testbench of sb_gups_top (9 ports; 2 links, ports 0-3 on link 0 and 4-8 on link 1, or the
+ * link parameters tb_top_bench.h is built with): the whole design through its AXI4-Lite slave
  * (random valid delays and ready back-pressure) with a behavioural responder on each link.
  *   regs     every register of every block against the generated table (reset values, header
- *            words and NEXT chain, read-back of rw registers, pulse / wo bits reading 0,
- *            64-bit latch, holes, reads beyond the register space)
- *   traffic  all 9 ports at once with mixed types and sizes: per-port address streams against
- *            the C definition, counters, tags unique per port, round-robin sharing of a link
+ *            words and NEXT chain, each port's info.link, read-back of rw registers, pulse /
+ *            wo bits reading 0, 64-bit latch, holes, reads beyond the register space)
+ *   traffic  all 9 ports at once with mixed types and sizes: every request on its port's link,
+ *            per-port address streams against the C definition, counters, tags unique per
+ *            port, round-robin sharing of a link
  *   stream   a group of writes then reads with integrity on: the data written equals
  *            gups_pattern.h, no mismatches; corrupted read data is counted as mismatches
  *   status   thermal-failure and error ERRSTAT, irq status / mask / pending and the irq pin,
@@ -90,6 +92,10 @@ static void test_regs(uint64_t seed)
 						         SB_FIELD_PREP(SB_GUPS_PORT_INFO_INDEX, p) |
 						         SB_FIELD_PREP(SB_GUPS_PORT_INFO_LINK, link_of(p));
 					}
+					/* The links up: the map's reset value is the AC-510's two. */
+					if (!strcmp(blk->name, "hmc_ctrl") &&
+					    !strcmp(reg->name, "link_status"))
+						expect = LINKS_UP;
 					uint32_t got = b.read(off);
 					if (!strcmp(blk->name, "board") && !strcmp(reg->name, "cycles")) {
 						if (w == 0)
@@ -279,14 +285,21 @@ static void test_traffic(uint64_t seed)
 		for (const Req &q : log)
 			if (q.cycle >= from && q.cycle <= to)
 				busy.push_back(q.tag >> 6);
-		size_t window = 16 * m, worst = 0;
+		size_t window = 16 * m, worst = 0, at = 0;
 		for (size_t i = 0; i + window <= busy.size(); i++) {
 			std::set<unsigned> seen(busy.begin() + (long)i, busy.begin() + (long)(i + window));
-			worst = std::max(worst, (size_t)(m - seen.size()));
+			if (m - seen.size() > worst) {
+				worst = m - seen.size();
+				at = i;
+			}
 		}
 		TB_CHECK(busy.size() > 8 * m, "link %u: ports overlapped (%zu requests)", l,
 		         busy.size());
-		TB_EQ(worst, 0, "every port of a busy link issues within 16 rounds");
+		TB_CHECK(
+		    worst == 0,
+		    "link %u: %zu of its %u ports absent from requests %zu..%zu of %zu while all "
+		    "ran (every port of a busy link issues within 16 rounds)",
+		    l, worst, m, at, at + window - 1, busy.size());
 	}
 }
 
@@ -296,7 +309,7 @@ static void test_stream(uint64_t seed)
 {
 	ResponderCfg rc;
 	Bench b(seed, rc);
-	const unsigned port = 6, n = 12;
+	const unsigned port = 4, n = 12; /* on the AC-510 the first port of link 1 */
 	const uint32_t S = SB_LAYOUT_STREAM_OFFSET, seed_v = 0xC0FFEE11;
 	uint64_t addr[n];
 

@@ -4,12 +4,16 @@
  * AXI4-Lite master (random valid delays and ready back-pressure), one behavioural responder
  * per link, and a DMA engine serving the replay's descriptor reads from host memory (dma_mem
  * at bus address dma_bus) with random back-pressure and gaps.
+ * Built for sb_gups_top's default parameters (the AC-510) unless TB_LINKS, TB_PORTS_PER_LINK and
+ * TB_FIRST_PORT give the values the design was built with (-GLINKS=... and so on).
  */
 #ifndef SB_TB_TOP_BENCH_H
 #define SB_TB_TOP_BENCH_H
 
+#include <algorithm>
 #include <array>
 #include <memory>
+#include <type_traits>
 
 #include "Vsb_gups_top.h"
 #include "tb_common.h"
@@ -21,11 +25,37 @@ extern "C" {
 namespace tb
 {
 
-static const unsigned NPORTS = 9, NLINKS = 2, LTAG = 9;
+#ifndef TB_LINKS
+#define TB_LINKS 2
+#endif
+#ifndef TB_PORTS_PER_LINK
+#define TB_PORTS_PER_LINK 5
+#endif
+#ifndef TB_FIRST_PORT
+#define TB_FIRST_PORT 1
+#endif
 
+constexpr unsigned clog2(unsigned v)
+{
+	unsigned r = 0;
+	while ((1u << r) < v)
+		r++;
+	return r;
+}
+
+/* sb_gups_top's N, LINKS, PORTS_PER_LINK, FIRST_PORT and LTAG_W (6 + clog2(MAX_PER_LINK)). */
+static const unsigned NPORTS = 9, NLINKS = TB_LINKS, PORTS_PER_LINK = TB_PORTS_PER_LINK,
+                      FIRST_PORT = TB_FIRST_PORT;
+static const unsigned LTAG = 6 + clog2(std::min(PORTS_PER_LINK, NPORTS));
+static_assert(NLINKS >= 1 && NLINKS <= 16, "TB_LINKS");
+/* hmc_link_up with every link in use up (the controller reports 4 links at most). */
+static const unsigned LINKS_UP = (1u << std::min(NLINKS, 4u)) - 1;
+
+/* Link of GUPS port p: it is controller user port FIRST_PORT + p of PORTS_PER_LINK per link
+ * (AC-510: ports 0-3 on link 0, 4-8 on link 1). */
 inline unsigned link_of(unsigned p)
 {
-	return p * NLINKS / NPORTS;
+	return (FIRST_PORT + p) / PORTS_PER_LINK;
 }
 
 inline unsigned first_of(unsigned l)
@@ -34,6 +64,31 @@ inline unsigned first_of(unsigned l)
 		if (link_of(p) == l)
 			return p;
 	return NPORTS;
+}
+
+/* A Verilated port of any width as 32-bit words, and back. */
+template <std::size_t W> inline void to_words(const VlWide<W> &s, uint32_t *w)
+{
+	for (std::size_t i = 0; i < W; i++)
+		w[i] = s[i];
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+inline void to_words(T s, uint32_t *w)
+{
+	w[0] = (uint32_t)s;
+	if (sizeof(T) > 4)
+		w[1] = (uint32_t)((uint64_t)s >> 32);
+}
+template <std::size_t W> inline void from_words(VlWide<W> &s, const uint32_t *w)
+{
+	for (std::size_t i = 0; i < W; i++)
+		s[i] = w[i];
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+inline void from_words(T &s, const uint32_t *w)
+{
+	uint64_t v = w[0] | (sizeof(T) > 4 ? (uint64_t)w[1] << 32 : 0);
+	s = (T)v;
 }
 
 struct Bench {
@@ -61,11 +116,15 @@ struct Bench {
 	{
 		top->clk = 0;
 		top->eval();
-		uint32_t addr[3] = {top->m_hmc_addr[0], top->m_hmc_addr[1], top->m_hmc_addr[2]};
-		uint32_t tag[1] = {top->m_hmc_tag};
-		uint32_t cmd[1] = {top->m_hmc_cmd}, size[1] = {top->m_hmc_size};
-		uint32_t rtag[1] = {0}, res[1] = {0}, rdata[8] = {0};
+		/* Packed link-major ports: at most 16 links x 128 bits. */
+		uint32_t addr[18] = {0}, tag[8] = {0}, cmd[2] = {0}, size[2] = {0}, wdata[64] = {0};
+		uint32_t rtag[8] = {0}, res[4] = {0}, rdata[64] = {0};
 		uint32_t cready = 0, wready = 0, rvalid = 0, dinv = 0;
+		to_words(top->m_hmc_addr, addr);
+		to_words(top->m_hmc_tag, tag);
+		to_words(top->m_hmc_cmd, cmd);
+		to_words(top->m_hmc_size, size);
+		to_words(top->m_hmc_wr_data, wdata);
 		for (unsigned l = 0; l < NLINKS; l++) {
 			UPortPins &u = pins[l];
 			u.cmd_valid = top->m_hmc_cmd_valid >> l & 1;
@@ -75,7 +134,7 @@ struct Bench {
 			u.tag = (unsigned)get_bits(tag, l * LTAG, LTAG);
 			u.wr_valid = top->m_hmc_wr_valid >> l & 1;
 			for (int i = 0; i < 4; i++)
-				u.wr_data.w[i] = top->m_hmc_wr_data[l * 4 + i];
+				u.wr_data.w[i] = wdata[l * 4 + i];
 			resp[l].drive(u, cyc);
 			cready |= (uint32_t)u.cmd_ready << l;
 			wready |= (uint32_t)u.wr_ready << l;
@@ -90,10 +149,9 @@ struct Bench {
 		top->m_hmc_wr_ready = wready;
 		top->s_hmc_rsp_valid = rvalid;
 		top->s_hmc_rsp_dinv = dinv;
-		top->s_hmc_rsp_tag = rtag[0];
-		top->s_hmc_rsp_errstat = res[0];
-		for (int i = 0; i < 8; i++)
-			top->s_hmc_rsp_data[i] = rdata[i];
+		from_words(top->s_hmc_rsp_tag, rtag);
+		from_words(top->s_hmc_rsp_errstat, res);
+		from_words(top->s_hmc_rsp_data, rdata);
 		top->m_axis_trace_tready = rng.chance(80);
 		top->m_axis_replay_rdreq_tready = rng.chance(80);
 		bool dv = !dma_q.empty() && rng.chance(80);
@@ -233,7 +291,7 @@ struct Bench {
 	void reset()
 	{
 		top->rst = 1;
-		top->hmc_link_up = 3;
+		top->hmc_link_up = LINKS_UP;
 		top->hmc_init_done = 0;
 		top->hmc_crc_error = 0;
 		top->hmc_link_retry = 0;
