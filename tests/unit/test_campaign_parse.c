@@ -453,6 +453,16 @@ Test(campaign_parse, hints)
 	bad("name: x\nbench: {device: sim:}\n", SB_ERR_PARSE, "must be quoted: \"sim:\")");
 }
 
+/* Not UTF-8: an error naming the line and column. libfyaml 0.7 loops for ever on a directive
+ * line with 0xFF bytes (found by fuzz.campaign_yaml); such bytes never reach it. */
+Test(campaign_parse, bytes_that_are_not_utf8)
+{
+	bad("sweep:\n%  cooling: [Cfg2, \xff\xff+Cfg4]\n", SB_ERR_PARSE,
+	    "'camp.yaml' line 2 column 20: not UTF-8 text (byte 0xff)");
+	bad("name: a\xc0\xafb\n", SB_ERR_PARSE, "line 1 column 8: not UTF-8 text (byte 0xc0)");
+	bad("name: \xed\xa0\x80\n", SB_ERR_PARSE, "not UTF-8 text (byte 0xed)");
+}
+
 /* A few hundred bytes of nested aliases expand to gigabytes: aliases are refused before
  * anything is expanded (issue 17: a 429-byte file took 2.9 GB). */
 Test(campaign_parse, aliases_are_refused)

@@ -110,6 +110,53 @@ static const char *colon_hint(const char *text, size_t len, int n)
 	return "";
 }
 
+/*
+ * YAML is Unicode text: check the bytes are valid UTF-8 without NULs before libfyaml sees them.
+ * Besides giving a clear error, this keeps inputs away from libfyaml 0.7's handling of invalid
+ * bytes, which loops for ever on some (a directive line with 0xFF bytes, found by the fuzzer).
+ * Returns 0 or SB_ERR_PARSE naming the line and column.
+ */
+static int check_utf8(const char *name, const unsigned char *p, size_t len)
+{
+	unsigned line = 1, col = 1;
+
+	for (size_t i = 0; i < len;) {
+		unsigned char c = p[i];
+		size_t n = c < 0x80             ? 1
+		           : (c & 0xE0) == 0xC0 ? 2
+		           : (c & 0xF0) == 0xE0 ? 3
+		           : (c & 0xF8) == 0xF0 ? 4
+		                                : 0;
+		uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+
+		if (!c || !n || i + n > len)
+			goto bad;
+		for (size_t k = 1; k < n; k++) {
+			if ((p[i + k] & 0xC0) != 0x80)
+				goto bad;
+			cp = cp << 6 | (p[i + k] & 0x3F);
+		}
+		/* overlong forms, surrogates, beyond Unicode */
+		if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+		    (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+			goto bad;
+		if (c == '\n') {
+			line++;
+			col = 1;
+		} else {
+			col++;
+		}
+		i += n;
+		continue;
+	bad:
+		return sb_error_set(
+		    SB_ERR_PARSE,
+		    "cannot parse '%s' line %u column %u: not UTF-8 text (byte 0x%02x)", name, line,
+		    col, c);
+	}
+	return 0;
+}
+
 static int load(struct sb_yaml *y, const char *name, char *text, size_t len, unsigned flags)
 {
 	struct fy_diag_cfg dcfg;
@@ -124,6 +171,10 @@ static int load(struct sb_yaml *y, const char *name, char *text, size_t len, uns
 	if (!y->name) {
 		free(text);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	}
+	if ((err = check_utf8(name, (const unsigned char *)text, len)) < 0) {
+		y->text = text;
+		goto fail_diag;
 	}
 	fy_diag_cfg_default(&dcfg);
 	dcfg.fp = NULL;
