@@ -544,7 +544,8 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 	if (col < c->ncols)
 		return sb_trace_parse_error(c->lb.name, c->lb.line,
 		                            "%zu columns, the header names %zu", col, c->ncols);
-	if (spname_len != strlen(c->last_name) || strncmp(spname, c->last_name, spname_len)) {
+	if (c->last_sp < 0 || spname_len != strlen(c->last_name) ||
+	    strncmp(spname, c->last_name, spname_len)) {
 		char name[SB_TRACE_NAME_MAX];
 
 		if (spname_len == 0 || spname_len >= sizeof(name))

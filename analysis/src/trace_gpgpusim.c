@@ -176,7 +176,7 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 		    (unsigned long long)status);
 	if (sm > UINT32_MAX)
 		return sb_trace_parse_error(g->lb.name, g->lb.line, "SM number out of range");
-	if (strcmp(name, g->last_name)) {
+	if (g->last_sp < 0 || strcmp(name, g->last_name)) {
 		sp =
 		    sb_trace_info_subpart(&g->base.info, name, SB_SUBPART_CACHE, 1, g->block_bytes);
 		if (sp < 0)

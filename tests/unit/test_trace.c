@@ -368,6 +368,10 @@ Test(trace, csv_malformed)
 	expect_text_error(SB_TRACE_CSV, "f.csv", "time,addr,kind,status\n0,1,read,maybe\n",
 	                  "line 2: column 'status': unknown cache status 'maybe'");
 	expect_text_error(SB_TRACE_CSV, "g.csv", "", "line 1: no header line");
+	/* found by fuzz.trace_csv: an empty name on the first record matched the empty
+	 * "last name" and indexed subpartition -1 */
+	expect_text_error(SB_TRACE_CSV, "h.csv", "time,subpartition,addr,kind\n0,,2,read\n",
+	                  "line 2: column 'subpartition': bad name ''");
 }
 
 Test(trace, csv_time_ns_and_status)
