@@ -15,6 +15,7 @@
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/trace.h"
+#include "../analysis/analysis_support.h"
 
 #define DATA SB_TEST_DATA_DIR
 
@@ -22,50 +23,18 @@ static char tmp[64];
 
 static void mktmp(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/sb-trace-XXXXXX");
-	cr_assert(mkdtemp(tmp));
+	sbtest_mkdtemp(tmp, sizeof(tmp));
 }
 
 static void rmtmp(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	cr_expect_eq(system(cmd), 0);
+	sbtest_rmtree(tmp);
 }
 
 TestSuite(trace, .init = mktmp, .fini = rmtmp);
 
-static void write_text(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	cr_assert(f, "cannot create %s", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* Read everything: *n records (malloc'ed). Returns the reader's status. */
-static int read_all(struct sb_trace_reader *r, struct sb_trace_record **out, size_t *n)
-{
-	size_t cap = 1024;
-	int k;
-
-	*n = 0;
-	*out = malloc(cap * sizeof(**out));
-	cr_assert(*out);
-	for (;;) {
-		if (*n + 512 > cap) {
-			cap *= 2;
-			*out = realloc(*out, cap * sizeof(**out));
-			cr_assert(*out);
-		}
-		k = sb_trace_read(r, *out + *n, 512);
-		if (k <= 0)
-			return k;
-		*n += (size_t)k;
-	}
-}
+#define write_text sbtest_write_text
+#define read_all sbtest_read_all
 
 static struct sb_lifetime_result analyse(struct sb_trace_reader *r, enum sb_cache_policy policy)
 {

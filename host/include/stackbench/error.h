@@ -59,6 +59,10 @@ int sb_error_wrap(int err, const char *fmt, ...) __attribute__((format(printf, 2
 /* The last detail recorded by this thread, or "" if none. Valid until the next sb_error_*(). */
 const char *sb_error_detail(void);
 
+/* The stackbench code for a system call's errno: missing -> SB_ERR_NOT_FOUND, refused ->
+ * SB_ERR_PERM, out of memory -> SB_ERR_NOMEM, anything else -> SB_ERR_IO. */
+int sb_errno_code(int e);
+
 /* The last code recorded by this thread with sb_error_set(), or 0. */
 int sb_error_code(void);
 

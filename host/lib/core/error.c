@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -91,4 +92,21 @@ void sb_error_clear(void)
 {
 	detail[0] = '\0';
 	detail_code = 0;
+}
+
+int sb_errno_code(int e)
+{
+	switch (e) {
+	case ENOENT:
+	case ENOTDIR:
+		return SB_ERR_NOT_FOUND;
+	case EACCES:
+	case EPERM:
+	case EROFS:
+		return SB_ERR_PERM;
+	case ENOMEM:
+		return SB_ERR_NOMEM;
+	default:
+		return SB_ERR_IO;
+	}
 }

@@ -15,22 +15,6 @@
 #include "stackbench/output.h"
 #include "stackbench/util.h"
 
-static int errno_code(int e)
-{
-	switch (e) {
-	case ENOENT:
-	case ENOTDIR:
-		return SB_ERR_NOT_FOUND;
-	case EACCES:
-	case EPERM:
-	case EROFS:
-		return SB_ERR_PERM;
-	case ENOMEM:
-		return SB_ERR_NOMEM;
-	default:
-		return SB_ERR_IO;
-	}
-}
 
 /* The folder part of path ("." when it has none). */
 static int dir_of(const char *path, char *dir, size_t size)
@@ -97,7 +81,7 @@ int sb_output_open(struct sb_output *o, const char *path)
 	if (fd < 0) {
 		e = errno;
 		o->tmp[0] = '\0';
-		return sb_error_set(errno_code(e), "cannot create a file in '%s' for '%s': %s", dir,
+		return sb_error_set(sb_errno_code(e), "cannot create a file in '%s' for '%s': %s", dir,
 		                    path, strerror(e));
 	}
 	if (fchmod(fd, default_mode()) < 0 || !(o->f = fdopen(fd, "w"))) {
@@ -105,7 +89,7 @@ int sb_output_open(struct sb_output *o, const char *path)
 		close(fd);
 		unlink(o->tmp);
 		o->tmp[0] = '\0';
-		return sb_error_set(errno_code(e), "cannot write '%s': %s", path, strerror(e));
+		return sb_error_set(sb_errno_code(e), "cannot write '%s': %s", path, strerror(e));
 	}
 	return 0;
 }
@@ -130,7 +114,7 @@ int sb_output_commit(struct sb_output *o)
 		e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path, strerror(errno));
 	o->f = NULL;
 	if (!e && rename(o->tmp, o->path) < 0)
-		e = sb_error_set(errno_code(errno), "cannot rename '%s' to '%s': %s", o->tmp,
+		e = sb_error_set(sb_errno_code(errno), "cannot rename '%s' to '%s': %s", o->tmp,
 		                 o->path, strerror(errno));
 	if (e) {
 		unlink(o->tmp);
@@ -228,12 +212,12 @@ static int make_dirs(const char *dir)
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return sb_error_set(errno_code(errno), "cannot create folder '%s': %s", buf,
+			return sb_error_set(sb_errno_code(errno), "cannot create folder '%s': %s", buf,
 			                    strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-		return sb_error_set(errno_code(errno), "cannot create folder '%s': %s", buf,
+		return sb_error_set(sb_errno_code(errno), "cannot create folder '%s': %s", buf,
 		                    strerror(errno));
 	return 0;
 }
@@ -285,7 +269,7 @@ int sb_outdir_open(struct sb_outdir *d, const char *dir)
 	if (!mkdtemp(d->stage)) {
 		e = errno;
 		d->stage[0] = '\0';
-		return sb_error_set(errno_code(e), "cannot create a folder in '%s': %s", dir,
+		return sb_error_set(sb_errno_code(e), "cannot create a folder in '%s': %s", dir,
 		                    strerror(e));
 	}
 	return 0;
@@ -356,7 +340,7 @@ int sb_outdir_commit(struct sb_outdir *d)
 		if (access(from, F_OK) < 0)
 			continue;
 		if (rename(from, to) < 0)
-			e = sb_error_set(errno_code(errno), "cannot rename '%s' to '%s': %s", from,
+			e = sb_error_set(sb_errno_code(errno), "cannot rename '%s' to '%s': %s", from,
 			                 to, strerror(errno));
 	}
 	remove_stage(d);

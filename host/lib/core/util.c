@@ -12,21 +12,6 @@
 #include "stackbench/error.h"
 #include "stackbench/util.h"
 
-static int errno_code(int e)
-{
-	switch (e) {
-	case ENOENT:
-	case ENOTDIR:
-		return SB_ERR_NOT_FOUND;
-	case EACCES:
-	case EPERM:
-		return SB_ERR_PERM;
-	case ENOMEM:
-		return SB_ERR_NOMEM;
-	default:
-		return SB_ERR_IO;
-	}
-}
 
 int sb_read_file(const char *path, char **data, size_t *len)
 {
@@ -43,7 +28,7 @@ int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
 	f = fopen(path, "rb");
 	if (!f) {
 		err = errno;
-		return sb_error_set(errno_code(err), "cannot open '%s': %s", path, strerror(err));
+		return sb_error_set(sb_errno_code(err), "cannot open '%s': %s", path, strerror(err));
 	}
 	for (;;) {
 		if (used + 4096 + 1 > size) {

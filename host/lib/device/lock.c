@@ -173,12 +173,6 @@ static void find_holder(int fd, bool lock_file, struct sb_lock_holder *h)
 		proc_command(h->pid, h->command, sizeof(h->command));
 }
 
-static int errno_code(int e)
-{
-	return e == ENOENT || e == ENOTDIR ? SB_ERR_NOT_FOUND
-	       : e == EACCES || e == EPERM ? SB_ERR_PERM
-	                                   : SB_ERR_IO;
-}
 
 /*
  * Open (creating when missing, mode 0666 so that every user may take it over) a lock file.
@@ -215,7 +209,7 @@ static int open_lock_file(const char *path, int *out, bool *writable)
 			break;
 	}
 	if (fd < 0)
-		return sb_error_set(errno_code(err), "cannot open the lock file '%s': %s", path,
+		return sb_error_set(sb_errno_code(err), "cannot open the lock file '%s': %s", path,
 		                    strerror(err));
 	if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
 		close(fd);
@@ -318,7 +312,7 @@ static int lock_node(struct sb_lock *l, const char *node, const char *uri)
 	int fd = open(node, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), e;
 
 	if (fd < 0)
-		return sb_error_set(errno_code(errno),
+		return sb_error_set(sb_errno_code(errno),
 		                    "board '%s': cannot open '%s' to lock it: %s", uri, node,
 		                    strerror(errno));
 	snprintf(what, sizeof(what), "board '%s' is busy", uri);
@@ -371,7 +365,7 @@ int sb_campaign_lock(struct sb_lock **out, const char *db_path, const char *name
 
 	*out = NULL;
 	if (stat(db_path, &sb) < 0)
-		return sb_error_set(errno_code(errno), "results database '%s': %s", db_path,
+		return sb_error_set(sb_errno_code(errno), "results database '%s': %s", db_path,
 		                    strerror(errno));
 	snprintf(path, sizeof(path), "%s/stackbench-campaign-%jx-%jx-%016" PRIx64 ".lock",
 	         sb_lock_dir(), (uintmax_t)sb.st_dev, (uintmax_t)sb.st_ino, fnv1a64(name));
