@@ -2,7 +2,9 @@
 # Run one libFuzzer harness for a bounded time on a scratch copy of its seed corpus (the
 # committed corpus is never modified). Prints the executions; fails on any crash, leak,
 # sanitizer report or timeout, keeping the reproducer in the scratch folder, whose name it
-# prints.
+# prints. With SB_FUZZ_SEED set, libFuzzer's random seed is fixed, so that a run repeats the
+# same inputs (what CI does: a finding there is the change's, not luck's); unset, each run
+# explores anew.
 #   run_one.sh HARNESS SEED_CORPUS_DIR SECONDS
 set -eu
 harness=$1
@@ -14,7 +16,10 @@ mkdir "$work/corpus"
 # libfyaml 0.7 leaks parser state on some syntax errors: its frames only are suppressed
 export LSAN_OPTIONS="suppressions=$(cd "$(dirname "$0")/.." && pwd)/data/lsan-libfyaml.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
 cd "$work"
-if "$harness" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+seed=
+[ -n "${SB_FUZZ_SEED:-}" ] && seed="-seed=$SB_FUZZ_SEED"
+# shellcheck disable=SC2086 # $seed is one word or none
+if "$harness" $seed -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$work/" corpus >log 2>&1; then
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' log)
 	line="$(basename "$harness"): $runs executions in $secs s, no finding"
