@@ -5,9 +5,9 @@
  *
  *   capture  the same full-rate GUPS point (9 ports, 16 vaults, ro 128 B, every request
  *            simulated) without capture, with the default sampled capture (bursts of 1024,
- *            gaps of 15360 cycles) and with a complete capture (every request), drained by
- *            register polling of the on-chip buffer (and, for comparison, the complete capture
- *            through a DMA ring, --trace-path dma); the cost is the ratio of CPU times. The
+ *            gaps of 15360 cycles: on-chip polling) and with a complete capture (every request:
+ *            the automatic path, the DMA ring on sim:; and, for comparison, the same drained
+ *            by register polling, --trace-path onchip); the cost is the ratio of CPU times. The
  *            same point with fast-forward (no capture) is shown for reference.
  *   replay   a synthetic trace of N requests (random addresses, 64 B, one request per cycle
  *            at the trace's pace) written as sbt, replayed through sim: as fast as the board
@@ -69,11 +69,12 @@ static void die(const char *what)
 	exit(1);
 }
 
-enum cap_mode { NONE, NONE_FF, SAMPLED, COMPLETE, COMPLETE_DMA };
+enum cap_mode { NONE, NONE_FF, SAMPLED, COMPLETE, COMPLETE_ONCHIP };
 
-/* One point; returns CPU seconds, *wall wall seconds, *requests simulated, *records. */
+/* One point; returns CPU seconds, *wall wall seconds, *requests simulated, *records, *drain
+ * the drain the capture took. */
 static double run_point(uint64_t us, enum cap_mode mode, const char *tmp, double *wall,
-                        uint64_t *requests, uint64_t *records)
+                        uint64_t *requests, uint64_t *records, const char **drain)
 {
 	struct sb_point_spec spec;
 	struct sb_point_result res;
@@ -93,7 +94,7 @@ static double run_point(uint64_t us, enum cap_mode mode, const char *tmp, double
 		cfg.burst_records = 0;
 		cfg.gap_cycles = 0;
 	}
-	cfg.path = mode == COMPLETE_DMA ? SB_CAPTURE_DMA : SB_CAPTURE_ONCHIP;
+	cfg.path = mode == COMPLETE_ONCHIP ? SB_CAPTURE_ONCHIP : SB_CAPTURE_AUTO;
 	snprintf(path, sizeof(path), "%s/bench-capture.sbt", tmp);
 	c0 = cpu_s();
 	w0 = wall_s();
@@ -102,10 +103,12 @@ static double run_point(uint64_t us, enum cap_mode mode, const char *tmp, double
 	if (sb_point_run(dev, &spec, &res) < 0)
 		die("point");
 	*records = 0;
+	*drain = "-";
 	if (spec.capture) {
 		if (sb_capture_close(spec.capture, &st) < 0)
 			die("capture close");
 		*records = st.records;
+		*drain = st.path == SB_CAPTURE_DMA ? "dma" : "onchip";
 		if (st.dropped + st.corrupt + st.late)
 			fprintf(stderr, "sb_capture_bench: the capture lost %llu records\n",
 			        (unsigned long long)(st.dropped + st.corrupt + st.late));
@@ -128,25 +131,27 @@ static void bench_capture(uint64_t us, int reps, const char *tmp)
 	    {NONE, "no capture"},
 	    {SAMPLED, "sampled capture (1024 / 15360)"},
 	    {COMPLETE, "complete capture (every request)"},
-	    {COMPLETE_DMA, "complete capture, DMA ring"},
+	    {COMPLETE_ONCHIP, "complete, on-chip polling"},
 	};
 	double base = 0;
 
 	printf("capture: full-rate point (9 ports, 16 vaults, ro 128 B), %llu us simulated, "
 	       "median of %d\n",
 	       (unsigned long long)us, reps);
-	printf("  %-34s %10s %10s %10s %12s %8s\n", "mode", "cpu_s", "wall_s", "requests",
-	       "records", "cost");
+	printf("  %-34s %-7s %10s %10s %10s %12s %8s\n", "mode", "path", "cpu_s", "wall_s",
+	       "requests", "records", "cost");
 	for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
 		double cpu[64], wall[64], c;
 		uint64_t req = 0, rec = 0;
+		const char *path = "-";
 
 		for (int i = 0; i < reps; i++)
-			cpu[i] = run_point(us, modes[m].mode, tmp, &wall[i], &req, &rec);
+			cpu[i] = run_point(us, modes[m].mode, tmp, &wall[i], &req, &rec, &path);
 		c = median(cpu, reps);
 		if (modes[m].mode == NONE)
 			base = c;
-		printf("  %-34s %10.4f %10.4f %10llu %12llu", modes[m].name, c, median(wall, reps),
+		printf("  %-34s %-7s %10.4f %10.4f %10llu %12llu", modes[m].name, path, c,
+		       median(wall, reps),
 		       (unsigned long long)req, (unsigned long long)rec);
 		if (modes[m].mode >= SAMPLED && base > 0)
 			printf(" %7.2fx\n", c / base);

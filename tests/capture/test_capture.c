@@ -190,6 +190,8 @@ Test(capture, one_vault_point_samples_as_the_burst_and_gap_say)
 	cr_expect_eq(c->lost_bursts, 0);
 	cr_expect_eq(c->captured, x.tr.n);
 	cr_expect_eq(x.st.records, x.tr.n);
+	/* A sampled capture on sim: polls the on-chip buffer (automatic path). */
+	cr_expect_eq(x.st.path, SB_CAPTURE_ONCHIP);
 	/* Whole bursts: each burst of B = 1024 records takes B / lambda cycles at the ports' rate
 	 * lambda, then comes a gap of G = 15360 cycles (plus the cycle that ends the burst): over
 	 * the point's D cycles, floor(D / P) periods of P = B / lambda + G + 1 and what the rest
@@ -240,6 +242,10 @@ Test(capture, complete_capture_has_every_request_the_ports_counted)
 	cr_expect_eq(x.tr.n, x.res.total.reads + x.res.total.writes);
 	cr_expect_eq(x.tr.info.capture.sampled, 0);
 	cr_expect_eq(x.tr.info.capture.bursts, 1);
+	/* Recording without pause outruns register polling: the automatic path is the DMA ring
+	 * where the transport has one, as sim: has. */
+	cr_expect_eq(x.st.path, SB_CAPTURE_DMA);
+	cr_expect_str_eq(sb_trace_info_attr(&x.tr.info, "capture.path"), "dma");
 	expect_time_order(&x.tr);
 	for (size_t i = 0; i < x.tr.n; i++) {
 		const struct sb_trace_record *t = &x.tr.r[i];

@@ -674,13 +674,24 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		                   sb_device_uri(dev), b.ports);
 		goto fail;
 	}
-	if (c->cfg.path == SB_CAPTURE_AUTO)
-		c->cfg.path =
-		    strcmp(sb_device_transport(dev), "dev") ? SB_CAPTURE_ONCHIP : SB_CAPTURE_DMA;
+	if (c->cfg.path == SB_CAPTURE_AUTO) {
+		/* A capture that records without pause (no gap, or bursts longer than the on-chip
+		 * buffer) outruns register polling: 8 reads a record. It takes the DMA ring
+		 * wherever the transport has one (sim:, dev:); sampled captures poll the on-chip
+		 * buffer except on dev:. */
+		bool continuous = !c->cfg.burst_records || !c->cfg.gap_cycles ||
+		                  c->cfg.burst_records > c->depth;
+
+		c->cfg.path = continuous || !strcmp(sb_device_transport(dev), "dev")
+		                  ? SB_CAPTURE_DMA
+		                  : SB_CAPTURE_ONCHIP;
+	}
 	if (c->cfg.path == SB_CAPTURE_DMA && (err = setup_dma(c)) < 0) {
 		if (cfg->path == SB_CAPTURE_DMA)
 			goto fail;
-		sb_info("%s; draining the on-chip buffer instead", sb_error_detail());
+		sb_info("%s; draining the on-chip buffer instead (a complete capture at full rate "
+		        "will drop records)",
+		        sb_error_detail());
 		c->cfg.path = SB_CAPTURE_ONCHIP;
 	}
 	c->st.path = c->cfg.path;
