@@ -57,7 +57,14 @@ echo "$name: a 100 MB line refused; the daemon's peak memory $hwm kB"
 "$probe" "$sock" --line '{"cmd":"follow"}' --read 1 --timeout-ms 30000 \
 	--read-until '"event":"dropped"' >"$work/follow" 2>&1 &
 fpid=$!
-sleep 0.3
+# stop it only once it follows (the reply to follow is out): a fixed sleep was too short
+# on a loaded machine, and a follower stopped before it connected sees no events at all
+tries=0
+until [ -s "$work/follow" ]; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 1000 ] || fail "the follower got no reply to follow in 20 s"
+	sleep 0.02
+done
 kill -STOP "$fpid"
 id=$("$exe" submit "$examples/mask-sweep.yaml" --db "$work/ms.db" 2>/dev/null) || fail "submit"
 wait_points "$work/ms.db" 10

@@ -19,7 +19,13 @@ hp=""
 hold() {
 	flock "$1" sleep 60 &
 	hp=$!
-	sleep 0.3
+	# until it holds the lock (a fixed sleep can be too short on a loaded machine)
+	tries=0
+	while flock -n "$1" true; do
+		tries=$((tries + 1))
+		[ "$tries" -lt 1000 ] || fail "flock did not take '$1' in 20 s"
+		sleep 0.02
+	done
 }
 stop_holder() {
 	[ -n "$hp" ] || return 0
