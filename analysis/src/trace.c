@@ -2,6 +2,7 @@
 /* The trace model: names, descriptions, the reader interface, merging, conversion. */
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,70 @@ static bool opt_clock_ok(const struct sb_trace_options *opt, const char *name)
 	return false;
 }
 
+typedef int (*line_open_fn)(struct sb_trace_reader **r, const char *name, const void *data,
+                            size_t len, const struct sb_trace_options *opt, unsigned flags);
+
+/*
+ * A line-based input (csv, gpgpusim) whose records go back in time is read in time order:
+ * a first pass reads it unchecked and finds whether records go back (in their subpartition
+ * for csv, in the whole log for gpgpusim, as the readers check); if so it is opened again
+ * unchecked behind sb_trace_sort() (stable, bounded memory), else opened as it is. Standard
+ * input cannot be read twice: there records that go back stay an error.
+ */
+static int open_in_order(struct sb_trace_reader **r, line_open_fn open, bool per_subpart,
+                         const char *name, const void *data, size_t len,
+                         const struct sb_trace_options *opt)
+{
+	enum { BATCH = 4096 };
+	struct sb_trace_reader *scan, *in;
+	struct sb_trace_record *recs;
+	int64_t *last;
+	uint64_t back = 0, total = 0;
+	int64_t jump = 0;
+	int n, err;
+
+	if (!data && !strcmp(name, "-"))
+		return open(r, name, NULL, 0, opt, 0);
+	if ((err = open(&scan, name, data, len, opt, SB_TRACE_OPEN_UNCHECKED)) < 0)
+		return err;
+	recs = malloc(BATCH * sizeof(*recs));
+	last = malloc(SB_TRACE_MAX_SUBPARTS * sizeof(*last));
+	if (!recs || !last) {
+		free(recs);
+		free(last);
+		sb_trace_reader_free(scan);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < SB_TRACE_MAX_SUBPARTS; i++)
+		last[i] = INT64_MIN;
+	while ((n = sb_trace_read(scan, recs, BATCH)) > 0) {
+		for (int i = 0; i < n; i++) {
+			int64_t *l = &last[per_subpart ? recs[i].subpart : 0];
+
+			if (recs[i].time < *l) {
+				back++;
+				jump = *l - recs[i].time > jump ? *l - recs[i].time : jump;
+			} else {
+				*l = recs[i].time;
+			}
+		}
+		total += (uint64_t)n;
+	}
+	free(recs);
+	free(last);
+	sb_trace_reader_free(scan);
+	if (n < 0)
+		return n; /* the detail names the file and line */
+	if (!back)
+		return open(r, name, data, len, opt, 0);
+	sb_info("'%s': %llu of %llu records go back in time (by up to %lld ticks): sorted by "
+	        "time, records of equal times in file order",
+	        name, (unsigned long long)back, (unsigned long long)total, (long long)jump);
+	if ((err = open(&in, name, data, len, opt, SB_TRACE_OPEN_UNCHECKED)) < 0)
+		return err;
+	return sb_trace_sort(r, in, opt->sort_records);
+}
+
 int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
                   const struct sb_trace_options *opt)
 {
@@ -218,9 +283,9 @@ int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const ch
 	case SB_TRACE_SCALESIM:
 		return sb_trace_open_scalesim(r, path, opt);
 	case SB_TRACE_GPGPUSIM:
-		return sb_trace_open_gpgpusim(r, path, opt);
+		return open_in_order(r, sb_trace_open_gpgpusim, false, path, NULL, 0, opt);
 	case SB_TRACE_CSV:
-		return sb_trace_open_csv(r, path, opt);
+		return open_in_order(r, sb_trace_open_csv, true, path, NULL, 0, opt);
 	case SB_TRACE_SBT:
 		return sb_trace_open_sbt(r, path, opt);
 	default:
@@ -232,17 +297,20 @@ int sb_trace_open_mem(struct sb_trace_reader **r, enum sb_trace_format fmt, cons
                       const void *data, size_t len, const struct sb_trace_options *opt)
 {
 	static const struct sb_trace_options none;
+	static const char empty[1];
 
 	*r = NULL;
 	if (!opt)
 		opt = &none;
+	if (!data)
+		data = empty;
 	if (!opt_clock_ok(opt, name))
 		return SB_ERR_INVAL;
 	switch (fmt) {
 	case SB_TRACE_GPGPUSIM:
-		return sb_trace_open_gpgpusim_mem(r, name, data, len, opt);
+		return open_in_order(r, sb_trace_open_gpgpusim, false, name, data, len, opt);
 	case SB_TRACE_CSV:
-		return sb_trace_open_csv_mem(r, name, data, len, opt);
+		return open_in_order(r, sb_trace_open_csv, true, name, data, len, opt);
 	case SB_TRACE_SBT:
 		return sb_trace_open_sbt_mem(r, name, data, len, opt);
 	default:

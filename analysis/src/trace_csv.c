@@ -65,6 +65,7 @@ struct csv_reader {
 	enum col cols[CSV_MAX_COLS];
 	size_t ncols;
 	bool have_status;
+	bool unchecked; /* SB_TRACE_OPEN_UNCHECKED: time may go back (a sort follows) */
 	uint32_t default_block;
 	int64_t last_time[SB_TRACE_MAX_SUBPARTS];
 	uint8_t seen[SB_TRACE_MAX_SUBPARTS];
@@ -566,14 +567,18 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 	sp = c->last_sp;
 	if (!have_size)
 		rec->size = c->base.info.subparts[sp].block_bytes;
-	if (c->seen[sp] && t < c->last_time[sp])
+	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked)
 		return sb_trace_parse_error(
 		    c->lb.name, c->lb.line,
 		    "time %lld comes after %lld in subpartition '%s' (records "
-		    "must be in time order)",
-		    (long long)t, (long long)c->last_time[sp], c->base.info.subparts[sp].name);
+		    "must be in time order%s)",
+		    (long long)t, (long long)c->last_time[sp], c->base.info.subparts[sp].name,
+		    strcmp(c->lb.name, "-")
+		        ? ""
+		        : "; given as a file, not on standard input, they are sorted");
+	if (!c->seen[sp] || t > c->last_time[sp])
+		c->last_time[sp] = t;
 	c->seen[sp] = 1;
-	c->last_time[sp] = t;
 	rec->time = t;
 	rec->subpart = (uint16_t)sp;
 	return 0;
@@ -659,8 +664,8 @@ fail:
 	return err;
 }
 
-int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
-                      const struct sb_trace_options *opt)
+int sb_trace_open_csv(struct sb_trace_reader **r, const char *name, const void *data, size_t len,
+                      const struct sb_trace_options *opt, unsigned flags)
 {
 	struct csv_reader *c = calloc(1, sizeof(*c));
 	int err;
@@ -668,26 +673,12 @@ int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
 	*r = NULL;
 	if (!c)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((err = sb_linebuf_open(&c->lb, path)) < 0) {
+	err = data ? sb_linebuf_open_mem(&c->lb, name, data, len) : sb_linebuf_open(&c->lb, name);
+	if (err < 0) {
 		free(c);
 		return err;
 	}
-	return csv_open(r, c, path, opt);
-}
-
-int sb_trace_open_csv_mem(struct sb_trace_reader **r, const char *name, const void *data,
-                          size_t len, const struct sb_trace_options *opt)
-{
-	struct csv_reader *c = calloc(1, sizeof(*c));
-	int err;
-
-	*r = NULL;
-	if (!c)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((err = sb_linebuf_open_mem(&c->lb, name, data, len)) < 0) {
-		free(c);
-		return err;
-	}
+	c->unchecked = flags & SB_TRACE_OPEN_UNCHECKED;
 	return csv_open(r, c, name, opt);
 }
 

@@ -29,6 +29,7 @@ struct gs_reader {
 	uint32_t kernel;
 	bool kernel_started; /* a kernel header came since the last access */
 	bool have_time;
+	bool unchecked;    /* SB_TRACE_OPEN_UNCHECKED: time may go back (a sort follows) */
 	uint64_t accesses; /* access lines read */
 	int64_t last_time;
 	int64_t offset;
@@ -191,16 +192,22 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 		return sb_trace_parse_error(g->lb.name, g->lb.line,
 		                            "cycle %llu is out of range (|time| < 2^62 ticks)",
 		                            (unsigned long long)cycle);
-	if (g->have_time && t < g->last_time) {
+	if (g->have_time && t < g->last_time && (g->kernel_started || !g->unchecked)) {
 		if (!g->kernel_started)
 			return sb_trace_parse_error(
 			    g->lb.name, g->lb.line,
 			    "cycle %llu comes after cycle %lld (lines must be "
-			    "in time order)",
-			    (unsigned long long)cycle, (long long)(g->last_time - g->offset));
-		/* cycles restart per kernel: this kernel follows the previous one */
-		g->offset = g->last_time + 1 - (int64_t)cycle;
-		t = g->last_time + 1;
+			    "in time order%s)",
+			    (unsigned long long)cycle, (long long)(g->last_time - g->offset),
+			    strcmp(g->lb.name, "-")
+			        ? ""
+			        : "; given as a file, not on standard input, they are sorted");
+		/* cycles restart per kernel: this kernel follows the previous one, its first
+		 * access one cycle after the previous kernel's latest; when the log is sorted
+		 * afterwards (unchecked) its cycle 0 is placed there, so that no access of it can
+		 * come before the previous kernel's end */
+		g->offset = g->last_time + 1 - (g->unchecked ? 0 : (int64_t)cycle);
+		t = (int64_t)cycle + g->offset;
 		if (!sb_trace_time_ok(t))
 			return sb_trace_parse_error(g->lb.name, g->lb.line,
 			                            "kernel placed at cycle %lld: out of range "
@@ -208,8 +215,9 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 			                            (long long)t);
 	}
 	g->kernel_started = false;
+	if (!g->have_time || t > g->last_time)
+		g->last_time = t;
 	g->have_time = true;
-	g->last_time = t;
 	rec->time = t;
 	rec->addr = addr;
 	rec->size = g->block_bytes;
@@ -298,16 +306,14 @@ static int gs_open(struct sb_trace_reader **r, const char *path, const void *dat
 	return 0;
 }
 
-int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
-                           const struct sb_trace_options *opt)
-{
-	return gs_open(r, path, NULL, 0, opt);
-}
-
-int sb_trace_open_gpgpusim_mem(struct sb_trace_reader **r, const char *name, const void *data,
-                               size_t len, const struct sb_trace_options *opt)
+int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *name, const void *data,
+                           size_t len, const struct sb_trace_options *opt, unsigned flags)
 {
 	static const char empty[1];
+	int err;
 
-	return gs_open(r, name, len ? data : empty, len, opt);
+	err = gs_open(r, name, data && !len ? empty : data, len, opt);
+	if (err == 0)
+		((struct gs_reader *)*r)->unchecked = flags & SB_TRACE_OPEN_UNCHECKED;
+	return err;
 }

@@ -97,19 +97,20 @@ static inline int sb_trace_rank(uint8_t kind)
 /* Readers of the individual formats. */
 int sb_trace_open_scalesim(struct sb_trace_reader **r, const char *path,
                            const struct sb_trace_options *opt);
-int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *path,
-                           const struct sb_trace_options *opt);
-int sb_trace_open_csv(struct sb_trace_reader **r, const char *path,
-                      const struct sb_trace_options *opt);
 int sb_trace_open_sbt(struct sb_trace_reader **r, const char *path,
                       const struct sb_trace_options *opt);
-/* The same over memory (sb_trace_open_mem). */
-int sb_trace_open_csv_mem(struct sb_trace_reader **r, const char *name, const void *data,
-                          size_t len, const struct sb_trace_options *opt);
-int sb_trace_open_gpgpusim_mem(struct sb_trace_reader **r, const char *name, const void *data,
-                               size_t len, const struct sb_trace_options *opt);
 int sb_trace_open_sbt_mem(struct sb_trace_reader **r, const char *name, const void *data,
                           size_t len, const struct sb_trace_options *opt);
+
+/* Open flags of the line-based importers (csv, gpgpusim). */
+#define SB_TRACE_OPEN_UNCHECKED 1u /* records may go back in time: a sorting pass follows */
+
+/* csv, gpgpusim: a file (data NULL; "-" is standard input) or bytes in memory (data, len; name
+ * for messages). Without SB_TRACE_OPEN_UNCHECKED a record that goes back is a parse error. */
+int sb_trace_open_csv(struct sb_trace_reader **r, const char *name, const void *data, size_t len,
+                      const struct sb_trace_options *opt, unsigned flags);
+int sb_trace_open_gpgpusim(struct sb_trace_reader **r, const char *name, const void *data,
+                           size_t len, const struct sb_trace_options *opt, unsigned flags);
 
 /* Writers. */
 struct sb_trace_writer_ops {

@@ -255,6 +255,94 @@ Test(import, scalesim_rows_out_of_time_order_are_sorted)
 	sb_lifetime_result_release(&c);
 }
 
+/* --- CSV and GPGPU-Sim records out of time order ----------------------------------------- */
+
+/* Times and addresses of every record of a trace held in memory (or a file when path). */
+static size_t times_of(enum sb_trace_format fmt, const char *path, const char *text,
+                       const struct sb_trace_options *opt, int64_t *t, uint64_t *a, size_t max)
+{
+	struct sb_trace_reader *r;
+	struct sb_trace_record *recs;
+	size_t n;
+
+	if (path)
+		cr_assert_eq(sb_trace_open(&r, fmt, path, opt), 0, "%s", sb_error_detail());
+	else
+		cr_assert_eq(sb_trace_open_mem(&r, fmt, "mem", text, strlen(text), opt), 0, "%s",
+		             sb_error_detail());
+	cr_assert_eq(sbtest_read_all(r, &recs, &n), 0, "%s", sb_error_detail());
+	cr_assert_leq(n, max);
+	for (size_t i = 0; i < n; i++) {
+		t[i] = recs[i].time;
+		a[i] = recs[i].addr;
+	}
+	free(recs);
+	sb_trace_reader_free(r);
+	return n;
+}
+
+Test(import, csv_and_gpgpusim_records_out_of_time_order_are_sorted)
+{
+	/* a subpartition goes back: sorted by time, equal times in file order */
+	static const char csv[] = "time,subpartition,addr,kind\n"
+	                          "5,a,1,write\n7,a,2,write\n3,a,3,write\n5,a,4,read\n"
+	                          "7,a,5,read\n2,a,6,write\n";
+	static const int64_t csv_t[] = {2, 3, 5, 5, 7, 7};
+	static const uint64_t csv_a[] = {6, 3, 1, 4, 2, 5};
+	/* in order within each subpartition, not across them: read as the file has it */
+	static const char per_sp[] = "time,subpartition,addr,kind\n"
+	                             "5,a,1,write\n9,a,2,read\n1,b,3,write\n4,b,4,read\n";
+	/* a GPGPU-Sim log whose cycles go back inside a kernel; a second kernel restarts its
+	 * cycles: its cycle 0 is placed one after the first one's latest (30) */
+	static const char log[] =
+	    "-kernel name = k1\n"
+	    "GPGPU-Sim Cycle 10: Load instr from L1D cache at SM 0 addr 0x100 status 0\n"
+	    "GPGPU-Sim Cycle 30: Load instr from L1D cache at SM 1 addr 0x300 status 0\n"
+	    "GPGPU-Sim Cycle 20: Load instr from L1D cache at SM 0 addr 0x200 status 0\n"
+	    "GPGPU-Sim Cycle 10: Load instr from L2 cache at SM 0 addr 0x120 status 0\n"
+	    "-kernel name = k2\n"
+	    "GPGPU-Sim Cycle 5: Load instr from L1D cache at SM 0 addr 0x500 status 0\n"
+	    "GPGPU-Sim Cycle 2: Load instr from L1D cache at SM 0 addr 0x600 status 0\n";
+	static const int64_t log_t[] = {10, 10, 20, 30, 33, 36};
+	static const uint64_t log_a[] = {0x100, 0x120, 0x200, 0x300, 0x600, 0x500};
+	struct sb_trace_options small = {.sort_records = 2};
+	int64_t t[16];
+	uint64_t a[16];
+	char path[256];
+	size_t n;
+
+	/* in memory, from a file, and sorted through the disk (runs of 2 records) */
+	for (int how = 0; how < 3; how++) {
+		snprintf(path, sizeof(path), "%s/ooo.csv", dir);
+		sbtest_write_text(path, csv);
+		n = times_of(SB_TRACE_CSV, how ? path : NULL, csv, how == 2 ? &small : NULL, t, a,
+		             16);
+		cr_assert_eq(n, 6);
+		for (size_t i = 0; i < n; i++) {
+			cr_expect_eq(t[i], csv_t[i], "csv (%d) record %zu at %lld", how, i,
+			             (long long)t[i]);
+			cr_expect_eq(a[i], csv_a[i], "csv (%d) record %zu of %llu", how, i,
+			             (unsigned long long)a[i]);
+		}
+		snprintf(path, sizeof(path), "%s/ooo.log", dir);
+		sbtest_write_text(path, log);
+		n = times_of(SB_TRACE_GPGPUSIM, how ? path : NULL, log, how == 2 ? &small : NULL, t,
+		             a, 16);
+		cr_assert_eq(n, 6);
+		for (size_t i = 0; i < n; i++) {
+			cr_expect_eq(t[i], log_t[i], "log (%d) record %zu at %lld", how, i,
+			             (long long)t[i]);
+			cr_expect_eq(a[i], log_a[i], "log (%d) record %zu of %llu", how, i,
+			             (unsigned long long)a[i]);
+		}
+	}
+	n = times_of(SB_TRACE_CSV, NULL, per_sp, NULL, t, a, 16);
+	cr_assert_eq(n, 4);
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(a[i], i + 1, "record %zu is the file's record %llu", i,
+		             (unsigned long long)a[i]);
+}
+
 /* --- compressed inputs ------------------------------------------------------------------------ */
 
 static size_t gz(const void *in, size_t len, uint8_t *out, size_t cap)

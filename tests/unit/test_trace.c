@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../analysis/analysis_support.h"
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/trace.h"
-#include "../analysis/analysis_support.h"
 
 #define DATA SB_TEST_DATA_DIR
 
@@ -273,8 +273,6 @@ Test(trace, gpgpusim_malformed)
 	     "line 2: unknown access 'Fetch'"},
 	    {"c.log", "GPGPU-Sim Cycle 3: Load instr from L2 cache at SM 0 addr zz status 0",
 	     "line 2: bad value for 'addr'"},
-	    {"d.log", "GPGPU-Sim Cycle 0: Load instr from L2 cache at SM 0 addr 1 status 0",
-	     "line 2: cycle 0 comes after cycle 1"},
 	};
 	char text[512];
 
@@ -328,8 +326,6 @@ Test(trace, csv_malformed)
 	                  "line 3: column 'kind': unknown access kind 'rd'");
 	expect_text_error(SB_TRACE_CSV, "b.csv", "# comment\ntime,kind\n0,read\n",
 	                  "line 2: the header needs columns 'addr'");
-	expect_text_error(SB_TRACE_CSV, "c.csv", "time,addr,kind\n5,1,write\n4,1,read\n",
-	                  "line 3: time 4 comes after 5 in subpartition 'mem'");
 	expect_text_error(SB_TRACE_CSV, "d.csv", "time,addr,kind,size\n0,1,write\n",
 	                  "line 2: 3 columns, the header names 4");
 	expect_text_error(SB_TRACE_CSV, "e.csv", "time,addr,kind\n0,0x1g,write\n",
@@ -690,9 +686,7 @@ Test(trace, capture_descriptions_that_make_no_sense_are_refused)
 {
 	struct sb_trace_info info;
 	struct sb_trace_reader *r;
-	struct sb_trace_record *got;
 	char path[128];
-	size_t m;
 
 	sb_trace_info_init(&info, "t", 1e9, "cycle");
 	cr_expect_eq(sb_trace_info_set_attr(&info, "bad key", "x"), SB_ERR_INVAL);
@@ -701,17 +695,13 @@ Test(trace, capture_descriptions_that_make_no_sense_are_refused)
 	write_text(path, "time,addr,kind\n0,1,read\n"
 	                 "#@ capture sampled=1 burst_records=4 gap_ticks=0 executed=10 captured=2 "
 	                 "lost_records=3 bursts=1 lost_bursts=0 start=0 end=5\n");
-	cr_assert_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), 0, "%s", sb_error_detail());
-	cr_expect_eq(read_all(r, &got, &m), SB_ERR_PARSE);
+	/* the error comes at open (the pass that looks for records out of time order reads the
+	 * whole file) */
+	cr_expect_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), SB_ERR_PARSE);
 	cr_expect(strstr(sb_error_detail(), "c.csv' line 3") &&
 	              strstr(sb_error_detail(), "3 records lost of 2 captured"),
 	          "%s", sb_error_detail());
-	free(got);
-	sb_trace_reader_free(r);
 	write_text(path, "time,addr,kind\n#@ capture sampled=1 executed=10\n0,1,read\n");
-	cr_assert_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), 0, "%s", sb_error_detail());
-	cr_expect_eq(read_all(r, &got, &m), SB_ERR_PARSE);
+	cr_expect_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), SB_ERR_PARSE);
 	cr_expect(strstr(sb_error_detail(), "every key is needed"), "%s", sb_error_detail());
-	free(got);
-	sb_trace_reader_free(r);
 }

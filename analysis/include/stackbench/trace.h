@@ -203,8 +203,10 @@ const char *sb_cache_status_name(enum sb_cache_status status);
  * Open one input. SCALE-Sim takes a run folder (layer0/, layer1/, ... run one after the other)
  * or a layer folder; the others take a file ("-" is standard input for csv, gpgpusim and sbt).
  * Files compressed with gzip, zstd or xz are read transparently (told by their first bytes).
- * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO, SB_ERR_PARSE (bad header, file and line in the
- * detail), SB_ERR_VERSION (sbt of an unknown major version), SB_ERR_INVAL (a clock out of
+ * Records that go back in time are sorted (stable, bounded memory) for scalesim, and for csv
+ * and gpgpusim files (not standard input): these are read once at open to find out, so a
+ * malformed line of theirs is reported here. Returns 0, SB_ERR_NOT_FOUND, SB_ERR_IO,
+ * SB_ERR_PARSE (file and line in the detail), SB_ERR_VERSION (sbt of an unknown major version), SB_ERR_INVAL (a clock out of
  * range, a folder given as a file) or SB_ERR_NOMEM.
  */
 int sb_trace_open(struct sb_trace_reader **r, enum sb_trace_format fmt, const char *path,
