@@ -8,6 +8,11 @@
  * heatsink and ambient thermocouples, the fans and the fail-safe with its status, and keeps the
  * controller's host-silence timer fed from a thread while it is open: when this process dies,
  * the controller takes the fans to 100 % after its silence limit.
+ *
+ * With a fan supply (option supply=sigrok:... or korad:..., sigrok.c), the fans the rig file
+ * names in supply_fans run at 100 % duty on the supply's voltage: a configuration sets the
+ * supply's configuration of the same name (its voltage and current limit) before the rig's
+ * duties, and the state reports the supply's voltage and current as read back.
  */
 #include <math.h>
 #include <pthread.h>
@@ -389,6 +394,8 @@ struct rig_file {
 	char path[512];
 	struct rig_config cfg[RIG_MAX_CONFIGS];
 	unsigned ncfg;
+	uint8_t supply_fans; /* mask: fans powered by a fan supply, when one is attached */
+	bool has_supply_fans;
 	bool has_limits;
 	struct sb_rig_limits limits;
 };
@@ -499,8 +506,8 @@ static int parse_config(const struct sb_yaml *y, struct fy_node *n, struct rig_f
 
 static int load_rig_file(const char *name, struct rig_file *rf)
 {
-	static const char *const keys[] = {"name",           "description", "fans",
-	                                   "configurations", "limits",      NULL};
+	static const char *const keys[] = {"name",   "description", "fans", "configurations",
+	                                   "limits", "supply_fans", NULL};
 	struct sb_yaml y;
 	struct fy_node *root, *cfgs, *it, *lim;
 	void *iter = NULL;
@@ -535,6 +542,21 @@ static int load_rig_file(const char *name, struct rig_file *rf)
 			goto out;
 		rf->has_limits = true;
 	}
+	if ((lim = sb_yaml_get(root, "supply_fans"))) {
+		void *fi = NULL;
+
+		if ((e = sb_yaml_expect_seq(&y, lim, "key 'supply_fans'")) < 0)
+			goto out;
+		while ((it = sb_yaml_seq_next(lim, &fi))) {
+			uint64_t i;
+
+			if ((e = sb_yaml_to_u64(&y, it, "a fan of 'supply_fans'", 0,
+			                        SB_RIG_FANS - 1, &i)) < 0)
+				goto out;
+			rf->supply_fans |= (uint8_t)(1u << i);
+		}
+		rf->has_supply_fans = true;
+	}
 	e = 0;
 out:
 	sb_yaml_release(&y);
@@ -546,8 +568,55 @@ out:
 struct rig_actuator {
 	struct sb_rig *rig;
 	struct rig_file file;
+	struct sb_cooling *supply; /* the fan supply (supply=...), or NULL */
+	char supply_conn[128];
 	int applied; /* configuration index, -1: none yet */
 };
+
+/* The duties of configuration i: the rig file's, and 100 % for the fans on the supply. */
+static void config_duties(const struct rig_actuator *a, unsigned i, uint16_t duty_pm[SB_RIG_FANS])
+{
+	for (unsigned f = 0; f < SB_RIG_FANS; f++)
+		duty_pm[f] =
+		    a->supply && a->file.supply_fans & (1u << f) ? 1000 : a->file.cfg[i].duty_pm[f];
+}
+
+/* Open the fan supply of option supply=URI: a libsigrok supply with every configuration of the
+ * rig file. */
+static int open_supply(struct rig_actuator *a, const struct sb_conn *c, const char *uri,
+                       struct sb_device *dev)
+{
+	int e;
+
+	if (strncmp(uri, "sigrok:", 7) && strncmp(uri, "korad:", 6))
+		return sb_error_set(
+		    SB_ERR_URI,
+		    "'%s': option supply=%s: expected a fan supply, sigrok:DRIVER... "
+		    "or korad:PORT",
+		    c->text, uri);
+	if (!a->file.has_supply_fans)
+		return sb_error_set(
+		    SB_ERR_INVAL,
+		    "'%s': a fan supply is given but the rig file '%s' does not say "
+		    "which fans it powers (key 'supply_fans')",
+		    c->text, a->file.path);
+	sb_strlcpy(a->supply_conn, uri, sizeof(a->supply_conn));
+	if ((e = sb_cooling_open(&a->supply, uri, dev)) < 0)
+		return e;
+	for (unsigned i = 0; i < a->file.ncfg; i++) {
+		bool found = false;
+
+		for (unsigned k = 0; k < sb_cooling_count(a->supply) && !found; k++)
+			found = !strcmp(sb_cooling_name(a->supply, k), a->file.cfg[i].name);
+		if (!found)
+			return sb_error_set(
+			    SB_ERR_INVAL,
+			    "fan supply '%s' has no configuration '%s' of the rig file "
+			    "'%s'",
+			    uri, a->file.cfg[i].name, a->file.path);
+	}
+	return 0;
+}
 
 static int conn_limit(const struct sb_conn *c, const char *key, double min, double max,
                       double scale, double *out)
@@ -655,14 +724,16 @@ static void rig_close(void *priv)
 	if (!a)
 		return;
 	sb_rig_close(a->rig);
+	if (a->supply)
+		sb_cooling_close(a->supply);
 	free(a);
 }
 
 static int rig_open(const struct sb_conn *c, struct sb_device *dev, void **priv)
 {
-	static const char *const known[] = {"config", "heatsink_max_c", "silence_s", "stall_s",
-	                                    NULL};
-	const char *file = sb_conn_opt(c, "config");
+	static const char *const known[] = {"config",  "heatsink_max_c", "silence_s",
+	                                    "stall_s", "supply",         NULL};
+	const char *file = sb_conn_opt(c, "config"), *supply = sb_conn_opt(c, "supply");
 	struct rig_actuator *a;
 	struct sb_rig_limits want;
 	bool given;
@@ -677,6 +748,7 @@ static int rig_open(const struct sb_conn *c, struct sb_device *dev, void **priv)
 	a->applied = -1;
 	if ((e = load_rig_file(file ? file : SB_RIG_DEFAULT_FILE, &a->file)) < 0 ||
 	    (e = wanted_limits(c, &a->file, &want, &given)) < 0 ||
+	    (supply && (e = open_supply(a, c, supply, dev)) < 0) ||
 	    (e = sb_rig_open(&a->rig, c->rest)) < 0 || (e = take_over(a, &want, given)) < 0) {
 		rig_close(a);
 		return e;
@@ -691,6 +763,15 @@ static int find_config(struct rig_actuator *a, const char *name)
 		if (!strcmp(a->file.cfg[i].name, name))
 			return (int)i;
 	return -1;
+}
+
+/* Index of the configuration called name in a cooling actuator (open_supply checked it is). */
+static int find_config_in(const struct sb_cooling *c, const char *name)
+{
+	for (unsigned k = 0; k < sb_cooling_count(c); k++)
+		if (!strcmp(sb_cooling_name(c, k), name))
+			return (int)k;
+	return 0;
 }
 
 static int fail_safe_error(struct rig_actuator *a)
@@ -722,7 +803,15 @@ static int rig_apply(void *priv, const char *name)
 		                    "no cooling configuration '%s' (known: %s) in '%s'", name, list,
 		                    a->file.path);
 	}
-	e = sb_rig_set_fans(a->rig, a->file.cfg[i].duty_pm);
+	/* the supply's voltage first: the supply fans go to 100 % duty on it */
+	if (a->supply && (e = sb_cooling_apply(a->supply, name)) < 0)
+		return e;
+	{
+		uint16_t duty[SB_RIG_FANS];
+
+		config_duties(a, (unsigned)i, duty);
+		e = sb_rig_set_fans(a->rig, duty);
+	}
 	if (e == SB_ERR_STATE)
 		return fail_safe_error(a);
 	if (e < 0)
@@ -770,6 +859,15 @@ static int rig_status(void *priv, struct sb_cooling_state *st)
 	if (s.faults)
 		sb_rig_faults_text(s.faults, st->faults_text, sizeof(st->faults_text));
 	st->clock_ns = (uint64_t)s.uptime_ms * 1000000u;
+	if (a->supply) {
+		struct sb_cooling_state ss;
+
+		memset(&ss, 0, sizeof(ss));
+		if ((e = sb_cooling_status(a->supply, &ss)) < 0)
+			return e;
+		st->fan_supply_v = ss.fan_supply_v;
+		st->fan_supply_a = ss.fan_supply_a;
+	}
 	return 0;
 }
 
@@ -785,7 +883,24 @@ static const char *rig_name(void *priv, unsigned i)
 
 static int rig_describe(void *priv, unsigned i, struct sb_cooling_state *st)
 {
-	fill_config(&((struct rig_actuator *)priv)->file.cfg[i], st);
+	struct rig_actuator *a = priv;
+
+	fill_config(&a->file.cfg[i], st);
+	if (a->supply) {
+		struct sb_cooling_state ss;
+		uint16_t duty[SB_RIG_FANS];
+		int e;
+
+		memset(&ss, 0, sizeof(ss));
+		if ((e = sb_cooling_describe(
+		         a->supply, (unsigned)find_config_in(a->supply, st->name), &ss)) < 0)
+			return e;
+		st->fan_supply_v = ss.fan_supply_v;
+		st->fan_supply_a = ss.fan_supply_a;
+		config_duties(a, i, duty);
+		for (unsigned f = 0; f < SB_RIG_FANS && f < SB_COOLING_MAX_FANS; f++)
+			st->duty_pct[f] = duty[f] / 10.0;
+	}
 	return 0;
 }
 
@@ -797,8 +912,8 @@ static int rig_recover(void *priv)
 
 	if ((e = sb_rig_clear_faults(a->rig, SB_RIG_FAULT_ALL, &left)) < 0)
 		return e;
-	if (a->applied >= 0 && (e = sb_rig_set_fans(a->rig, a->file.cfg[a->applied].duty_pm)) < 0)
-		return e;
+	if (a->applied >= 0)
+		return rig_apply(a, a->file.cfg[a->applied].name);
 	return 0;
 }
 

@@ -6,6 +6,10 @@
  * would open /dev/ttyUSB0, /dev/usbtmc0 or /dev/ttyACM0.
  *
  *   pty_instruments wattsup|wt310|korad ok|garbage|partial|silence|close
+ *   pty_instruments rig-korad RIG_TTY
+ *
+ * rig-korad: the cooling rig (the real firmware in simavr behind RIG_TTY, sb-rig-sim) with the
+ * backplane fans on the Korad: rig:RIG_TTY?supply=korad:/dev/ttyACM7.
  *
  * Each run checks values and the error the user sees; it prints what it saw.
  */
@@ -311,6 +315,80 @@ static int check_korad(const char *path)
 	return 0;
 }
 
+/* The rig with the Korad as its fan supply: voltages from the supply, duties from the rig. */
+static int check_rig_korad(const char *rig_tty, const char *tmpdir)
+{
+	char conn[400], file[300];
+	struct sb_cooling *c;
+	struct sb_cooling_state st;
+	FILE *f;
+	int err;
+
+	snprintf(conn, sizeof(conn), "rig:%s?supply=korad:/dev/ttyACM7", rig_tty);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
+	CHECK(sb_cooling_count(c) == 4, "the rig file's four configurations");
+	memset(&st, 0, sizeof(st));
+	err = sb_cooling_describe(c, 2, &st);
+	CHECK(err == 0 && !strcmp(st.name, "Cfg3") && fabs(st.fan_supply_v - 6.5) < 1e-9 &&
+	          fabs(st.fan_supply_a - 0.14) < 1e-9 && st.duty_pct[0] == 100 &&
+	          fabs(st.duty_pct[1] - 50) < 1e-9,
+	      "describe Cfg3: %s %.2f V %.2f A, duties %.1f %.1f", st.name, st.fan_supply_v,
+	      st.fan_supply_a, st.duty_pct[0], st.duty_pct[1]);
+	for (int k = 0; k < 2; k++) {
+		const char *name = k ? "Cfg1" : "Cfg3";
+		double v = k ? 12 : 6.5, a = k ? 0.36 * 0.9 : 0.14 * 0.9, d1 = k ? 100 : 50;
+
+		err = sb_cooling_apply(c, name);
+		CHECK(err == 0, "apply %s: %s", name, sb_error_detail());
+		memset(&st, 0, sizeof(st));
+		err = sb_cooling_status(c, &st);
+		CHECK(err == 0, "status: %s", sb_error_detail());
+		printf("rig+korad: %s: supply %.2f V %.3f A; duties %.1f %% %.1f %%; heatsink "
+		       "%.2f C\n",
+		       st.name, st.fan_supply_v, st.fan_supply_a, st.duty_pct[0], st.duty_pct[1],
+		       st.heatsink_c);
+		CHECK(!strcmp(st.name, name) && fabs(st.fan_supply_v - v) < 1e-6 &&
+		          fabs(st.fan_supply_a - a) < 1e-6,
+		      "%s: supply read back %.3f V %.3f A, want %.2f V %.3f A", name,
+		      st.fan_supply_v, st.fan_supply_a, v, a);
+		/* the rig's own report of its duties: the supply's fan at 100 % */
+		CHECK(st.duty_pct[0] == 100 && fabs(st.duty_pct[1] - d1) < 0.05,
+		      "%s: the rig drives %.1f %% and %.1f %%, want 100 %% and %.1f %%", name,
+		      st.duty_pct[0], st.duty_pct[1], d1);
+		CHECK(!isnan(st.heatsink_c), "%s: the rig's heatsink thermocouple", name);
+	}
+	sb_cooling_close(c);
+
+	/* a rig file that does not say which fans the supply powers */
+	snprintf(file, sizeof(file), "%s/nosupply.yaml", tmpdir);
+	f = fopen(file, "w");
+	CHECK(f, "cannot write %s", file);
+	fputs("name: t\nconfigurations:\n  - {name: Cfg1, duty_pct: [100, 100]}\n", f);
+	fclose(f);
+	snprintf(conn, sizeof(conn), "rig:%s?config=%s&supply=korad:/dev/ttyACM7", rig_tty, file);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == SB_ERR_INVAL && strstr(sb_error_detail(), "supply_fans"),
+	      "no supply_fans: %d %s", err, sb_error_detail());
+	/* a configuration the supply does not have */
+	f = fopen(file, "w");
+	CHECK(f, "cannot write %s", file);
+	fputs("name: t\nsupply_fans: [0]\nconfigurations:\n"
+	      "  - {name: Cfg1, duty_pct: [100, 100]}\n  - {name: Quiet, duty_pct: [20, 20]}\n",
+	      f);
+	fclose(f);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == SB_ERR_INVAL && strstr(sb_error_detail(), "no configuration 'Quiet'"),
+	      "a configuration the supply lacks: %d %s", err, sb_error_detail());
+	/* not a supply */
+	snprintf(conn, sizeof(conn), "rig:%s?supply=wattsup:/dev/ttyUSB0", rig_tty);
+	err = sb_cooling_open(&c, conn, NULL);
+	CHECK(err == SB_ERR_URI && strstr(sb_error_detail(), "expected a fan supply"),
+	      "supply=wattsup: %d %s", err, sb_error_detail());
+	unlink(file);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc == 3 ? argv[1] : "", *fault = argc == 3 ? argv[2] : "";
@@ -319,10 +397,11 @@ int main(int argc, char **argv)
 	char path[128];
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: pty_instruments wattsup|wt310|korad FAULT\n");
+		fprintf(stderr, "usage: pty_instruments wattsup|wt310|korad FAULT\n"
+		                "       pty_instruments rig-korad RIG_TTY\n");
 		return 2;
 	}
-	if (!strcmp(mode, "korad")) {
+	if (!strcmp(mode, "korad") || !strcmp(mode, "rig-korad")) {
 		/*
 		 * libserialport (under libsigrok) accepts /dev/NAME only when /sys/class/tty/NAME
 		 * exists, which a pty does not have: the supply is a tty device of a umockdev
@@ -364,7 +443,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(mode, "wt310"))
 			sim_wt310(master, fault);
 		else
-			sim_korad(master, fault);
+			sim_korad(master, "ok");
 		close(keep);
 		_exit(0);
 	}
@@ -373,8 +452,10 @@ int main(int argc, char **argv)
 		rc = check_meter("wattsup", path, fault, 123.4, 120.1, 1.027);
 	else if (!strcmp(mode, "wt310"))
 		rc = check_meter("wt310", path, fault, 45.21, 230.1, 0.1966);
-	else
+	else if (!strcmp(mode, "korad"))
 		rc = check_korad(path);
+	else
+		rc = check_rig_korad(fault, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
 	return rc;

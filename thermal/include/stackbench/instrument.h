@@ -21,6 +21,7 @@
  *                rig:/dev/ttyUSBn          the cooling-rig controller (firmware/, docs/rig-
  *                rig:ftdi[:SERIAL]         protocol.md) on a tty or its FT232R through libftdi;
  *                                          ?config=RIGFILE&heatsink_max_c=C&silence_s=S&stall_s=S
+ *                                          &supply=korad:PORT|sigrok:... (fan voltages)
  *
  * sim: instruments measure the simulated bench of an open sim: device (sb_device_bench());
  * real ones ignore the device or use it for nothing but the clock. Every reading carries the
