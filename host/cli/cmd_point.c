@@ -63,6 +63,11 @@ static void point_help(FILE *out)
 	    "      --posted          posted writes (no write responses)\n"
 	    "      --no-fast-forward simulate every request (simulated board only)\n"
 	    "      --cooling NAME    apply a cooling configuration first (sim: Cfg1..Cfg4)\n"
+	    "      --settle S        then wait until the actuator's heatsink stayed within\n"
+	    "                        the tolerance for S seconds (a rig; default 0: no wait)\n"
+	    "      --settle-tolerance C  that tolerance (default 0.5 C)\n"
+	    "      --settle-max S    give up waiting after S seconds, with a warning\n"
+	    "                        (default 900)\n"
 	    "      --camera CONN     temperature source (default on sim: devices: sim:)\n"
 	    "      --meter CONN      power source (default on sim: devices: sim:)\n"
 	    "      --rig CONN        cooling actuator (default on sim: devices: sim:)\n"
@@ -160,6 +165,15 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 		cJSON_AddNumberToObject(c, "cooling_power_w", r->cooling.cooling_power_w);
 	} else {
 		cJSON_AddNullToObject(o, "cooling");
+	}
+	if (r->settled.waited) {
+		c = cJSON_AddObjectToObject(o, "settle");
+		cJSON_AddBoolToObject(c, "settled", r->settled.settled);
+		cJSON_AddNumberToObject(c, "seconds", r->settled.seconds);
+		cJSON_AddNumberToObject(c, "heatsink_c", r->settled.heatsink_c);
+		cJSON_AddNumberToObject(c, "span_c", r->settled.span_c);
+	} else {
+		cJSON_AddNullToObject(o, "settle");
 	}
 	cJSON_AddBoolToObject(o, "failed", r->failed);
 	if (!r->failed) {
@@ -332,6 +346,10 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 		printf("lost tags  %u\n", r->total.lost_tags);
 	if (r->has_cooling)
 		print_cooling(&r->cooling);
+	if (r->settled.waited)
+		printf("settle     heatsink %.2f C, moved %.2f C over the window: %s after %.1f s\n",
+		       r->settled.heatsink_c, r->settled.span_c,
+		       r->settled.settled ? "settled" : "NOT settled, gave up", r->settled.seconds);
 	if (r->has_temperature)
 		printf("hot spot   %.1f C (start %.1f C, max %.1f C%s)\n", r->temperature_c,
 		       r->temperature_start_c, r->temperature_max_c,
@@ -358,6 +376,9 @@ enum {
 	OPT_POSTED,
 	OPT_DURATION_S,
 	OPT_COOLING,
+	OPT_SETTLE,
+	OPT_SETTLE_TOL,
+	OPT_SETTLE_MAX,
 	OPT_CAMERA,
 	OPT_METER,
 	OPT_RIG,
@@ -417,6 +438,9 @@ static int point_run(int argc, char **argv)
 	    {"no-fast-forward", no_argument, NULL, OPT_NOFF},
 	    {"duration-s", required_argument, NULL, OPT_DURATION_S},
 	    {"cooling", required_argument, NULL, OPT_COOLING},
+	    {"settle", required_argument, NULL, OPT_SETTLE},
+	    {"settle-tolerance", required_argument, NULL, OPT_SETTLE_TOL},
+	    {"settle-max", required_argument, NULL, OPT_SETTLE_MAX},
 	    {"camera", required_argument, NULL, OPT_CAMERA},
 	    {"meter", required_argument, NULL, OPT_METER},
 	    {"rig", required_argument, NULL, OPT_RIG},
@@ -451,6 +475,12 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	sb_point_spec_init(&spec, 0);
+	spec.settle = (struct sb_cooling_settle){
+	    .tolerance_c = SB_COOLING_SETTLE_TOLERANCE_C,
+	    .window_s = 0,
+	    .max_s = SB_COOLING_SETTLE_MAX_S,
+	    .poll_s = SB_COOLING_SETTLE_POLL_S,
+	};
 	sb_capture_config_init(&co.cfg);
 	memset(&cst, 0, sizeof(cst));
 	while ((c = getopt_long(argc, argv, "t:s:m:p:D:jh", opts, NULL)) != -1) {
@@ -520,6 +550,25 @@ static int point_run(int argc, char **argv)
 			break;
 		case OPT_COOLING:
 			spec.cooling = optarg;
+			break;
+		case OPT_SETTLE:
+			if (sb_parse_double(optarg, "--settle", &d) < 0 || !(d >= 0) || d > 3600)
+				return sb_cli_usage_error("point", "--settle %s: 0..3600 seconds",
+				                          optarg);
+			spec.settle.window_s = d;
+			break;
+		case OPT_SETTLE_TOL:
+			if (sb_parse_double(optarg, "--settle-tolerance", &d) < 0 || !(d >= 0.01) ||
+			    d > 20)
+				return sb_cli_usage_error("point",
+				                          "--settle-tolerance %s: 0.01..20 C", optarg);
+			spec.settle.tolerance_c = d;
+			break;
+		case OPT_SETTLE_MAX:
+			if (sb_parse_double(optarg, "--settle-max", &d) < 0 || !(d >= 0) || d > 86400)
+				return sb_cli_usage_error("point", "--settle-max %s: 0..86400 seconds",
+				                          optarg);
+			spec.settle.max_s = d;
 			break;
 		case OPT_CAMERA:
 			ia.camera = optarg;

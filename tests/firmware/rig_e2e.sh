@@ -42,6 +42,15 @@ grep -q "12 points" "$work/dry" || fail "example: $(cat "$work/dry")"
 grep -Eq "^cooling    Cfg2: fan 0 [0-9]+ % [0-9]+ rpm, fan 1 [0-9]+ % [0-9]+ rpm.*heatsink [0-9.]+ C, ambient [0-9.]+ C" "$work/point" ||
 	fail "point's cooling line: $(grep cooling "$work/point")"
 ! grep -qi nan "$work/point" || fail "nan in the point's output: $(cat "$work/point")"
+# ... and with --settle: the point waits until the heatsink stayed within the tolerance over
+# the window (1 s of the rig's clock; the simulated heatsink's time constant is 0.5 s)
+"$exe" point --rig "rig:$link" --cooling Cfg3 --settle 1 --settle-tolerance 0.5 --settle-max 30 \
+	--duration-s 1 >"$work/point" 2>&1 || fail "point --settle: $(cat "$work/point")"
+grep -Eq "^settle     heatsink [0-9.]+ C, moved 0\.[0-5][0-9] C over the window: settled after [1-9][0-9.]* s" "$work/point" ||
+	fail "point --settle: $(grep -E 'settle|cooling' "$work/point")"
+"$exe" point --rig "rig:$link" --cooling Cfg3 --duration-s 1 --json >"$work/point.json" 2>&1 ||
+	fail "point --json: $(cat "$work/point.json")"
+grep -q '"settle":[[:space:]]*null' "$work/point.json" || fail "no wait without --settle"
 
 cat >"$work/c.yaml" <<YAML
 name: rig-e2e

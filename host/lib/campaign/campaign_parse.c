@@ -81,10 +81,10 @@ static const char *const kind_names[] = {"bandwidth", "thermal", NULL};
 #define RECOVERY_MAX_S 1800.0
 /* Settle criterion after a cooling change (docs/rig-protocol.md): 0.5 C over 30 s, read every
  * second, at most 15 min. */
-#define SETTLE_TOLERANCE_C 0.5
-#define SETTLE_WINDOW_S 30.0
-#define SETTLE_MAX_S 900.0
-#define SETTLE_POLL_S 1.0
+#define SETTLE_TOLERANCE_C SB_COOLING_SETTLE_TOLERANCE_C
+#define SETTLE_WINDOW_S SB_COOLING_SETTLE_WINDOW_S
+#define SETTLE_MAX_S SB_COOLING_SETTLE_MAX_S
+#define SETTLE_POLL_S SB_COOLING_SETTLE_POLL_S
 
 /* Check an integer value of an axis (at names the node for messages); canonical text out. */
 static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node *at,

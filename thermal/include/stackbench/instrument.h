@@ -178,6 +178,12 @@ struct sb_cooling_settle {
 	double tolerance_c, window_s, max_s, poll_s; /* window_s 0: do not wait */
 };
 
+/* The criterion's defaults (campaigns' cooling_settle, point --settle). */
+#define SB_COOLING_SETTLE_TOLERANCE_C 0.5
+#define SB_COOLING_SETTLE_WINDOW_S 30.0
+#define SB_COOLING_SETTLE_MAX_S 900.0
+#define SB_COOLING_SETTLE_POLL_S 1.0
+
 struct sb_cooling_settled {
 	bool waited;       /* the actuator has a heatsink sensor and a window was asked */
 	bool settled;      /* the criterion was met (else max_s passed: a warning) */
