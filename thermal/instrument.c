@@ -27,6 +27,10 @@ static const struct driver power_drivers[] = {
     {"sim", "the simulated bench's power meter", &sb_power_sim},
     {"wattsup", "Watts up? PRO meter (tty or libftdi)", &sb_power_wattsup},
     {"wt310", "Yokogawa WT310 meter (SCPI over USBTMC)", &sb_power_wt310},
+    {"sigrok", "a meter or supply libsigrok acquires from (its power, or volts x amps)",
+     &sb_power_sigrok},
+    {"korad", "Korad/Tenma KA3005P output power (= sigrok:korad-kaxxxxp:conn=...)",
+     &sb_power_sigrok},
 };
 
 static const struct driver cooling_drivers[] = {

@@ -63,6 +63,20 @@ extern const struct sb_temp_ops sb_temp_flirone;      /* flirone.c (libusb) */
 extern const struct sb_power_ops sb_power_wattsup;    /* wattsup.c (tty, libftdi) */
 extern const struct sb_power_ops sb_power_wt310;      /* wt310.c (USBTMC) */
 extern const struct sb_cooling_ops sb_cooling_sigrok; /* sigrok.c (libsigrok) */
+extern const struct sb_power_ops sb_power_sigrok;     /* sigrok_meter.c (libsigrok) */
+
+/* libsigrok (sigrok.c): the driver name and scan options (a GSList of struct sr_config) of
+ * "sigrok:DRIVER[:conn=...][:serialcomm=...]" or "korad:PATH"; then a context, the driver and
+ * the first device its scan finds, opened ("what" names the instrument in errors). On failure
+ * the caller releases what was set (sr_exit of a non-NULL *ctx frees the rest). */
+struct sr_context;
+struct sr_dev_driver;
+struct sr_dev_inst;
+int sb_sigrok_scan_options(const struct sb_conn *c, char *driver, size_t dcap, void **opts);
+void sb_sigrok_free_options(void *opts);
+int sb_sigrok_open_dev(const struct sb_conn *c, const char *driver, void *opts, const char *what,
+                       struct sr_context **ctx, struct sr_dev_driver **drv,
+                       struct sr_dev_inst **sdi);
 
 /* Monotonic clock in ns (reader threads stamp what they receive with it). */
 uint64_t sb_inst_mono_ns(void);

@@ -177,14 +177,67 @@ static void free_config(gpointer p)
 	g_free(src);
 }
 
+int sb_sigrok_scan_options(const struct sb_conn *c, char *driver, size_t dcap, void **opts)
+{
+	return scan_options(c, driver, dcap, (GSList **)opts);
+}
+
+void sb_sigrok_free_options(void *opts)
+{
+	g_slist_free_full(opts, free_config);
+}
+
+int sb_sigrok_open_dev(const struct sb_conn *c, const char *driver, void *opts, const char *what,
+                       struct sr_context **ctx, struct sr_dev_driver **drv,
+                       struct sr_dev_inst **sdi)
+{
+	struct sr_dev_driver **list;
+	GSList *found;
+
+	*ctx = NULL;
+	*drv = NULL;
+	*sdi = NULL;
+	sr_log_loglevel_set(getenv("SB_SIGROK_DEBUG") ? SR_LOG_SPEW : SR_LOG_WARN);
+	if (sr_init(ctx) != SR_OK) {
+		*ctx = NULL;
+		return sb_error_set(SB_ERR_IO, "'%s': libsigrok does not start", c->text);
+	}
+	list = sr_driver_list(*ctx);
+	for (unsigned i = 0; list && list[i]; i++)
+		if (!strcmp(list[i]->name, driver))
+			*drv = list[i];
+	if (!*drv)
+		return sb_error_set(SB_ERR_URI,
+		                    "'%s': libsigrok has no driver '%s' ('sigrok-cli -L' "
+		                    "lists them)",
+		                    c->text, driver);
+	if (sr_driver_init(*ctx, *drv) != SR_OK)
+		return sb_error_set(SB_ERR_IO, "'%s': the libsigrok driver '%s' does not start",
+		                    c->text, driver);
+	found = sr_driver_scan(*drv, opts);
+	if (!found)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "'%s': libsigrok's %s driver found no %s there (is it "
+		                    "plugged in and switched on? is the port right?)",
+		                    c->text, driver, what);
+	*sdi = found->data;
+	g_slist_free(found);
+	if (sr_dev_open(*sdi) != SR_OK) {
+		*sdi = NULL;
+		return sb_error_set(SB_ERR_BUSY,
+		                    "'%s': cannot open the %s (held by another process?)", c->text,
+		                    what);
+	}
+	return 0;
+}
+
 static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **priv)
 {
 	static const char *const known[] = {"configs", NULL};
 	struct sigrok_cooling *s = calloc(1, sizeof(*s));
 	const char *cfgs = sb_conn_opt(c, "configs");
-	struct sr_dev_driver **list;
 	char driver[64];
-	GSList *opts = NULL, *found;
+	GSList *opts = NULL;
 	int err;
 
 	(void)dev;
@@ -201,45 +254,8 @@ static int sigrok_open(const struct sb_conn *c, struct sb_device *dev, void **pr
 		err = err == SB_ERR_IO ? SB_ERR_INVAL : err;
 		goto fail;
 	}
-	sr_log_loglevel_set(getenv("SB_SIGROK_DEBUG") ? SR_LOG_SPEW : SR_LOG_WARN);
-	if (sr_init(&s->ctx) != SR_OK) {
-		s->ctx = NULL;
-		err = sb_error_set(SB_ERR_IO, "'%s': libsigrok does not start", c->text);
+	if ((err = sb_sigrok_open_dev(c, driver, opts, "supply", &s->ctx, &s->drv, &s->sdi)) < 0)
 		goto fail;
-	}
-	list = sr_driver_list(s->ctx);
-	for (unsigned i = 0; list && list[i]; i++)
-		if (!strcmp(list[i]->name, driver))
-			s->drv = list[i];
-	if (!s->drv) {
-		err = sb_error_set(SB_ERR_URI,
-		                   "'%s': libsigrok has no driver '%s' ('sigrok-cli -L' "
-		                   "lists them)",
-		                   c->text, driver);
-		goto fail;
-	}
-	if (sr_driver_init(s->ctx, s->drv) != SR_OK) {
-		err = sb_error_set(SB_ERR_IO, "'%s': the libsigrok driver '%s' does not start",
-		                   c->text, driver);
-		goto fail;
-	}
-	found = sr_driver_scan(s->drv, opts);
-	if (!found) {
-		err = sb_error_set(SB_ERR_NOT_FOUND,
-		                   "'%s': libsigrok's %s driver found no supply there (is it "
-		                   "plugged in and switched on? is the port right?)",
-		                   c->text, driver);
-		goto fail;
-	}
-	s->sdi = found->data;
-	g_slist_free(found);
-	if (sr_dev_open(s->sdi) != SR_OK) {
-		err = sb_error_set(SB_ERR_BUSY,
-		                   "'%s': cannot open the supply (held by another "
-		                   "process?)",
-		                   c->text);
-		goto fail;
-	}
 	s->open = true;
 	sb_info("'%s': %s %s", c->text, sr_dev_inst_vendor_get(s->sdi),
 	        sr_dev_inst_model_get(s->sdi));

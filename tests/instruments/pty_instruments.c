@@ -172,17 +172,21 @@ static void sim_korad(int fd, const char *fault)
 {
 	char in[256];
 	size_t len = 0;
-	double vset = 0, iset = 0;
-	bool out = false;
+	/* "power": a supply already on at 12 V, 0.5 A limit, 0.45 A drawn (as a meter would
+	 * find it); "close": the same, hanging up after 12 current readings (the scan's and
+	 * some 3 s of acquisition) */
+	bool on = !strcmp(fault, "power") || !strcmp(fault, "close");
+	double vset = on ? 12.0 : 0, iset = on ? 0.5 : 0;
+	bool out = on;
 	uint64_t end = now_ms() + 20000;
+	unsigned iout = 0, hangup = !strcmp(fault, "close") ? 12 : 0; /* after N IOUT1? */
 
-	(void)fault;
 	while (now_ms() < end) {
 		int n = get(fd, in + len, sizeof(in) - 1 - len, 10);
 		char ans[64];
 		size_t used = 0;
 
-		if (n < 0)
+		if (n < 0 || (hangup && iout > hangup))
 			return;
 		len += (size_t)n;
 		in[len] = '\0';
@@ -201,6 +205,7 @@ static void sim_korad(int fd, const char *fault)
 
 			snprintf(ans, sizeof(ans), in[0] == 'V' ? "%05.2f" : "%05.3f", v);
 			used = 6;
+			iout += !strncmp(in, "IOUT1?", 6);
 		} else if (!strncmp(in, "STATUS?", 7)) {
 			ans[0] = (char)(out ? 0x40 | 0x01 : 0x01);
 			ans[1] = '\0';
@@ -312,6 +317,50 @@ static int check_korad(const char *path)
 	CHECK(err == 0 && sb_cooling_status(c, &st) == 0 && fabs(st.fan_supply_v - 12) < 1e-6,
 	      "Cfg1 through the alias");
 	sb_cooling_close(c);
+	return 0;
+}
+
+/* The Korad as a power source through libsigrok's acquisition: volts x amps of its output. */
+static int check_korad_power(const char *path, const char *fault)
+{
+	char conn[300];
+	struct sb_power_source *m;
+	struct sb_power_reading r;
+	unsigned good = 0;
+	int err = 0;
+	uint64_t t0 = now_ms();
+	double interval = NAN;
+
+	snprintf(conn, sizeof(conn), "sigrok:korad-kaxxxxp:conn=%s?stall_ms=1500", path);
+	err = sb_power_source_open(&m, conn, NULL);
+	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
+	t0 = now_ms(); /* the driver's scan waits out its *IDN? (about 4.5 s) */
+	while (now_ms() - t0 < 4500) {
+		err = sb_power_source_sample(m, &r);
+		if (err < 0)
+			break;
+		CHECK(fabs(r.power_w - 5.4) < 1e-5, "power %.6f W, want 12 V x 0.45 A = 5.4 W",
+		      r.power_w);
+		CHECK(r.has_va && fabs(r.volts - 12) < 1e-5 && fabs(r.amps - 0.45) < 1e-5,
+		      "%.4f V %.4f A, want 12 V 0.45 A", r.volts, r.amps);
+		CHECK(!(good > 2) || r.interval_s > 0, "no time base after %u samples", good);
+		interval = r.interval_s;
+		good++;
+		sleep_ms(200);
+	}
+	printf("korad power %s: %u good samples (%.3f s between readings); then: %s\n", fault,
+	       good, interval, err < 0 ? sb_error_detail() : "ok");
+	CHECK(good >= (strcmp(fault, "close") ? 15u : 5u), "only %u good samples", good);
+	if (!strcmp(fault, "close"))
+		CHECK(err == SB_ERR_TIMEOUT && strstr(sb_error_detail(), "stalled"),
+		      "close: want a stall error, got %d %s", err, sb_error_detail());
+	else
+		CHECK(err == 0, "unexpected error %s", sb_error_detail());
+	/* closing returns even when the driver blocks in a read of a device that went silent */
+	t0 = now_ms();
+	sb_power_source_close(m);
+	printf("korad power %s: closed in %llu ms\n", fault, (unsigned long long)(now_ms() - t0));
+	CHECK(now_ms() - t0 < 5000, "close took %llu ms", (unsigned long long)(now_ms() - t0));
 	return 0;
 }
 
@@ -443,7 +492,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(mode, "wt310"))
 			sim_wt310(master, fault);
 		else
-			sim_korad(master, "ok");
+			sim_korad(master, !strcmp(mode, "korad") ? fault : "ok");
 		close(keep);
 		_exit(0);
 	}
@@ -452,8 +501,10 @@ int main(int argc, char **argv)
 		rc = check_meter("wattsup", path, fault, 123.4, 120.1, 1.027);
 	else if (!strcmp(mode, "wt310"))
 		rc = check_meter("wt310", path, fault, 45.21, 230.1, 0.1966);
-	else if (!strcmp(mode, "korad"))
+	else if (!strcmp(mode, "korad") && !strcmp(fault, "ok"))
 		rc = check_korad(path);
+	else if (!strcmp(mode, "korad"))
+		rc = check_korad_power(path, fault);
 	else
 		rc = check_rig_korad(fault, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	kill(pid, SIGTERM);

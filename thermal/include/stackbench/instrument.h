@@ -14,6 +14,8 @@
  *                wattsup:/dev/ttyUSBn      Watts up? PRO through the kernel's ftdi_sio
  *                wattsup:ftdi[:SERIAL]     Watts up? PRO through libftdi (FT232R)
  *                wt310:/dev/usbtmcN        Yokogawa WT310 (SCPI over USBTMC)
+ *                sigrok:DRIVER[:conn=...]  a meter or supply libsigrok acquires from: its power,
+ *                korad:/dev/ttyACMn        or volts x amps
  *   cooling      sim:                      the simulated bench's cooling rig
  *                sigrok:DRIVER[:conn=...&serialcomm=...][?configs=FILE.yaml]
  *                                          a fan supply libsigrok drives (korad-kaxxxxp, ...)
