@@ -336,7 +336,7 @@ Test(campaign_parse, bad_instruments_name_file_line_key)
 	             0, "%s", sb_error_detail());
 	bad("instruments:\n  power: \"meter:x\"\n", SB_ERR_PARSE,
 	    "line 2: key 'power': power source 'meter:x': unknown scheme 'meter' (known: sim:, "
-	    "wattsup:, wt310:)");
+	    "wattsup:, wt310:, sigrok:, korad:)");
 	bad("instruments:\n  temperature: camera\n", SB_ERR_PARSE,
 	    "line 2: key 'temperature': bad connection string 'camera': expected SCHEME:[...]");
 	bad("instruments:\n  camera: \"sim:\"\n", SB_ERR_PARSE,

@@ -953,11 +953,12 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 /*
  * An instrument failed mid-point (disconnect, stall, garbage): the point stopped its ports
  * when the sampling callback said so. Record what was measured until then as an event, then
- * reopen the instrument for a bounded time. Returns 0 (it is back: run the point again) or the
- * error that stops the run; nothing stored before is touched.
+ * (the n-th loss of this point, at most RECONNECTS_MAX) reopen the instrument for a bounded time.
+ * Returns 0 (it is back: run the point again) or the error that stops the run; nothing stored
+ * before is touched.
  */
 static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
-                           const struct sb_point_result *r)
+                           const struct sb_point_result *r, unsigned n)
 {
 	struct engine *en = w->en;
 	const struct sample_source *src = &w->src[w->sample_err_src];
@@ -992,6 +993,11 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	      w->nsamples);
 	pthread_mutex_unlock(&en->lock);
 	cJSON_free(data);
+	if (n > RECONNECTS_MAX)
+		return sb_error_set(w->sample_err,
+		                    "point %u '%s' on '%s': instruments lost %u times, the last: the %s "
+		                    "source '%s': %s",
+		                    p->index, p->key, w->uri, n, src->name, conn, why);
 	e = temp ? sb_temp_source_reconnect(w->inst.temp, RECONNECT_MS)
 	         : sb_power_source_reconnect(w->inst.power, RECONNECT_MS);
 	if (e < 0)
@@ -1063,11 +1069,7 @@ again:
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (w->sample_err < 0) {
-		if (++reconnects > RECONNECTS_MAX)
-			return sb_error_wrap(w->sample_err,
-			                     "point %u '%s' on '%s': instruments lost %u times",
-			                     p->index, p->key, w->uri, RECONNECTS_MAX);
-		if ((e = instrument_lost(w, p, r)) < 0)
+		if ((e = instrument_lost(w, p, r, ++reconnects)) < 0)
 			return e;
 		goto again;
 	}

@@ -1,0 +1,34 @@
+#!/bin/sh
+# The thermal-failure example campaign with the replayed FLIR One that disconnects mid-frame
+# (variant "disconnect", run under umockdev-run by run_replay.cmake): each loss stops the point
+# and is stored as an event instrument_lost with what was measured until then; the camera is
+# opened again (the replay starts over, as a camera plugged back in would) and the point runs
+# again, three times; the fourth loss in one point is stored too, then ends the run with exit 1,
+# an error event and a message naming the camera's connection string and the USB error.
+#   campaign_flirone_lost.sh STACKBENCH EXAMPLE WORKDIR
+set -u
+tool=$1 example=$2 work=$3
+fail() { echo "FAIL: $*"; exit 1; }
+mkdir -p "$work" && rm -f "$work/tf.db"
+sed 's|^  temperature: .*|  temperature: "flirone:?roi=all"|' "$example" > "$work/tf.yaml"
+grep -q '"flirone:?roi=all"' "$work/tf.yaml" || fail "could not set the camera"
+"$tool" run "$work/tf.yaml" --db "$work/tf.db" > "$work/out" 2>&1
+rc=$?
+cat "$work/out"
+[ "$rc" -eq 1 ] || fail "exit $rc, expected 1"
+grep -q "instruments lost 4 times, the last: the temperature source 'flirone:?roi=all': FLIR One 'flirone:?roi=all' disconnected (USB: LIBUSB_ERROR_NO_DEVICE)" "$work/out" ||
+	fail "the message names the camera and the USB error"
+q() { sqlite3 "$work/tf.db" "$1"; }
+[ "$(q "select count(*) from events where kind = 'instrument_lost' and point_idx = 0")" -eq 4 ] ||
+	fail "four instrument_lost events: $(q "select kind from events")"
+[ "$(q "select count(*) from events where kind = 'instrument_reconnected'")" -eq 3 ] ||
+	fail "a reconnect after each loss: $(q "select kind from events")"
+# each loss: the temperature source, the reason, and what was measured until then
+[ "$(q "select count(*) from events where kind = 'instrument_lost' and json_extract(data, '\$.source') = 'temperature' and json_extract(data, '\$.reason') like '%disconnected%' and json_extract(data, '\$.samples') >= 1 and json_extract(data, '\$.writes') > 0")" -eq 4 ] ||
+	fail "instrument_lost data: $(q "select data from events where kind = 'instrument_lost'")"
+q "select message from events where kind = 'instrument_lost'" | grep -q "the ports were stopped" ||
+	fail "the ports are stopped first"
+[ "$(q "select status from campaigns")" = error ] || fail "campaign status $(q "select status from campaigns")"
+[ "$(q "select count(*) from points")" -eq 0 ] || fail "a point stored from a run without a thermometer"
+q "select message from events where kind = 'error'" | grep -q "instruments lost 4 times" || fail "no error event"
+echo "ok: 4 losses stored as events, 3 reconnects, the run ended with exit 1"
