@@ -6,28 +6,13 @@
 #   rig_e2e.sh STACKBENCH_EXE SB_RIG_SIM_EXE RIG_ELF EXAMPLES_DIR
 set -eu
 exe=$1 sim=$2 elf=$3 examples=$4
-work=$(mktemp -d /tmp/sb-rig-e2e-XXXXXX)
-simpid=
-cleanup() {
-	[ -z "$simpid" ] || kill "$simpid" 2>/dev/null || true
-	[ -z "$simpid" ] || wait "$simpid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "rig_e2e: FAIL: $*" >&2; [ -f "$work/sim.log" ] && tail -5 "$work/sim.log" >&2; exit 1; }
+name=rig_e2e
+. "$(dirname "$0")/rig_sim_lib.sh"
 db=$work/r.db
 q() { sqlite3 "$db" "$1" 2>/dev/null || echo 0; }
-link=$work/rig-tty
 silence=2
 
-"$sim" --elf "$elf" --link "$link" --log "$work/sim.log" --tau-s 0.5 >"$work/sim.out" 2>&1 &
-simpid=$!
-tries=0
-until [ -e "$link" ]; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 100 ] || fail "sb-rig-sim did not start: $(cat "$work/sim.out")"
-	sleep 0.1
-done
+start_rig_sim
 
 # The example campaign checks out against the rig (a dry run opens it and the sim: board), with
 # only the rig's tty changed.

@@ -6,25 +6,10 @@
 #   rig_supply.sh SB_RIG_SIM_EXE RIG_ELF PTY_INSTRUMENTS_EXE MODEM_LINES_SHIM
 set -eu
 sim=$1 elf=$2 probe=$3 shim=$4
-work=$(mktemp -d /tmp/sb-rig-supply-XXXXXX)
-simpid=
-cleanup() {
-	[ -z "$simpid" ] || kill "$simpid" 2>/dev/null || true
-	[ -z "$simpid" ] || wait "$simpid" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-fail() { echo "rig_supply: FAIL: $*" >&2; exit 1; }
-link=$work/rig-tty
+name=rig_supply
+. "$(dirname "$0")/rig_sim_lib.sh"
 
-"$sim" --elf "$elf" --link "$link" --log "$work/sim.log" --tau-s 0.5 >"$work/sim.out" 2>&1 &
-simpid=$!
-tries=0
-until [ -e "$link" ]; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 100 ] || fail "sb-rig-sim did not start: $(cat "$work/sim.out")"
-	sleep 0.1
-done
+start_rig_sim
 TMPDIR=$work LD_PRELOAD="$shim:libumockdev-preload.so.0" "$probe" rig-korad "$link" ||
 	fail "pty_instruments rig-korad"
 echo "rig_supply: ok"
