@@ -102,7 +102,9 @@ static void datafeed(const struct sr_dev_inst *sdi, const struct sr_datafeed_pac
 		if (a->meaning->unit != SR_UNIT_WATT)
 			return;
 		m->device_power = true;
-		reading(m, v, false, NAN, NAN);
+		/* with the volts and amps it reported since its last power reading, if any */
+		reading(m, v, m->have_volts && m->have_amps, m->volts, m->amps);
+		m->have_volts = m->have_amps = false;
 		break;
 	case SR_MQ_VOLTAGE:
 		if (a->meaning->unit != SR_UNIT_VOLT)
