@@ -110,8 +110,24 @@ int main(int argc, char **argv)
 	unsigned seen[MAX_FRAMES] = {0}, distinct = 0, samples = 0;
 	int err;
 
+	if (argc == 4 && !strcmp(argv[1], "is-max") && parse_capture(argv[2]) == 0) {
+		/* is-max CHUNK_DIR C: is C (as the tool printed it) one frame's maximum? */
+		double c = strtod(argv[3], NULL);
+		int i = frame_of(c, false);
+
+		if (i >= 0) {
+			printf("%s C is the maximum of frame %d of the capture\n", argv[3], i);
+			return 0;
+		}
+		fprintf(stderr, "FAIL: %s C is no frame's maximum; the frames':", argv[3]);
+		for (unsigned k = 0; k < nframes; k++)
+			fprintf(stderr, " %.4f", frame_max[k]);
+		fputc('\n', stderr);
+		return 1;
+	}
 	if (argc != 3 || parse_capture(argv[2]) < 0) {
-		fprintf(stderr, "usage: flirone_replay_check VARIANT CHUNK_DIR (20 frames)\n");
+		fprintf(stderr, "usage: flirone_replay_check VARIANT CHUNK_DIR (20 frames)\n"
+		                "       flirone_replay_check is-max CHUNK_DIR CELSIUS\n");
 		return 2;
 	}
 	err = sb_temp_source_open(&cam, track ? "flirone:" : "flirone:?roi=all", NULL);
