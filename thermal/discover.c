@@ -168,8 +168,10 @@ static void nodes(struct found *f, const char *dev_dir)
 	}
 }
 
-/* Supplies libsigrok finds without being told where to look (USB and network ones). */
-static void sigrok_supplies(struct found *f)
+/* Supplies and power meters libsigrok finds without being told where to look (USB and network
+ * ones): a supply serves as a fan supply (cooling) or a power source, a meter as a power
+ * source, with the same connection string. */
+static void sigrok_instruments(struct found *f)
 {
 	struct sr_context *ctx;
 	struct sr_dev_driver **drv;
@@ -179,28 +181,33 @@ static void sigrok_supplies(struct found *f)
 		return;
 	for (drv = sr_driver_list(ctx); drv && *drv; drv++) {
 		GArray *opts;
-		bool supply = false;
+		bool supply = false, meter = false;
 		GSList *devs, *l;
 
 		if (!strcmp((*drv)->name, "demo"))
 			continue;
 		opts = sr_dev_options(*drv, NULL, NULL);
-		for (guint k = 0; opts && k < opts->len; k++)
-			supply |= g_array_index(opts, uint32_t, k) == SR_CONF_POWER_SUPPLY;
+		for (guint k = 0; opts && k < opts->len; k++) {
+			uint32_t o = g_array_index(opts, uint32_t, k);
+
+			supply |= o == SR_CONF_POWER_SUPPLY;
+			meter |= o == SR_CONF_POWERMETER || o == SR_CONF_ENERGYMETER;
+		}
 		if (opts)
 			g_array_free(opts, TRUE);
-		if (!supply || sr_driver_init(ctx, *drv) != SR_OK)
+		if (!(supply || meter) || sr_driver_init(ctx, *drv) != SR_OK)
 			continue;
 		devs = sr_driver_scan(*drv, NULL);
 		for (l = devs; l; l = l->next) {
-			struct sb_found_instrument *i = add(f, "supply");
+			struct sb_found_instrument *i = add(f, supply ? "supply" : "meter");
 			const char *conn = sr_dev_inst_connid_get(l->data);
 
 			if (!i)
 				break;
-			snprintf(i->what, sizeof(i->what), "%s %s (libsigrok %s)",
+			snprintf(i->what, sizeof(i->what), "%s %s (libsigrok %s; %s)",
 			         sr_dev_inst_vendor_get(l->data), sr_dev_inst_model_get(l->data),
-			         (*drv)->name);
+			         (*drv)->name,
+			         supply ? "fan supply or power source" : "power source");
 			snprintf(i->conn, sizeof(i->conn), "sigrok:%s%s%s", (*drv)->name,
 			         conn ? ":conn=" : "", conn ? conn : "");
 		}
@@ -218,6 +225,6 @@ int sb_instruments_discover(struct sb_found_instrument *out, unsigned max, const
 	ftdi_adapters(&f);
 	nodes(&f, dev_dir ? dev_dir : "/dev");
 	if (sigrok_scan)
-		sigrok_supplies(&f);
+		sigrok_instruments(&f);
 	return (int)f.n;
 }

@@ -26,7 +26,7 @@ static void instruments_help(FILE *out)
 	        "cameras (USB 09cb:1996, flirone:BUS:ADDR) and PureThermal boards (1e4e:0100),\n"
 	        "FTDI FT232R adapters with their serial numbers (wattsup:ftdi:SERIAL), USB serial\n"
 	        "nodes (wattsup:/dev/ttyUSBn, sigrok:DRIVER:conn=/dev/ttyACMn), USBTMC nodes\n"
-	        "(wt310:/dev/usbtmcN) and the supplies a libsigrok scan finds.\n"
+	        "(wt310:/dev/usbtmcN) and the supplies and power meters a libsigrok scan finds.\n"
 	        "\n"
 	        "  -j, --json        print a JSON array instead of text\n"
 	        "      --no-sigrok   skip the libsigrok scan (it can take a few seconds)\n"
@@ -109,7 +109,7 @@ static int instruments_run(int argc, char **argv)
 		if (!n)
 			printf("no instruments found (USB cameras, FTDI adapters, %s/ttyUSB*, "
 			       "ttyACM*, usbtmc*%s)\n",
-			       dev_dir, sigrok ? ", libsigrok supplies" : "");
+			       dev_dir, sigrok ? ", libsigrok supplies and meters" : "");
 		for (int i = 0; i < n; i++)
 			printf("%-8s %-48s %s%s%s\n", f[i].kind, f[i].what,
 			       f[i].conn[0] ? f[i].conn : "-", f[i].note[0] ? "  # " : "",
