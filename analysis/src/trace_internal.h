@@ -57,8 +57,8 @@ struct sb_linebuf {
 	bool eof;
 	char *buf;
 	size_t cap, start, end;
-	uint64_t base;   /* input offset of buf[0] */
-	bool nul;        /* a NUL byte was read, at input offset nul_at */
+	uint64_t base; /* input offset of buf[0] */
+	bool nul;      /* a NUL byte was read, at input offset nul_at */
 	uint64_t nul_at;
 	uint64_t line; /* number of the line last returned (1-based) */
 	char name[256];

@@ -168,7 +168,8 @@ struct Bench {
 				uint64_t w = (a - dma_bus) / 4 + 4 * i;
 				std::array<uint32_t, 4> d = {0, 0, 0, 0};
 				if (a < dma_bus || w + 4 > dma_words)
-					fail("replay DMA read at 0x%" PRIx64 " outside host memory", a + 16 * i);
+					fail("replay DMA read at 0x%" PRIx64 " outside host memory",
+					     a + 16 * i);
 				else
 					for (int k = 0; k < 4; k++)
 						d[k] = dma_mem[w + k];

@@ -347,9 +347,10 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 	if (r->has_cooling)
 		print_cooling(&r->cooling);
 	if (r->settled.waited)
-		printf("settle     heatsink %.2f C, moved %.2f C over the window: %s after %.1f s\n",
-		       r->settled.heatsink_c, r->settled.span_c,
-		       r->settled.settled ? "settled" : "NOT settled, gave up", r->settled.seconds);
+		printf(
+		    "settle     heatsink %.2f C, moved %.2f C over the window: %s after %.1f s\n",
+		    r->settled.heatsink_c, r->settled.span_c,
+		    r->settled.settled ? "settled" : "NOT settled, gave up", r->settled.seconds);
 	if (r->has_temperature)
 		printf("hot spot   %.1f C (start %.1f C, max %.1f C%s)\n", r->temperature_c,
 		       r->temperature_start_c, r->temperature_max_c,
@@ -560,14 +561,15 @@ static int point_run(int argc, char **argv)
 		case OPT_SETTLE_TOL:
 			if (sb_parse_double(optarg, "--settle-tolerance", &d) < 0 || !(d >= 0.01) ||
 			    d > 20)
-				return sb_cli_usage_error("point",
-				                          "--settle-tolerance %s: 0.01..20 C", optarg);
+				return sb_cli_usage_error(
+				    "point", "--settle-tolerance %s: 0.01..20 C", optarg);
 			spec.settle.tolerance_c = d;
 			break;
 		case OPT_SETTLE_MAX:
-			if (sb_parse_double(optarg, "--settle-max", &d) < 0 || !(d >= 0) || d > 86400)
-				return sb_cli_usage_error("point", "--settle-max %s: 0..86400 seconds",
-				                          optarg);
+			if (sb_parse_double(optarg, "--settle-max", &d) < 0 || !(d >= 0) ||
+			    d > 86400)
+				return sb_cli_usage_error(
+				    "point", "--settle-max %s: 0..86400 seconds", optarg);
 			spec.settle.max_s = d;
 			break;
 		case OPT_CAMERA:

@@ -151,8 +151,7 @@ static void bench_capture(uint64_t us, int reps, const char *tmp)
 		if (modes[m].mode == NONE)
 			base = c;
 		printf("  %-34s %-7s %10.4f %10.4f %10llu %12llu", modes[m].name, path, c,
-		       median(wall, reps),
-		       (unsigned long long)req, (unsigned long long)rec);
+		       median(wall, reps), (unsigned long long)req, (unsigned long long)rec);
 		if (modes[m].mode >= SAMPLED && base > 0)
 			printf(" %7.2fx\n", c / base);
 		else

@@ -348,8 +348,8 @@ static int check_korad_power(const char *path, const char *fault)
 		good++;
 		sleep_ms(200);
 	}
-	printf("korad power %s: %u good samples (%.3f s between readings); then: %s\n", fault,
-	       good, interval, err < 0 ? sb_error_detail() : "ok");
+	printf("korad power %s: %u good samples (%.3f s between readings); then: %s\n", fault, good,
+	       interval, err < 0 ? sb_error_detail() : "ok");
 	CHECK(good >= (strcmp(fault, "close") ? 15u : 5u), "only %u good samples", good);
 	if (!strcmp(fault, "close"))
 		CHECK(err == SB_ERR_TIMEOUT && strstr(sb_error_detail(), "stalled"),

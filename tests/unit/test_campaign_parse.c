@@ -459,7 +459,9 @@ Test(campaign_parse, bytes_that_are_not_utf8)
 {
 	bad("sweep:\n%  cooling: [Cfg2, \xff\xff+Cfg4]\n", SB_ERR_PARSE,
 	    "'camp.yaml' line 2 column 20: not UTF-8 text (byte 0xff)");
-	bad("name: a\xc0\xaf" "b\n", SB_ERR_PARSE, "line 1 column 8: not UTF-8 text (byte 0xc0)");
+	bad("name: a\xc0\xaf"
+	    "b\n",
+	    SB_ERR_PARSE, "line 1 column 8: not UTF-8 text (byte 0xc0)");
 	bad("name: \xed\xa0\x80\n", SB_ERR_PARSE, "not UTF-8 text (byte 0xed)");
 }
 

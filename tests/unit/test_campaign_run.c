@@ -216,8 +216,9 @@ Test(campaign_run, stop_and_resume)
 
 	load(small);
 	cr_assert_eq(sb_campaign_run(&c, st, &o, &sum), SB_ERR_INTERRUPTED);
-	cr_assert(strstr(sb_error_detail(), "campaign 1 'small' interrupted with 2 of 6 points stored"),
-	          "%s", sb_error_detail());
+	cr_assert(
+	    strstr(sb_error_detail(), "campaign 1 'small' interrupted with 2 of 6 points stored"),
+	    "%s", sb_error_detail());
 	cr_assert_eq(value("SELECT count(*) FROM points"), 2);
 	/* not left "running": waiting for a resume */
 	cr_assert_eq(value("SELECT count(*) FROM campaigns WHERE status = 'interrupted'"), 1);

@@ -40,8 +40,8 @@ extern "C" {
 #endif
 
 enum sb_capture_path {
-	SB_CAPTURE_AUTO = 0, /* DMA on dev:, and for continuous captures wherever the transport
-	                        has DMA; else (and when DMA setup fails) on-chip */
+	SB_CAPTURE_AUTO = 0,   /* DMA on dev:, and for gapless captures wherever the transport has
+	                          DMA; else (and when DMA setup fails) the on-chip buffer */
 	SB_CAPTURE_ONCHIP = 1, /* register polling of the on-chip buffer */
 	SB_CAPTURE_DMA = 2,    /* the board writes a host ring (sb_device_dma_alloc) */
 };

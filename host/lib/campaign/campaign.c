@@ -994,10 +994,11 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	pthread_mutex_unlock(&en->lock);
 	cJSON_free(data);
 	if (n > RECONNECTS_MAX)
-		return sb_error_set(w->sample_err,
-		                    "point %u '%s' on '%s': instruments lost %u times, the last: the %s "
-		                    "source '%s': %s",
-		                    p->index, p->key, w->uri, n, src->name, conn, why);
+		return sb_error_set(
+		    w->sample_err,
+		    "point %u '%s' on '%s': instruments lost %u times, the last: the %s "
+		    "source '%s': %s",
+		    p->index, p->key, w->uri, n, src->name, conn, why);
 	e = temp ? sb_temp_source_reconnect(w->inst.temp, RECONNECT_MS)
 	         : sb_power_source_reconnect(w->inst.power, RECONNECT_MS);
 	if (e < 0)

@@ -15,7 +15,6 @@
 #include "stackbench/output.h"
 #include "stackbench/util.h"
 
-
 /* The folder part of path ("." when it has none). */
 static int dir_of(const char *path, char *dir, size_t size)
 {
@@ -81,8 +80,8 @@ int sb_output_open(struct sb_output *o, const char *path)
 	if (fd < 0) {
 		e = errno;
 		o->tmp[0] = '\0';
-		return sb_error_set(sb_errno_code(e), "cannot create a file in '%s' for '%s': %s", dir,
-		                    path, strerror(e));
+		return sb_error_set(sb_errno_code(e), "cannot create a file in '%s' for '%s': %s",
+		                    dir, path, strerror(e));
 	}
 	if (fchmod(fd, default_mode()) < 0 || !(o->f = fdopen(fd, "w"))) {
 		e = errno;
@@ -212,8 +211,8 @@ static int make_dirs(const char *dir)
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return sb_error_set(sb_errno_code(errno), "cannot create folder '%s': %s", buf,
-			                    strerror(errno));
+			return sb_error_set(sb_errno_code(errno), "cannot create folder '%s': %s",
+			                    buf, strerror(errno));
 		*p = '/';
 	}
 	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
@@ -340,8 +339,8 @@ int sb_outdir_commit(struct sb_outdir *d)
 		if (access(from, F_OK) < 0)
 			continue;
 		if (rename(from, to) < 0)
-			e = sb_error_set(sb_errno_code(errno), "cannot rename '%s' to '%s': %s", from,
-			                 to, strerror(errno));
+			e = sb_error_set(sb_errno_code(errno), "cannot rename '%s' to '%s': %s",
+			                 from, to, strerror(errno));
 	}
 	remove_stage(d);
 	if (!e)

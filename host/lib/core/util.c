@@ -12,7 +12,6 @@
 #include "stackbench/error.h"
 #include "stackbench/util.h"
 
-
 int sb_read_file(const char *path, char **data, size_t *len)
 {
 	return sb_read_file_max(path, SIZE_MAX / 2, data, len);
@@ -28,7 +27,8 @@ int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
 	f = fopen(path, "rb");
 	if (!f) {
 		err = errno;
-		return sb_error_set(sb_errno_code(err), "cannot open '%s': %s", path, strerror(err));
+		return sb_error_set(sb_errno_code(err), "cannot open '%s': %s", path,
+		                    strerror(err));
 	}
 	for (;;) {
 		if (used + 4096 + 1 > size) {

@@ -679,8 +679,8 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		 * buffer) outruns register polling: 8 reads a record. It takes the DMA ring
 		 * wherever the transport has one (sim:, dev:); sampled captures poll the on-chip
 		 * buffer except on dev:. */
-		bool continuous = !c->cfg.burst_records || !c->cfg.gap_cycles ||
-		                  c->cfg.burst_records > c->depth;
+		bool continuous =
+		    !c->cfg.burst_records || !c->cfg.gap_cycles || c->cfg.burst_records > c->depth;
 
 		c->cfg.path = continuous || !strcmp(sb_device_transport(dev), "dev")
 		                  ? SB_CAPTURE_DMA
