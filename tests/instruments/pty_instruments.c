@@ -526,9 +526,7 @@ int main(int argc, char **argv)
 		_exit(0);
 	}
 	/* umockdev_testbed_get_dev_fd()'s descriptor "must not be closed" (umockdev's API docs):
-	 * closing it let the driver's next open reuse the number under the testbed — the likely
-	 * cause of a scan that once, in CI, read the supply's identity twice. Only the parent's
-	 * own pty is closed. */
+	 * only the parent's own pty is closed. */
 	if (strcmp(mode, "korad") && strcmp(mode, "rig-korad"))
 		close(master);
 	if (!strcmp(mode, "wattsup"))
