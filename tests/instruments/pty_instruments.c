@@ -287,35 +287,6 @@ static int check_meter(const char *scheme, const char *path, const char *fault, 
 	return 0;
 }
 
-/*
- * Open through libsigrok's Korad driver on the testbed tty. In 2 of about 10 CI runs (none of
- * some 40 runs by hand) the driver's scan read the simulator's identity twice
- * ("KORADKA3005PV2.0KORADKA3005PV2.0") and found no supply: the simulator answers each *IDN?
- * once, so the command most likely went out twice through umockdev's preloaded read/write
- * wrappers under load. A scan that finds nothing is tried once more, and says so.
- */
-static int open_korad(int (*open_fn)(void *, const char *), void *out, const char *conn)
-{
-	int err = open_fn(out, conn);
-
-	if (err == SB_ERR_NOT_FOUND) {
-		printf("korad: the first scan found no supply (%s); once more\n",
-		       sb_error_detail());
-		err = open_fn(out, conn);
-	}
-	return err;
-}
-
-static int cooling_open_fn(void *out, const char *conn)
-{
-	return sb_cooling_open(out, conn, NULL);
-}
-
-static int power_open_fn(void *out, const char *conn)
-{
-	return sb_power_source_open(out, conn, NULL);
-}
-
 static int check_korad(const char *path)
 {
 	char conn[300];
@@ -324,7 +295,7 @@ static int check_korad(const char *path)
 	int err;
 
 	snprintf(conn, sizeof(conn), "sigrok:korad-kaxxxxp:conn=%s", path);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
 	CHECK(sb_cooling_count(c) == 4 && !strcmp(sb_cooling_name(c, 2), "Cfg3"),
 	      "the four published configurations");
@@ -340,7 +311,7 @@ static int check_korad(const char *path)
 	CHECK(err == SB_ERR_NOT_FOUND, "unknown configuration");
 	sb_cooling_close(c);
 	snprintf(conn, sizeof(conn), "korad:%s", path);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == 0, "the korad: alias: %s", sb_error_detail());
 	err = sb_cooling_apply(c, "Cfg1");
 	CHECK(err == 0 && sb_cooling_status(c, &st) == 0 && fabs(st.fan_supply_v - 12) < 1e-6,
@@ -361,7 +332,7 @@ static int check_korad_power(const char *path, const char *fault)
 	double interval = NAN;
 
 	snprintf(conn, sizeof(conn), "sigrok:korad-kaxxxxp:conn=%s?stall_ms=1500", path);
-	err = open_korad(power_open_fn, &m, conn);
+	err = sb_power_source_open(&m, conn, NULL);
 	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
 	t0 = now_ms(); /* the driver's scan waits out its *IDN? (about 4.5 s) */
 	while (now_ms() - t0 < 4500) {
@@ -403,7 +374,7 @@ static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 	int err;
 
 	snprintf(conn, sizeof(conn), "rig:%s?supply=korad:/dev/ttyACM7", rig_tty);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == 0, "open '%s': %s", conn, sb_error_detail());
 	CHECK(sb_cooling_count(c) == 4, "the rig file's four configurations");
 	memset(&st, 0, sizeof(st));
@@ -445,7 +416,7 @@ static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 	fputs("name: t\nconfigurations:\n  - {name: Cfg1, duty_pct: [100, 100]}\n", f);
 	fclose(f);
 	snprintf(conn, sizeof(conn), "rig:%s?config=%s&supply=korad:/dev/ttyACM7", rig_tty, file);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == SB_ERR_INVAL && strstr(sb_error_detail(), "supply_fans"),
 	      "no supply_fans: %d %s", err, sb_error_detail());
 	/* a configuration the supply does not have */
@@ -455,12 +426,12 @@ static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 	      "  - {name: Cfg1, duty_pct: [100, 100]}\n  - {name: Quiet, duty_pct: [20, 20]}\n",
 	      f);
 	fclose(f);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == SB_ERR_INVAL && strstr(sb_error_detail(), "no configuration 'Quiet'"),
 	      "a configuration the supply lacks: %d %s", err, sb_error_detail());
 	/* not a supply */
 	snprintf(conn, sizeof(conn), "rig:%s?supply=wattsup:/dev/ttyUSB0", rig_tty);
-	err = open_korad(cooling_open_fn, &c, conn);
+	err = sb_cooling_open(&c, conn, NULL);
 	CHECK(err == SB_ERR_URI && strstr(sb_error_detail(), "expected a fan supply"),
 	      "supply=wattsup: %d %s", err, sb_error_detail());
 	unlink(file);
@@ -470,7 +441,7 @@ static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 int main(int argc, char **argv)
 {
 	const char *mode = argc == 3 ? argv[1] : "", *fault = argc == 3 ? argv[2] : "";
-	int master, rc, status;
+	int master, rc, status, hold;
 	pid_t pid;
 	char path[128];
 
@@ -512,6 +483,15 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	/*
+	 * Hold the pty's slave side until the end, so that its number is not given to another
+	 * test's pty while this one's driver reconnects to the path: in CI the WT310 driver's
+	 * reconnect opened a Korad test's new pty (the freed /dev/pts number, reused) and sent it
+	 * *IDN?, which that test's scan read as a second identity (reproduced by starting
+	 * "korad ok" about a second after "wt310 close"). A held slave keeps the number; after
+	 * the simulator hangs up, opening the path still fails as unplugged.
+	 */
+	hold = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK);
 	pid = fork();
 	if (pid == 0) {
 		int keep = open(path, O_RDWR | O_NOCTTY); /* no hang-up before the driver opens */
@@ -541,5 +521,7 @@ int main(int argc, char **argv)
 		rc = check_rig_korad(fault, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	kill(pid, SIGTERM);
 	waitpid(pid, &status, 0);
+	if (hold >= 0)
+		close(hold);
 	return rc;
 }
