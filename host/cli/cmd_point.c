@@ -33,6 +33,7 @@ static void point_help(FILE *out)
 	    out,
 	    "usage: stackbench point [--device URI] [--type ro|wo|rw] [--size BYTES]\n"
 	    "                        [--mask LO-HI] [--pattern NAME] [--ports N]\n"
+	    "                        [--port-order first|spread]\n"
 	    "                        [--mode random|linear] [--duration-us T] [--stream N]\n"
 	    "                        [--iterations N] [--seed S] [--addr-mode 32|64|128]\n"
 	    "                        [--posted] [--no-fast-forward] [--json]\n"
@@ -52,6 +53,8 @@ static void point_help(FILE *out)
 	    "  -p, --pattern NAME    all (default), 1bank 2bank 4bank 8bank 16bank (banks of\n"
 	    "                        vault 0), 1vault 2vault 4vault 8vault 16vault\n"
 	    "      --ports N         ports issuing requests (default: all)\n"
+	    "      --port-order O    which N ports: first (0..N-1, default) or spread (round\n"
+	    "                        robin over the links the ports are on)\n"
 	    "      --mode M          random (default) or linear addresses\n"
 	    "  -D, --duration-us T   microseconds of bench time the ports issue (default 1000)\n"
 	    "      --duration-s S    the same in seconds (thermal runs: 200)\n"
@@ -100,11 +103,12 @@ static void point_help(FILE *out)
 	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
 }
 
-static cJSON *port_json(const struct sb_port_counters *c, double clock_hz)
+static cJSON *port_json(unsigned id, const struct sb_port_counters *c, double clock_hz)
 {
 	cJSON *o = cJSON_CreateObject();
 	double ns = 1e9 / clock_hz;
 
+	cJSON_AddNumberToObject(o, "port", id);
 	cJSON_AddNumberToObject(o, "reads", (double)c->reads);
 	cJSON_AddNumberToObject(o, "writes", (double)c->writes);
 	cJSON_AddNumberToObject(o, "read_data_bytes", (double)c->read_data_flits * 16);
@@ -249,6 +253,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	cJSON_AddStringToObject(o, "antimask", buf);
 	cJSON_AddStringToObject(o, "mode", s->gen == SB_GEN_LINEAR ? "linear" : "random");
 	cJSON_AddNumberToObject(o, "ports", r->ports);
+	cJSON_AddStringToObject(o, "port_order", sb_port_order_name(s->port_order));
 	cJSON_AddNumberToObject(o, "stream", s->stream);
 	cJSON_AddNumberToObject(o, "bandwidth_gbps", m->bandwidth_gbps);
 	cJSON_AddNumberToObject(o, "payload_gbps", m->payload_gbps);
@@ -276,7 +281,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	}
 	ports = cJSON_AddArrayToObject(o, "per_port");
 	for (unsigned i = 0; i < r->ports; i++)
-		cJSON_AddItemToArray(ports, port_json(&r->port[i], r->clock_hz));
+		cJSON_AddItemToArray(ports, port_json(r->port_id[i], &r->port[i], r->clock_hz));
 	if ((pj = sb_provenance_cjson(prov)))
 		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
@@ -322,12 +327,24 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
                        const struct sb_point_result *r)
 {
 	const struct sb_bench_metrics *m = &r->metrics;
-	char dur[32];
+	char dur[32], ids[4 * SB_POINT_MAX_PORTS + 16] = "";
+	size_t n = 0;
 
-	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s\n",
+	/* Name the ports when they are not 0..N-1 (--port-order spread). */
+	for (unsigned i = 0; i < r->ports; i++)
+		if (r->port_id[i] != i) {
+			n = (size_t)snprintf(ids, sizeof(ids), " (");
+			for (unsigned j = 0; j < r->ports && n < sizeof(ids); j++)
+				n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%u", j ? "," : "",
+				                      r->port_id[j]);
+			if (n < sizeof(ids))
+				snprintf(ids + n, sizeof(ids) - n, ")");
+			break;
+		}
+	printf("point      %s %u B, pattern %s, %s addresses, %u port%s%s%s\n",
 	       sb_req_type_name(s->type), s->size, pattern,
 	       s->gen == SB_GEN_LINEAR ? "linear" : "random", r->ports, r->ports == 1 ? "" : "s",
-	       s->stream ? " (stream)" : "");
+	       ids, s->stream ? " (stream)" : "");
 	printf("duration   %s%s\n", sb_cli_fmt_ns(dur, sizeof(dur), (double)r->duration_ns),
 	       r->fast_forward ? " (steady state fast-forwarded)" : "");
 	printf("requests   %llu reads, %llu writes\n", (unsigned long long)r->total.reads,
@@ -369,6 +386,7 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 
 enum {
 	OPT_MODE = 256,
+	OPT_PORT_ORDER,
 	OPT_STREAM,
 	OPT_ITER,
 	OPT_SEED,
@@ -429,6 +447,7 @@ static int point_run(int argc, char **argv)
 	    {"mask", required_argument, NULL, 'm'},
 	    {"pattern", required_argument, NULL, 'p'},
 	    {"ports", required_argument, NULL, 'n'},
+	    {"port-order", required_argument, NULL, OPT_PORT_ORDER},
 	    {"mode", required_argument, NULL, OPT_MODE},
 	    {"duration-us", required_argument, NULL, 'D'},
 	    {"stream", required_argument, NULL, OPT_STREAM},
@@ -516,6 +535,11 @@ static int point_run(int argc, char **argv)
 			if (sb_parse_u64(optarg, "--ports", false, &ports) < 0 || !ports)
 				return sb_cli_usage_error("point", "--ports %s: a number >= 1",
 				                          optarg);
+			break;
+		case OPT_PORT_ORDER:
+			if (sb_port_order_parse(optarg, &spec.port_order) < 0)
+				return sb_cli_usage_error("point", "--port-order: %s",
+				                          sb_error_detail());
 			break;
 		case OPT_MODE:
 			if (!strcmp(optarg, "random"))

@@ -65,15 +65,16 @@ void bench_close(struct bench *b)
 	sb_model_free(b->m);
 }
 
-struct sb_point_result bench_run(struct sb_device *dev, enum sb_req_type type, unsigned size,
-                                 const char *pattern, unsigned ports, uint64_t us, bool linear,
-                                 bool ff)
+static struct sb_point_result run(struct sb_device *dev, enum sb_req_type type, unsigned size,
+                                  const char *pattern, unsigned ports, uint64_t us, bool linear,
+                                  bool ff, enum sb_port_order o)
 {
 	struct sb_point_spec s;
 	struct sb_point_result r;
 	struct sb_geometry g = {16, 16, 128};
 
 	sb_point_spec_init(&s, ports);
+	s.port_order = o;
 	s.type = type;
 	s.size = size;
 	s.duration_ns = us * 1000;
@@ -82,6 +83,20 @@ struct sb_point_result bench_run(struct sb_device *dev, enum sb_req_type type, u
 	cr_assert_eq(sb_pattern_masks(pattern, &g, &s.mask, &s.antimask), 0, "pattern %s", pattern);
 	cr_assert_eq(sb_point_run(dev, &s, &r), 0, "%s", sb_error_detail());
 	return r;
+}
+
+struct sb_point_result bench_run(struct sb_device *dev, enum sb_req_type type, unsigned size,
+                                 const char *pattern, unsigned ports, uint64_t us, bool linear,
+                                 bool ff)
+{
+	return run(dev, type, size, pattern, ports, us, linear, ff, SB_PORT_ORDER_FIRST);
+}
+
+struct sb_point_result bench_run_order(struct sb_device *dev, enum sb_req_type type, unsigned size,
+                                       const char *pattern, unsigned ports, uint64_t us,
+                                       enum sb_port_order o)
+{
+	return run(dev, type, size, pattern, ports, us, false, false, o);
 }
 
 double bench_bw(struct sb_device *dev, enum sb_req_type type, unsigned size, const char *pattern)

@@ -29,6 +29,11 @@ struct sb_point_result bench_run(struct sb_device *dev, enum sb_req_type type, u
                                  const char *pattern, unsigned ports, uint64_t us, bool linear,
                                  bool ff);
 
+/* The same with the ports chosen in order o (small-scale GUPS). */
+struct sb_point_result bench_run_order(struct sb_device *dev, enum sb_req_type type, unsigned size,
+                                       const char *pattern, unsigned ports, uint64_t us,
+                                       enum sb_port_order o);
+
 /* Bandwidth (GB/s, flit accounting) of a full-scale point of 1 ms, fully simulated. */
 double bench_bw(struct sb_device *dev, enum sb_req_type type, unsigned size, const char *pattern);
 

@@ -202,6 +202,15 @@ Test(campaign_parse, hash_of_normalized_content)
 	sb_campaign_release(&c);
 	cr_assert_eq(load("name: h\nsweep: {type: [ro, wo]}\nsample_interval_ms: 50\n"), 0);
 	cr_assert_str_neq(c.hash, h);
+	sb_campaign_release(&c);
+	cr_assert_eq(load("name: h\nsweep: {type: [ro, wo]}\nport_order: first\n"), 0);
+	cr_assert_str_eq(c.hash, h, "the default port order keeps older campaigns' hash");
+	cr_assert_eq(c.port_order, SB_PORT_ORDER_FIRST);
+	sb_campaign_release(&c);
+	cr_assert_eq(load("name: h\nsweep: {type: [ro, wo]}\nport_order: spread\n"), 0);
+	cr_assert_str_neq(c.hash, h);
+	cr_assert_eq(c.port_order, SB_PORT_ORDER_SPREAD);
+	cr_assert(strstr(c.normalized, "\"port_order\":\"spread\""), "%s", c.normalized);
 }
 
 /* Each kind of bad input: the error names the file, the line and the key. */
@@ -241,6 +250,7 @@ Test(campaign_parse, wrong_types)
 	bad("name: x\nsweep: [ro, wo]\n", SB_ERR_PARSE, "line 2: key 'sweep' must be a mapping");
 	bad("fast_forward: maybe\n", SB_ERR_PARSE,
 	    "line 1: key 'fast_forward': expected true or false, got 'maybe'");
+	bad("name: x\nport_order: random\n", SB_ERR_PARSE, "line 2: key 'port_order': ");
 	bad("durations:\n  bandwidth_s: long\n", SB_ERR_PARSE,
 	    "line 2: key 'bandwidth_s': expected a number, got 'long'");
 	bad("sweep:\n  type: {ro: 1}\n", SB_ERR_PARSE,

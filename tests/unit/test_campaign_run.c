@@ -296,6 +296,21 @@ Test(campaign_run, bad_points_run_nothing)
 	cr_assert_eq(value("SELECT count(*) FROM campaigns"), 0);
 }
 
+/* port_order: spread runs the points' ports round robin over the links, and stores them. */
+Test(campaign_run, spread_ports_are_stored_by_their_number)
+{
+	struct sb_run_summary sum;
+
+	load("durations: {bandwidth_s: 0.001}\nport_order: spread\nsweep:\n  ports: [2, 3]\n");
+	cr_assert_eq(run(1, &sum), 0, "%s", sb_error_detail());
+	cr_assert_eq(value("SELECT count(*) FROM point_ports pp JOIN points p ON p.id = "
+	                   "pp.point_id WHERE p.ports = 2 AND pp.port IN (0, 4) AND pp.reads > 0"),
+	             2);
+	cr_assert_eq(value("SELECT count(*) FROM point_ports pp JOIN points p ON p.id = "
+	                   "pp.point_id WHERE p.ports = 3 AND pp.port IN (0, 1, 4) AND pp.reads > 0"),
+	             3);
+}
+
 Test(campaign_run, stream_latency)
 {
 	struct sb_run_summary sum;

@@ -67,11 +67,16 @@ done
 echo
 echo "### Latency against offered bandwidth (small-scale GUPS, ro 128 B, all vaults)"
 echo
-echo "| ports | GB/s | MRPS | avg latency ns | reads in flight (Little) |"
-echo "|---|---|---|---|---|"
+echo "Ports spread over the links (\`--port-order spread\`: 0,4,1,5,2,6,3,7,8), and ports"
+echo "0..n-1 (\`first\`, the default: link 0 carries ports 0-3)."
+echo
+echo "| ports | spread GB/s | spread MRPS | spread avg latency ns | spread reads in flight (Little) | first GB/s | first avg latency ns |"
+echo "|---|---|---|---|---|---|---|"
 for n in 1 2 3 4 5 6 7 8 9; do
-	out=$(j --ports $n)
-	printf '| %d | %s | %s | %s | %s |\n' $n "$(fmt "$(echo "$out" | get bandwidth_gbps)")" \
+	out=$(j --ports $n --port-order spread)
+	first=$(j --ports $n)
+	printf '| %d | %s | %s | %s | %s | %s | %s |\n' $n "$(fmt "$(echo "$out" | get bandwidth_gbps)")" \
 		"$(fmt "$(echo "$out" | get mrps)")" "$(fmt "$(echo "$out" | get latency_avg_ns)")" \
-		"$(fmt "$(echo "$out" | get occupancy)")"
+		"$(fmt "$(echo "$out" | get occupancy)")" \
+		"$(fmt "$(echo "$first" | get bandwidth_gbps)")" "$(fmt "$(echo "$first" | get latency_avg_ns)")"
 done

@@ -41,14 +41,20 @@ for s in 16 32 48 64 80 96 112 128; do
 	echo
 done >"$work/sizes.dat"
 
-# Latency against offered load: small-scale GUPS, ports 0..n-1, ro 128 B, per pattern.
+# Latency against offered load: small-scale GUPS, n ports spread over the links (0,4,1,5,...),
+# ro 128 B, per pattern; and 16 vaults with ports 0..n-1 (link 0 first).
 for p in 1bank 4bank 1vault 2vault all; do
 	for n in 1 2 3 4 5 6 7 8 9; do
-		out=$(j --duration-s 20 --ports $n --pattern $p)
+		out=$(j --duration-s 20 --ports $n --port-order spread --pattern $p)
 		printf '%s %s %d\n' "$(echo "$out" | get bandwidth_gbps)" \
 			"$(echo "$out" | get latency_avg_ns)" $n
 	done >"$work/load-$p.dat"
 done
+for n in 1 2 3 4 5 6 7 8 9; do
+	out=$(j --duration-s 20 --ports $n)
+	printf '%s %s %d\n' "$(echo "$out" | get bandwidth_gbps)" \
+		"$(echo "$out" | get latency_avg_ns)" $n
+done >"$work/load-first.dat"
 
 # Low-load latency: stream groups of n reads on port 0.
 for n in 1 2 4 8 12 16 20 24 28; do
@@ -113,7 +119,7 @@ plot 'sizes.dat' using 1:2 with linespoints title 'ro GB/s', \
 GP
 
 plot model-latency-load <<'GP'
-set title 'Latency against load: small-scale GUPS, 1..9 ports, ro 128 B (model)'
+set title 'Latency against load: small-scale GUPS, 1..9 ports spread over the links, ro 128 B (model)'
 set xlabel 'GB/s'
 set ylabel 'mean read latency (us)'
 set yrange [0:*]
@@ -122,7 +128,8 @@ plot 'load-1bank.dat' using 1:($2/1000) with linespoints title '1 bank', \
      'load-1vault.dat' using 1:($2/1000) with linespoints title '1 vault', \
      'load-2vault.dat' using 1:($2/1000) with linespoints title '2 vaults', \
      'load-all.dat' using 1:($2/1000) with linespoints title '16 vaults', \
-     'load-all.dat' using 1:($2/1000):(sprintf('%d', $3)) with labels offset 0.8,0.6 notitle
+     'load-all.dat' using 1:($2/1000):(sprintf('%d', $3)) with labels offset 0.8,0.6 notitle, \
+     'load-first.dat' using 1:($2/1000) with linespoints dt 2 title '16 vaults, ports 0..n-1'
 GP
 
 # The study gives the stream result as a ratio: mark 1.5 x the model's 28 x 16 B latency.

@@ -153,6 +153,7 @@ struct sb_campaign {
 	double sample_interval_ms;
 	uint64_t seed;
 	bool fast_forward;
+	enum sb_port_order port_order; /* points with fewer ports than the board: which ports */
 	struct sb_campaign_axes axes;
 	unsigned nexclude, nonly;
 	struct sb_campaign_filter *exclude, *only;

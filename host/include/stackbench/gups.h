@@ -92,6 +92,9 @@ int sb_gups_port_stop(struct sb_device *dev, unsigned port);
 /* Read every counter of a port (64-bit counters low word first). */
 int sb_gups_port_read(struct sb_device *dev, unsigned port, struct sb_port_counters *c);
 
+/* The HMC link a port's requests travel on (gups_port.info.link). */
+int sb_gups_port_link(struct sb_device *dev, unsigned port, unsigned *link);
+
 /*
  * Wait on the bench clock until every port in port_mask is idle (nothing outstanding), polling
  * every poll_ns. SB_ERR_TIMEOUT after timeout_ns.

@@ -49,12 +49,20 @@ struct sb_point_failure {
 	unsigned errstat;              /* ERRSTAT of the failure */
 };
 
+/*
+ * Which ports a point with fewer ports than the board uses (small-scale GUPS):
+ * FIRST: ports 0..n-1; SPREAD: round robin over the links the ports report
+ * (gups_port.info.link), so that the offered load rises evenly on every link.
+ */
+enum sb_port_order { SB_PORT_ORDER_FIRST, SB_PORT_ORDER_SPREAD };
+
 struct sb_point_spec {
 	enum sb_req_type type;
 	unsigned size; /* bytes */
 	enum sb_addr_gen gen;
 	uint64_t mask, antimask; /* address masks applied to every port */
-	unsigned ports;          /* ports 0..ports-1 issue; 0: none (an idle point of GUPS) */
+	unsigned ports;          /* number of ports issuing; 0: none (an idle point of GUPS) */
+	enum sb_port_order port_order; /* which ports they are */
 	uint64_t duration_ns;    /* bench time the ports issue */
 	uint64_t iterations;     /* per port; 0 = run for duration_ns */
 	unsigned stream;         /* 0: GUPS traffic; 1..28: repeated stream groups on port 0 */
@@ -88,6 +96,7 @@ struct sb_point_spec {
 
 struct sb_point_result {
 	unsigned ports;
+	uint8_t port_id[SB_POINT_MAX_PORTS]; /* the board's port behind port[i] */
 	struct sb_port_counters port[SB_POINT_MAX_PORTS];
 	struct sb_port_counters total; /* sums; latency min/max over the ports */
 	struct sb_bench_metrics metrics;
@@ -120,6 +129,13 @@ struct sb_point_result {
 	uint64_t inst_lost_ns;
 	char inst_lost_msg[256];
 };
+
+/* "first" / "spread" and back (SB_ERR_INVAL naming the choices). */
+const char *sb_port_order_name(enum sb_port_order o);
+int sb_port_order_parse(const char *s, enum sb_port_order *o);
+
+/* The n ports a point in order o uses, in the order they are counted (ids[0..n-1]). */
+int sb_point_port_ids(struct sb_device *dev, enum sb_port_order o, unsigned n, uint8_t *ids);
 
 /* Defaults: ro, 128 B, random, all ports, 1 ms, no samples, no instruments, fast-forward on. */
 void sb_point_spec_init(struct sb_point_spec *s, unsigned ports);

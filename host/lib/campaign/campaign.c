@@ -421,6 +421,7 @@ static int make_spec(struct worker *w, const struct sb_campaign_point *p, struct
 	s->iterations = p->stream ? c->stream_groups : 0;
 	s->seed = p->seed;
 	s->fast_forward = c->fast_forward;
+	s->port_order = c->port_order;
 	s->sample_ns = p->stream ? 0 : (uint64_t)llround(c->sample_interval_ms * 1e6);
 	s->sample = sample_cb;
 	s->sample_ctx = w;

@@ -75,6 +75,8 @@ struct parse {
 static const char *const type_names[] = {"ro", "wo", "rw", NULL};
 static const char *const mode_names[] = {"random", "linear", NULL};
 static const char *const kind_names[] = {"bandwidth", "thermal", NULL};
+/* enum sb_port_order */
+static const char *const port_order_names[] = {"first", "spread", NULL};
 
 /* Recovery defaults (docs/campaigns.md). */
 #define RECOVERY_MARGIN_C 5.0
@@ -695,7 +697,7 @@ static int parse_root(struct parse *p)
 	    "bench",  "instruments",  "durations",      "sample_interval_ms",
 	    "seed",   "fast_forward", "sweep",          "exclude",
 	    "only",   "recovery",     "cooling_settle", "trace",
-	    NULL};
+	    "port_order", NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;
@@ -725,6 +727,10 @@ static int parse_root(struct parse *p)
 		return e;
 	if (e == 1)
 		c->kind = (enum sb_campaign_kind)idx;
+	if ((e = sb_yaml_get_enum(&p->y, root, "port_order", false, port_order_names, &idx)) < 0)
+		return e;
+	if (e == 1)
+		c->port_order = (enum sb_port_order)idx;
 	if ((n = sb_yaml_get(root, "bench")) && (e = parse_bench(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "instruments")) && (e = parse_instruments(p, n)) < 0)
@@ -1068,6 +1074,9 @@ static int normalize(struct sb_campaign *c)
 	snprintf(seed, sizeof(seed), "%llu", (unsigned long long)c->seed);
 	cJSON_AddStringToObject(o, "seed", seed);
 	cJSON_AddBoolToObject(o, "fast_forward", c->fast_forward);
+	/* Only when not the default, so that the hash of older campaigns stays what it was. */
+	if (c->port_order != SB_PORT_ORDER_FIRST)
+		cJSON_AddStringToObject(o, "port_order", sb_port_order_name(c->port_order));
 	s = cJSON_AddObjectToObject(o, "sweep");
 	for (int a = 0; a < SB_AXIS_COUNT; a++) {
 		if (a == SB_AXIS_REP)

@@ -941,7 +941,7 @@ static int insert_ports(struct sb_store *st, int64_t point_id, const struct sb_p
 		bool lat = c->lat_count > 0;
 
 		sqlite3_bind_int64(s, 1, point_id);
-		sqlite3_bind_int(s, 2, (int)i);
+		sqlite3_bind_int(s, 2, (int)r->port_id[i]);
 		sqlite3_bind_int64(s, 3, (sqlite3_int64)c->reads);
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)c->writes);
 		sqlite3_bind_int64(s, 5, (sqlite3_int64)(c->read_data_flits * 16));

@@ -158,6 +158,18 @@ int sb_gups_port_read(struct sb_device *dev, unsigned port, struct sb_port_count
 	return 0;
 }
 
+int sb_gups_port_link(struct sb_device *dev, unsigned port, unsigned *link)
+{
+	uint32_t p, v;
+	int err;
+
+	if ((err = sb_gups_port_block(dev, port, &p)) < 0 ||
+	    (err = sb_device_read32(dev, p + SB_GUPS_PORT_INFO, &v)) < 0)
+		return err;
+	*link = SB_FIELD_GET(SB_GUPS_PORT_INFO_LINK, v);
+	return 0;
+}
+
 int sb_gups_wait_idle(struct sb_device *dev, uint32_t port_mask, uint64_t poll_ns,
                       uint64_t timeout_ns)
 {

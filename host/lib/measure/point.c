@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A measurement point through the device API, with the bench's instruments. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,55 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 #include "stackbench/point.h"
+
+const char *sb_port_order_name(enum sb_port_order o)
+{
+	return o == SB_PORT_ORDER_SPREAD ? "spread" : "first";
+}
+
+int sb_port_order_parse(const char *s, enum sb_port_order *o)
+{
+	if (!strcmp(s, "first"))
+		*o = SB_PORT_ORDER_FIRST;
+	else if (!strcmp(s, "spread"))
+		*o = SB_PORT_ORDER_SPREAD;
+	else
+		return sb_error_set(SB_ERR_INVAL, "port order '%s': expected first or spread", s);
+	return 0;
+}
+
+int sb_point_port_ids(struct sb_device *dev, enum sb_port_order o, unsigned n, uint8_t *ids)
+{
+	unsigned have = sb_device_port_count(dev), link[SB_POINT_MAX_PORTS], taken = 0;
+	int err;
+
+	if (n > have || n > SB_POINT_MAX_PORTS)
+		return sb_error_set(SB_ERR_INVAL, "%u ports requested; the board has %u", n, have);
+	if (o == SB_PORT_ORDER_FIRST) {
+		for (unsigned i = 0; i < n; i++)
+			ids[i] = (uint8_t)i;
+		return 0;
+	}
+	for (unsigned p = 0; p < have; p++)
+		if ((err = sb_gups_port_link(dev, p, &link[p])) < 0)
+			return err;
+	/* Rounds over the links in ascending order, each taking its next unused port. */
+	while (taken < n) {
+		unsigned before = taken;
+
+		for (unsigned l = 0; l < 16 && taken < n; l++)
+			for (unsigned p = 0; p < have; p++)
+				if (link[p] == l) {
+					link[p] = UINT_MAX; /* used */
+					ids[taken++] = (uint8_t)p;
+					break;
+				}
+		if (taken == before)
+			return sb_error_set(SB_ERR_STATE, "'%s': ports report no link",
+			                    sb_device_uri(dev));
+	}
+	return 0;
+}
 
 void sb_point_spec_init(struct sb_point_spec *s, unsigned ports)
 {
@@ -63,8 +113,8 @@ static void add_counters(struct sb_port_counters *t, const struct sb_port_counte
 	t->status |= c->status;
 }
 
-static int read_totals(struct sb_device *dev, unsigned ports, struct sb_port_counters *per,
-                       struct sb_port_counters *total)
+static int read_totals(struct sb_device *dev, unsigned ports, const uint8_t *ids,
+                       struct sb_port_counters *per, struct sb_port_counters *total)
 {
 	int err;
 
@@ -72,7 +122,7 @@ static int read_totals(struct sb_device *dev, unsigned ports, struct sb_port_cou
 	for (unsigned i = 0; i < ports; i++) {
 		struct sb_port_counters c;
 
-		if ((err = sb_gups_port_read(dev, i, &c)) < 0)
+		if ((err = sb_gups_port_read(dev, ids[i], &c)) < 0)
 			return err;
 		if (per)
 			per[i] = c;
@@ -168,7 +218,8 @@ static int ensure_ready(struct sb_device *dev)
 	}
 }
 
-static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s)
+static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s,
+                           const uint8_t *ids)
 {
 	uint64_t align = sb_addrgen_align(s->size / 16), region;
 	int err;
@@ -191,7 +242,7 @@ static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s)
 		    .posted = s->posted,
 		};
 
-		if ((err = sb_gups_port_configure(dev, i, &c)) < 0)
+		if ((err = sb_gups_port_configure(dev, ids[i], &c)) < 0)
 			return err;
 	}
 	return 0;
@@ -390,7 +441,7 @@ static int record_failure(struct sb_device *dev, const struct sb_point_spec *s, 
 	r->failure.power_w = ir->last_w;
 	r->failure.thermal_events = st->thermal_events;
 	r->failure.errstat = st->errstat;
-	if ((err = read_totals(dev, s->ports, NULL, &r->failure.total)) < 0 ||
+	if ((err = read_totals(dev, s->ports, r->port_id, NULL, &r->failure.total)) < 0 ||
 	    (err = inst_sample(ir, r, elapsed, &stop)) < 0)
 		return err;
 	/* The heatsink cools once the cube stops: the hotter of the readings around it. */
@@ -421,13 +472,13 @@ static int inst_lost(struct sb_device *dev, const struct sb_point_spec *s, struc
 
 	snprintf(why, sizeof(why), "%s", sb_error_detail());
 	for (unsigned i = 0; i < s->ports; i++)
-		if ((e = sb_gups_port_stop(dev, i)) < 0)
-			sb_warn("'%s': stopping port %u: %s", sb_device_uri(dev), i,
+		if ((e = sb_gups_port_stop(dev, r->port_id[i])) < 0)
+			sb_warn("'%s': stopping port %u: %s", sb_device_uri(dev), r->port_id[i],
 			        sb_error_detail());
 	r->inst_lost_ns = sb_device_now_ns(dev) - t0;
 	r->t_start_ns = t0;
 	r->duration_ns = r->inst_lost_ns;
-	if ((e = read_totals(dev, s->ports, r->port, &r->total)) < 0)
+	if ((e = read_totals(dev, s->ports, r->port_id, r->port, &r->total)) < 0)
 		sb_warn("'%s': reading the counters: %s", sb_device_uri(dev), sb_error_detail());
 	snprintf(r->inst_lost_msg, sizeof(r->inst_lost_msg), "%s", why);
 	sb_warn("'%s': %s '%s' lost at %.3f s of the point (%s); ports stopped; reconnecting for "
@@ -472,12 +523,14 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	uint64_t t0, elapsed = 0, checked = 0, limit = s->duration_ns;
 	uint64_t next_cnt = s->sample_ns ? s->sample_ns : UINT64_MAX;
 	uint64_t next_inst = ir->interval_ns ? ir->interval_ns : UINT64_MAX;
-	uint32_t mask = (uint32_t)((1ull << s->ports) - 1);
+	uint32_t mask = 0;
 	struct sb_hmc_status st;
 	bool stop = false;
 	int err;
 
-	if ((err = configure_ports(dev, s)) < 0)
+	for (unsigned i = 0; i < s->ports; i++)
+		mask |= 1u << r->port_id[i];
+	if ((err = configure_ports(dev, s, r->port_id)) < 0)
 		return err;
 	t0 = sb_device_now_ns(dev);
 	if ((err = inst_sample(ir, r, 0, &stop)) < 0)
@@ -485,7 +538,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	if (s->capture && (err = sb_capture_start(s->capture)) < 0)
 		return err;
 	for (unsigned i = 0; i < s->ports; i++)
-		if ((err = sb_gups_port_start(dev, i)) < 0)
+		if ((err = sb_gups_port_start(dev, r->port_id[i])) < 0)
 			return err;
 	if (!limit)
 		limit = UINT64_MAX; /* iteration-limited: run until every port is done */
@@ -514,7 +567,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 		if (s->sample && elapsed >= next_cnt) {
 			struct sb_port_counters total;
 
-			if ((err = read_totals(dev, s->ports, NULL, &total)) < 0)
+			if ((err = read_totals(dev, s->ports, r->port_id, NULL, &total)) < 0)
 				return err;
 			if (s->sample(s->sample_ctx, elapsed, &total))
 				stop = true;
@@ -535,7 +588,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 			for (unsigned i = 0; i < s->ports && all_done; i++) {
 				uint32_t p, pst;
 
-				if ((err = sb_gups_port_block(dev, i, &p)) < 0 ||
+				if ((err = sb_gups_port_block(dev, r->port_id[i], &p)) < 0 ||
 				    (err = sb_device_read32(dev, p + SB_GUPS_PORT_STATUS, &pst)) <
 				        0)
 					return err;
@@ -551,7 +604,7 @@ static int run_gups(struct sb_device *dev, const struct sb_point_spec *s, struct
 	    (err = inst_sample(ir, r, r->duration_ns, &stop)) < 0)
 		return inst_lost(dev, s, ir, r, t0, err);
 	for (unsigned i = 0; i < s->ports; i++)
-		if ((err = sb_gups_port_stop(dev, i)) < 0)
+		if ((err = sb_gups_port_stop(dev, r->port_id[i])) < 0)
 			return err;
 	if (!r->failed) {
 		err = sb_gups_wait_idle(dev, mask, 1000, 20000000);
@@ -669,6 +722,9 @@ static int run_point(struct sb_device *dev, const struct sb_point_spec *s,
 	int err;
 
 	r->ports = s->stream ? 1 : s->ports;
+	if ((err = sb_point_port_ids(dev, s->stream ? SB_PORT_ORDER_FIRST : s->port_order, r->ports,
+	                             r->port_id)) < 0)
+		return err;
 	r->clock_hz = (double)board->clock_hz;
 	if ((err = sb_hmc_reset_ports(dev)) < 0 ||
 	    (err = set_fast_forward(dev, s->fast_forward)) < 0)
@@ -682,14 +738,14 @@ static int run_point(struct sb_device *dev, const struct sb_point_spec *s,
 	} else if ((err = run_gups(dev, s, r, ir)) < 0) {
 		return err;
 	}
-	if (!s->stream && (err = read_totals(dev, s->ports, r->port, &r->total)) < 0)
+	if (!s->stream && (err = read_totals(dev, s->ports, r->port_id, r->port, &r->total)) < 0)
 		return err;
 	if (s->capture) {
 		uint64_t executed = 0;
 		uint32_t pm = sb_capture_port_mask(s->capture);
 
 		for (unsigned i = 0; i < s->ports; i++)
-			if (pm >> i & 1)
+			if (pm >> r->port_id[i] & 1)
 				executed += r->port[i].reads + r->port[i].writes;
 		if ((err = sb_capture_stop(s->capture, executed, "gups_port reads + writes")) < 0)
 			return err;
