@@ -124,6 +124,7 @@ static void fake_result(struct sb_point_result *r, unsigned k)
 {
 	memset(r, 0, sizeof(*r));
 	r->ports = 2;
+	r->port_id[1] = 1;
 	r->clock_hz = 187.5e6;
 	r->duration_ns = 20000000000ull;
 	r->port[0].reads = 1000 + k;

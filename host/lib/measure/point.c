@@ -721,10 +721,10 @@ static int run_point(struct sb_device *dev, const struct sb_point_spec *s,
 	bool stop = false;
 	int err;
 
-	r->ports = s->stream ? 1 : s->ports;
-	if ((err = sb_point_port_ids(dev, s->stream ? SB_PORT_ORDER_FIRST : s->port_order, r->ports,
-	                             r->port_id)) < 0)
+	if ((err = sb_point_port_ids(dev, s->stream ? SB_PORT_ORDER_FIRST : s->port_order,
+	                             s->stream ? 1 : s->ports, r->port_id)) < 0)
 		return err;
+	r->ports = s->stream ? 1 : s->ports;
 	r->clock_hz = (double)board->clock_hz;
 	if ((err = sb_hmc_reset_ports(dev)) < 0 ||
 	    (err = set_fast_forward(dev, s->fast_forward)) < 0)
