@@ -1060,7 +1060,7 @@ static void port_schedule(struct sb_model *m, struct sb_port *p)
 	uint64_t cyc = m->tm.cycle;
 
 	if (p->nwb && m->hmc.ready)
-		t = max64(p->t_free, p->wb[0].t_ready);
+		t = max64(p->t_pkt, p->wb[0].t_ready);
 	if (port_can_iterate(m, p) || stream_pending(m, p))
 		t = min64(t, p->t_free);
 	else if (p->ndone && done_first(p) != SB_TICK_NEVER)
@@ -1094,8 +1094,12 @@ static void port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool w
 	uint64_t t_done;
 	unsigned tag = write || posted ? 0 : tag_alloc(p);
 
-	p->t_free =
-	    t + max64(m->tm.cmd_cycles, (uint64_t)pkt * m->prof.port_flit_cycles) * m->tm.cycle;
+	/* The port's packet holds its request interface one flit per cycle; a new command waits
+	 * cmd_cycles from the last (the read of an rw pair too), a write-back only for the flits. */
+	p->t_pkt = t + (uint64_t)pkt * m->prof.port_flit_cycles * m->tm.cycle;
+	p->t_free = max64(p->t_free, t + max64(m->tm.cmd_cycles,
+	                                       (uint64_t)pkt * m->prof.port_flit_cycles) *
+	                                     m->tm.cycle);
 	t_done = request_path(m, p, t, write, posted, addr, flits, &errstat);
 	m->st.requests++;
 	if (stream == SB_DONE_REPLAY) /* replayed requests are not the port's own */
@@ -1149,11 +1153,15 @@ static void port_step(struct sb_model *m, struct sb_port *p)
 	struct sb_replay_req rq;
 
 	port_retire(m, p, t);
-	if (p->nwb && p->wb[0].t_ready <= t && m->hmc.ready) {
+	/* rw: the port's arbiter alternates between its write-backs and new reads when both
+	 * are ready. */
+	if (p->nwb && p->wb[0].t_ready <= t && m->hmc.ready &&
+	    !(p->last_wb && t >= p->t_free && port_can_iterate(m, p))) {
 		struct sb_wb w;
 
 		wb_pop(p, &w);
 		port_issue(m, p, t, true, w.addr, p->flits, 0);
+		p->last_wb = true;
 	} else if (stream_pending(m, p)) {
 		stream_issue(m, p, t);
 	} else if (sb_replay_take(m, p, t, &rq)) { /* request source: trace replay */
@@ -1165,6 +1173,7 @@ static void port_step(struct sb_model *m, struct sb_port *p)
 
 		p->iters++;
 		port_issue(m, p, t, p->type == SB_TYPE_WO, addr, p->flits, 0);
+		p->last_wb = false;
 	}
 	port_schedule(m, p);
 }
@@ -1222,6 +1231,7 @@ static void port_start(struct sb_model *m, struct sb_port *p)
 	p->started = true;
 	p->stopped_lost = false;
 	p->t_free = max64(p->t_free, div_up(m->now, m->tm.cycle) * m->tm.cycle);
+	p->t_pkt = max64(p->t_pkt, p->t_free);
 	m->st.ff_used = false;
 	m->st.ff_skipped_ticks = 0;
 	m->st.ff_jumps = 0;
@@ -1469,6 +1479,7 @@ static void stream_go(struct sb_model *m)
 
 	p->stream_left = count;
 	p->t_free = max64(p->t_free, div_up(m->now, m->tm.cycle) * m->tm.cycle);
+	p->t_pkt = max64(p->t_pkt, p->t_free);
 	port_schedule(m, p);
 }
 

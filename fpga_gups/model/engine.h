@@ -107,8 +107,10 @@ struct sb_port {
 	bool enabled;      /* control.enable */
 	bool started;      /* a start happened since reset */
 	bool stopped_lost; /* stopped on a lost tag */
+	bool last_wb;      /* rw: the last request was a write-back (the arbiter alternates) */
 	uint64_t iters;
-	uint64_t t_free;       /* the port interface is free from here */
+	uint64_t t_free;       /* the port takes its next command from here */
+	uint64_t t_pkt;        /* ... and an rw write-back, which only waits for the last flits */
 	struct sb_calendar rx; /* the port's response interface: one data beat (flit) per cycle */
 	uint64_t t_next;       /* next time the port has something to do (SB_TICK_NEVER: nothing) */
 	unsigned tags;         /* reads outstanding */

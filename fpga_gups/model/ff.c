@@ -148,6 +148,7 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 		struct sb_port *p = &m->port[i];
 
 		p->t_free += dt;
+		p->t_pkt += dt;
 		if (p->t_next != SB_TICK_NEVER)
 			p->t_next += dt;
 		m->port_next[i] = p->t_next;

@@ -59,7 +59,7 @@ echo "|---|---|---|---|"
 for n in 1 2 4 8 16 28; do
 	printf '| %d |' $n
 	for s in 16 64 128; do
-		out=$(j --stream $n --size $s --duration-us 400)
+		out=$("$SB" point --json --stream $n --size $s --duration-us 400)
 		printf ' %s / %s |' "$(fmt "$(echo "$out" | get latency_min_ns)")" "$(fmt "$(echo "$out" | get latency_avg_ns)")"
 	done
 	echo
