@@ -6,7 +6,9 @@
  * While control.enable is set after a control.start, the port issues requests of req_size
  * flits to (generated & addr_mask) | addr_antimask (sb_gups_addrgen) on its HMC user port:
  * ro = reads, wo = writes, rw = a read, then a write of the same address once the read's
- * response has come back (write-backs go first, so at most 64 of them wait). An iteration is
+ * response has come back; when a write-back and a new read are both ready the port alternates
+ * between them, so a read is issued only into an empty write-back queue or right after a
+ * write-back, and at most 64 write-backs wait (one per tag). An iteration is
  * one request for ro and wo and one read (with its write-back) for rw; iter_limit iterations
  * are issued (0 = no limit). Non-posted requests take a tag from the 64-tag pool
  * (sb_gups_tagpool) with lost-tag detection; posted writes take none.
@@ -205,11 +207,14 @@ module sb_gups_port #(
 	wire limit_hit = (c_iter_limit != 64'd0) && (iters >= c_iter_limit);
 	wire running = armed && c_enable && !limit_hit && !lost_stop && !done;
 
-	// Write-backs first; they need a tag unless writes are posted.
-	wire issue_wb = wb_valid && out_free && wjob_ready && (c_posted || tag_ok);
+	// rw: write-backs and new reads alternate while both are ready (last_wb: the last request
+	// was a write-back); write-backs need a tag unless writes are posted.
+	reg last_wb;
 	wire iter_ok = is_wo ? (wjob_ready && (c_posted || tag_ok)) : tag_ok;
-	assign new_iter = !wb_valid && running && !hold && out_free && iter_ok && !gen_load_d &&
-	                  !start_pulse;
+	wire iter_ready = running && !hold && out_free && iter_ok && !gen_load_d && !start_pulse;
+	wire issue_wb = wb_valid && out_free && wjob_ready && (c_posted || tag_ok) &&
+	                !(last_wb && iter_ready);
+	assign new_iter = iter_ready && (!wb_valid || last_wb);
 	assign wb_take = issue_wb;
 
 	wire load = issue_wb || new_iter;
@@ -219,6 +224,15 @@ module sb_gups_port #(
 
 	always @* begin
 		load_info = {is_rw && !load_write, !load_write, flits_eff, load_addr[33:4]};
+	end
+
+	always @(posedge clk) begin
+		if (issue_wb)
+			last_wb <= 1'b1;
+		else if (new_iter)
+			last_wb <= 1'b0;
+		if (rst)
+			last_wb <= 1'b0;
 	end
 
 	always @(posedge clk) begin

@@ -124,6 +124,9 @@ struct RunCfg {
 	uint32_t timeout = SB_GUPS_PORT_TAG_TIMEOUT_RESET;
 	uint32_t tag_ctrl = SB_GUPS_PORT_TAG_CTRL_RESET;
 	uint32_t flow = SB_HMC_CTRL_FLOW_THRESHOLD_RESET;
+	/* rw with reads always possible (free tags, a fast responder): no write-back may follow
+	 * a write-back until the last read has gone (the port alternates them). */
+	bool alternates = false;
 };
 
 static void program(Bench &b, const RunCfg &r)
@@ -237,6 +240,23 @@ static void run_limited(uint64_t seed, const RunCfg &r, ResponderCfg rc, const c
 		std::sort(a.begin(), a.end());
 		std::sort(c.begin(), c.end());
 		TB_CHECK(a == c, "%s: rw writes are the read addresses", name);
+		if (r.alternates) {
+			size_t last_rd = 0, pairs = 0;
+			for (size_t i = 0; i < p.log.size(); i++)
+				if (p.log[i].cmd == CMD_RD)
+					last_rd = i;
+			for (size_t i = 1; i < last_rd; i++) {
+				bool w0 = p.log[i - 1].cmd != CMD_RD, w1 = p.log[i].cmd != CMD_RD;
+				if (w0 && w1) {
+					fail("%s: write-backs %zu and %zu back to back while reads could go",
+					     name, i - 1, i);
+					break;
+				}
+				pairs += w0 && !w1;
+			}
+			TB_CHECK(pairs > r.iters / 2, "%s: %zu write-backs followed by a read of %" PRIu64,
+			         name, pairs, r.iters);
+		}
 	}
 	TB_EQ(b.read64(SB_GUPS_PORT_READS), p.reads, "reads counter");
 	TB_EQ(b.read64(SB_GUPS_PORT_WRITES), p.writes, "writes counter");
@@ -456,6 +476,13 @@ int main(int argc, char **argv)
 	run_limited(seed + 10, r, rc, "rw posted");
 	r.type = SB_GUPS_PORT_CONTROL_TYPE_WO;
 	run_limited(seed + 11, r, rc, "wo posted");
+	r = RunCfg();
+	r.type = SB_GUPS_PORT_CONTROL_TYPE_RW;
+	r.posted = true;
+	r.flits = 1;
+	r.iters = 2000;
+	r.alternates = true;
+	run_limited(seed + 19, r, tight, "rw alternates write-backs and reads");
 	/* Seed 0 is replaced by 1; linear wrap with start > end. */
 	r = RunCfg();
 	r.seed = 0;
