@@ -1097,9 +1097,9 @@ static void port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool w
 	/* The port's packet holds its request interface one flit per cycle; a new command waits
 	 * cmd_cycles from the last (the read of an rw pair too), a write-back only for the flits. */
 	p->t_pkt = t + (uint64_t)pkt * m->prof.port_flit_cycles * m->tm.cycle;
-	p->t_free = max64(p->t_free, t + max64(m->tm.cmd_cycles,
-	                                       (uint64_t)pkt * m->prof.port_flit_cycles) *
-	                                     m->tm.cycle);
+	p->t_free =
+	    max64(p->t_free, t + max64(m->tm.cmd_cycles, (uint64_t)pkt * m->prof.port_flit_cycles) *
+	                             m->tm.cycle);
 	t_done = request_path(m, p, t, write, posted, addr, flits, &errstat);
 	m->st.requests++;
 	if (stream == SB_DONE_REPLAY) /* replayed requests are not the port's own */

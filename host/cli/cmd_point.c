@@ -335,8 +335,8 @@ static void print_text(const struct sb_point_spec *s, const char *pattern,
 		if (r->port_id[i] != i) {
 			n = (size_t)snprintf(ids, sizeof(ids), " (");
 			for (unsigned j = 0; j < r->ports && n < sizeof(ids); j++)
-				n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%u", j ? "," : "",
-				                      r->port_id[j]);
+				n += (size_t)snprintf(ids + n, sizeof(ids) - n, "%s%u",
+				                      j ? "," : "", r->port_id[j]);
 			if (n < sizeof(ids))
 				snprintf(ids + n, sizeof(ids) - n, ")");
 			break;

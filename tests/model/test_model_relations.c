@@ -417,16 +417,17 @@ Test(relations, latency_against_load_turns_vertical_at_the_bandwidth_limit)
 		double bw[10], lat[10];
 
 		for (unsigned n = 1; n <= 9; n++) {
-			struct sb_point_result r =
-			    bench_run_order(b.dev, RO, 128, patterns[i], n, 500, SB_PORT_ORDER_SPREAD);
+			struct sb_point_result r = bench_run_order(b.dev, RO, 128, patterns[i], n,
+			                                           500, SB_PORT_ORDER_SPREAD);
 
 			bw[n] = r.metrics.bandwidth_gbps;
 			lat[n] = r.metrics.lat_avg_ns;
 			if (n > 1) {
 				cr_assert_geq(bw[n], 0.99 * bw[n - 1], "%s %u ports", patterns[i],
 				              n);
-				cr_assert_geq(lat[n], 0.99 * lat[n - 1], "%s %u ports: %.1f < %.1f ns",
-				              patterns[i], n, lat[n], lat[n - 1]);
+				cr_assert_geq(lat[n], 0.99 * lat[n - 1],
+				              "%s %u ports: %.1f < %.1f ns", patterns[i], n, lat[n],
+				              lat[n - 1]);
 			}
 		}
 		/* One port alone is bound by its own response interface: 8 beats per read, so

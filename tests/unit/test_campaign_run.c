@@ -306,9 +306,10 @@ Test(campaign_run, spread_ports_are_stored_by_their_number)
 	cr_assert_eq(value("SELECT count(*) FROM point_ports pp JOIN points p ON p.id = "
 	                   "pp.point_id WHERE p.ports = 2 AND pp.port IN (0, 4) AND pp.reads > 0"),
 	             2);
-	cr_assert_eq(value("SELECT count(*) FROM point_ports pp JOIN points p ON p.id = "
-	                   "pp.point_id WHERE p.ports = 3 AND pp.port IN (0, 1, 4) AND pp.reads > 0"),
-	             3);
+	cr_assert_eq(
+	    value("SELECT count(*) FROM point_ports pp JOIN points p ON p.id = "
+	          "pp.point_id WHERE p.ports = 3 AND pp.port IN (0, 1, 4) AND pp.reads > 0"),
+	    3);
 }
 
 Test(campaign_run, stream_latency)

@@ -63,9 +63,9 @@ struct sb_point_spec {
 	uint64_t mask, antimask; /* address masks applied to every port */
 	unsigned ports;          /* number of ports issuing; 0: none (an idle point of GUPS) */
 	enum sb_port_order port_order; /* which ports they are */
-	uint64_t duration_ns;    /* bench time the ports issue */
-	uint64_t iterations;     /* per port; 0 = run for duration_ns */
-	unsigned stream;         /* 0: GUPS traffic; 1..28: repeated stream groups on port 0 */
+	uint64_t duration_ns;          /* bench time the ports issue */
+	uint64_t iterations;           /* per port; 0 = run for duration_ns */
+	unsigned stream; /* 0: GUPS traffic; 1..28: repeated stream groups on port 0 */
 	uint64_t seed;
 	bool fast_forward;        /* let the simulator fast-forward steady state */
 	bool posted;              /* posted writes */

@@ -692,12 +692,15 @@ static int parse_trace(struct parse *p, struct fy_node *n)
 
 static int parse_root(struct parse *p)
 {
-	static const char *const keys[] = {
-	    "format", "name",         "description",    "kind",
-	    "bench",  "instruments",  "durations",      "sample_interval_ms",
-	    "seed",   "fast_forward", "sweep",          "exclude",
-	    "only",   "recovery",     "cooling_settle", "trace",
-	    "port_order", NULL};
+	static const char *const keys[] = {"format",         "name",
+	                                   "description",    "kind",
+	                                   "bench",          "instruments",
+	                                   "durations",      "sample_interval_ms",
+	                                   "seed",           "fast_forward",
+	                                   "sweep",          "exclude",
+	                                   "only",           "recovery",
+	                                   "cooling_settle", "trace",
+	                                   "port_order",     NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;

@@ -218,8 +218,7 @@ static int ensure_ready(struct sb_device *dev)
 	}
 }
 
-static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s,
-                           const uint8_t *ids)
+static int configure_ports(struct sb_device *dev, const struct sb_point_spec *s, const uint8_t *ids)
 {
 	uint64_t align = sb_addrgen_align(s->size / 16), region;
 	int err;
