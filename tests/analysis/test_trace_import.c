@@ -281,6 +281,29 @@ static size_t times_of(enum sb_trace_format fmt, const char *path, const char *t
 	return n;
 }
 
+/* A trace of 6 records read in memory (how 0), from a file (1) and sorted through the disk in
+ * runs of 2 records (2): the records' times and addresses in order. */
+static void expect_sorted(enum sb_trace_format fmt, const char *name, const char *text, int how,
+                          const int64_t *want_t, const uint64_t *want_a)
+{
+	struct sb_trace_options small = {.sort_records = 2};
+	int64_t t[16];
+	uint64_t a[16];
+	char path[256];
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	sbtest_write_text(path, text);
+	n = times_of(fmt, how ? path : NULL, text, how == 2 ? &small : NULL, t, a, 16);
+	cr_assert_eq(n, 6, "%s (%d): %zu records", name, how, n);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(t[i], want_t[i], "%s (%d) record %zu at %lld", name, how, i,
+		             (long long)t[i]);
+		cr_expect_eq(a[i], want_a[i], "%s (%d) record %zu of %llu", name, how, i,
+		             (unsigned long long)a[i]);
+	}
+}
+
 Test(import, csv_and_gpgpusim_records_out_of_time_order_are_sorted)
 {
 	/* a subpartition goes back: sorted by time, equal times in file order */
@@ -305,36 +328,14 @@ Test(import, csv_and_gpgpusim_records_out_of_time_order_are_sorted)
 	    "GPGPU-Sim Cycle 2: Load instr from L1D cache at SM 0 addr 0x600 status 0\n";
 	static const int64_t log_t[] = {10, 10, 20, 30, 33, 36};
 	static const uint64_t log_a[] = {0x100, 0x120, 0x200, 0x300, 0x600, 0x500};
-	struct sb_trace_options small = {.sort_records = 2};
 	int64_t t[16];
 	uint64_t a[16];
-	char path[256];
 	size_t n;
 
 	/* in memory, from a file, and sorted through the disk (runs of 2 records) */
 	for (int how = 0; how < 3; how++) {
-		snprintf(path, sizeof(path), "%s/ooo.csv", dir);
-		sbtest_write_text(path, csv);
-		n = times_of(SB_TRACE_CSV, how ? path : NULL, csv, how == 2 ? &small : NULL, t, a,
-		             16);
-		cr_assert_eq(n, 6);
-		for (size_t i = 0; i < n; i++) {
-			cr_expect_eq(t[i], csv_t[i], "csv (%d) record %zu at %lld", how, i,
-			             (long long)t[i]);
-			cr_expect_eq(a[i], csv_a[i], "csv (%d) record %zu of %llu", how, i,
-			             (unsigned long long)a[i]);
-		}
-		snprintf(path, sizeof(path), "%s/ooo.log", dir);
-		sbtest_write_text(path, log);
-		n = times_of(SB_TRACE_GPGPUSIM, how ? path : NULL, log, how == 2 ? &small : NULL, t,
-		             a, 16);
-		cr_assert_eq(n, 6);
-		for (size_t i = 0; i < n; i++) {
-			cr_expect_eq(t[i], log_t[i], "log (%d) record %zu at %lld", how, i,
-			             (long long)t[i]);
-			cr_expect_eq(a[i], log_a[i], "log (%d) record %zu of %llu", how, i,
-			             (unsigned long long)a[i]);
-		}
+		expect_sorted(SB_TRACE_CSV, "ooo.csv", csv, how, csv_t, csv_a);
+		expect_sorted(SB_TRACE_GPGPUSIM, "ooo.log", log, how, log_t, log_a);
 	}
 	n = times_of(SB_TRACE_CSV, NULL, per_sp, NULL, t, a, 16);
 	cr_assert_eq(n, 4);

@@ -8,17 +8,9 @@
 # not (it gives up, exit 1, as on a bench whose camera looks at the wrong thing) depends on
 # the same timing, so both outcomes are checked for what each must leave behind.
 #   campaign_flirone.sh STACKBENCH EXAMPLE WORKDIR
-set -u
-tool=$1 example=$2 work=$3
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$work" && rm -f "$work/tf.db"
-sed 's|^  temperature: .*|  temperature: "flirone:?roi=all"|' "$example" > "$work/tf.yaml"
-grep -q '"flirone:?roi=all"' "$work/tf.yaml" || fail "could not set the camera"
-"$tool" run "$work/tf.yaml" --db "$work/tf.db" > "$work/out" 2>&1
-rc=$?
-cat "$work/out"
+. "$(dirname "$0")/campaign_flirone_lib.sh"
+run_campaign
 [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ] || fail "exit $rc"
-q() { sqlite3 "$work/tf.db" "$1"; }
 n=$(q "select count(*) from samples where temp_c is not null")
 low=$(q "select count(*) from samples where temp_c < 43.7 or temp_c > 86.0")
 distinct=$(q "select count(distinct round(temp_c, 4)) from samples")

@@ -6,19 +6,11 @@
 # again, three times; the fourth loss in one point is stored too, then ends the run with exit 1,
 # an error event and a message naming the camera's connection string and the USB error.
 #   campaign_flirone_lost.sh STACKBENCH EXAMPLE WORKDIR
-set -u
-tool=$1 example=$2 work=$3
-fail() { echo "FAIL: $*"; exit 1; }
-mkdir -p "$work" && rm -f "$work/tf.db"
-sed 's|^  temperature: .*|  temperature: "flirone:?roi=all"|' "$example" > "$work/tf.yaml"
-grep -q '"flirone:?roi=all"' "$work/tf.yaml" || fail "could not set the camera"
-"$tool" run "$work/tf.yaml" --db "$work/tf.db" > "$work/out" 2>&1
-rc=$?
-cat "$work/out"
+. "$(dirname "$0")/campaign_flirone_lib.sh"
+run_campaign
 [ "$rc" -eq 1 ] || fail "exit $rc, expected 1"
 grep -q "instruments lost 4 times, the last: the temperature source 'flirone:?roi=all': FLIR One 'flirone:?roi=all' disconnected (USB: LIBUSB_ERROR_NO_DEVICE)" "$work/out" ||
 	fail "the message names the camera and the USB error"
-q() { sqlite3 "$work/tf.db" "$1"; }
 # the point the camera is lost in (the first, unless the replay is read slowly)
 idx=$(q "select min(point_idx) from events where kind = 'instrument_lost'")
 [ -n "$idx" ] || fail "no instrument_lost event: $(q "select kind from events")"
