@@ -47,6 +47,7 @@ struct client {
 	int64_t follow_job; /* 0: every job */
 	uint64_t cursor;    /* next event seq to send */
 	bool closing;       /* close once the output is flushed */
+	bool dead;          /* dropped: freed after the current batch of epoll events */
 	struct client *next;
 };
 
@@ -55,6 +56,9 @@ struct server {
 	int ep;
 	unsigned nclients;
 	struct client *clients;
+	/* Dropped clients, freed once the epoll batch that may still name them is done: a
+	 * hang-up of a client dropped by pump_all() can be later in the same batch. */
+	struct client *dead;
 };
 
 /* ---- output ------------------------------------------------------------------------------ */
@@ -356,8 +360,14 @@ static void update_events(struct server *s, struct client *c)
 		c->events = events;
 }
 
+/*
+ * Take a client out of the loop: its socket is closed at once, its memory only by
+ * free_dead() after the current batch of events (which may hold another event for it).
+ */
 static void drop_client(struct server *s, struct client *c)
 {
+	if (c->dead)
+		return;
 	for (struct client **pp = &s->clients; *pp; pp = &(*pp)->next)
 		if (*pp == c) {
 			*pp = c->next;
@@ -370,10 +380,23 @@ static void drop_client(struct server *s, struct client *c)
 	}
 	epoll_ctl(s->ep, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
-	sb_linebuf_release(&c->in);
-	free(c->out);
-	free(c);
+	c->fd = -1;
+	c->dead = true;
+	c->next = s->dead;
+	s->dead = c;
 	s->nclients--;
+}
+
+static void free_dead(struct server *s)
+{
+	while (s->dead) {
+		struct client *c = s->dead;
+
+		s->dead = c->next;
+		sb_linebuf_release(&c->in);
+		free(c->out);
+		free(c);
+	}
 }
 
 static void accept_clients(struct server *s, int lfd)
@@ -461,6 +484,8 @@ static int client_write(struct client *c)
 
 static void serve_client(struct server *s, struct client *c, uint32_t events)
 {
+	if (c->dead)
+		return;
 	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_read(s, c)) {
 		drop_client(s, c);
 		return;
@@ -608,11 +633,13 @@ int sbd_server_run(struct sbd *d, int lfd, int sfd)
 				serve_client(&s, p, evs[i].events);
 			}
 		}
+		free_dead(&s);
 	}
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping: the running points end with their "
 	             "current sample");
 	while (s.clients)
 		drop_client(&s, s.clients);
+	free_dead(&s);
 	close(s.ep);
 	return 0;
 }

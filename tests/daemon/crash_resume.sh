@@ -41,46 +41,7 @@ stop_daemon
 "$exe" run "$examples/mask-sweep.yaml" --db "$work/plain-ms.db" >/dev/null 2>&1 || fail "plain mask-sweep"
 "$exe" run "$examples/quick.yaml" --db "$work/plain-q.db" >/dev/null 2>&1 || fail "plain quick"
 
-# The points CSV (RFC 4180: quoted fields, doubled quotes) without the run's clock: the columns
-# wall_s and finished_at, and started_at / finished_at inside the provenance column. One field
-# per line ("column=value") to compare and to show differences.
-without_clock() {
-	awk '
-	function parse(line,   i, c, f, n, q) {
-		n = 0; f = ""; q = 0
-		for (i = 1; i <= length(line); i++) {
-			c = substr(line, i, 1)
-			if (q) {
-				if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { f = f c; i++ } else q = 0 }
-				else f = f c
-			} else if (c == "\"") q = 1
-			else if (c == ",") { F[++n] = f; f = "" }
-			else f = f c
-		}
-		if (q) { print "a quoted field spans lines" > "/dev/stderr"; exit 2 }
-		F[++n] = f
-		return n
-	}
-	NR == 1 { ncol = parse($0); for (i = 1; i <= ncol; i++) H[i] = F[i]; next }
-	{
-		if (parse($0) != ncol) { print "row " NR ": wrong number of fields" > "/dev/stderr"; exit 2 }
-		for (i = 1; i <= ncol; i++) {
-			if (H[i] == "wall_s" || H[i] == "finished_at") continue
-			if (H[i] == "provenance") gsub(/"(started|finished)_at":"[^"]*"/, "", F[i])
-			print NR ": " H[i] "=" F[i]
-		}
-	}' "$1"
-}
 for c in ms q; do
-	for t in points ports samples; do
-		"$exe" export --db "$work/$c.db" --format csv --table $t --out "$work/$c-$t.csv"
-		"$exe" export --db "$work/plain-$c.db" --format csv --table $t --out "$work/plain-$c-$t.csv"
-	done
-	cmp -s "$work/$c-ports.csv" "$work/plain-$c-ports.csv" || fail "$c: ports differ"
-	cmp -s "$work/$c-samples.csv" "$work/plain-$c-samples.csv" || fail "$c: samples differ"
-	without_clock "$work/$c-points.csv" >"$work/a" || fail "$c: cannot read the points CSV"
-	without_clock "$work/plain-$c-points.csv" >"$work/b" || fail "$c: cannot read the plain CSV"
-	[ "$(grep -c '^2: ' "$work/a")" -gt 40 ] || fail "too few columns compared"
-	cmp -s "$work/a" "$work/b" || fail "$c: points differ: $(diff "$work/a" "$work/b" | head -4)"
+	same_exports "$work/$c.db" "$work/plain-$c.db" "$c"
 done
-echo "$name: ok (exports equal plain runs: $(wc -l <"$work/ms-samples.csv") + $(wc -l <"$work/q-samples.csv") sample rows)"
+echo "$name: ok (exports equal plain runs: $(wc -l <"$work/ms.db-samples.csv") + $(wc -l <"$work/q.db-samples.csv") sample rows)"

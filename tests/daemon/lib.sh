@@ -79,3 +79,50 @@ exactly_once() {
 		fail "'$1': not one complete campaign"
 	[ "$(sqlite3 "$1" "PRAGMA integrity_check")" = ok ] || fail "'$1': integrity check"
 }
+
+# The points CSV (RFC 4180: quoted fields, doubled quotes) without the run's clock: the columns
+# wall_s and finished_at, and started_at / finished_at inside the provenance column. One field
+# per line ("column=value") to compare and to show differences.
+without_clock() {
+	awk '
+	function parse(line,   i, c, f, n, q) {
+		n = 0; f = ""; q = 0
+		for (i = 1; i <= length(line); i++) {
+			c = substr(line, i, 1)
+			if (q) {
+				if (c == "\"") { if (substr(line, i + 1, 1) == "\"") { f = f c; i++ } else q = 0 }
+				else f = f c
+			} else if (c == "\"") q = 1
+			else if (c == ",") { F[++n] = f; f = "" }
+			else f = f c
+		}
+		if (q) { print "a quoted field spans lines" > "/dev/stderr"; exit 2 }
+		F[++n] = f
+		return n
+	}
+	NR == 1 { ncol = parse($0); for (i = 1; i <= ncol; i++) H[i] = F[i]; next }
+	{
+		if (parse($0) != ncol) { print "row " NR ": wrong number of fields" > "/dev/stderr"; exit 2 }
+		for (i = 1; i <= ncol; i++) {
+			if (H[i] == "wall_s" || H[i] == "finished_at") continue
+			if (H[i] == "provenance") gsub(/"(started|finished)_at":"[^"]*"/, "", F[i])
+			print NR ": " H[i] "=" F[i]
+		}
+	}' "$1"
+}
+# same_exports DB PLAIN_DB WHAT: the ports and samples CSV exports of DB equal those of PLAIN_DB
+# byte for byte, and the points CSV field by field without the run's clock (without_clock).
+same_exports() {
+	for t in points ports samples; do
+		"$exe" export --db "$1" --format csv --table $t --out "$1-$t.csv" ||
+			fail "$3: cannot export '$1'"
+		"$exe" export --db "$2" --format csv --table $t --out "$2-$t.csv" ||
+			fail "$3: cannot export '$2'"
+	done
+	cmp -s "$1-ports.csv" "$2-ports.csv" || fail "$3: ports differ"
+	cmp -s "$1-samples.csv" "$2-samples.csv" || fail "$3: samples differ"
+	without_clock "$1-points.csv" >"$work/a" || fail "$3: cannot read the points CSV"
+	without_clock "$2-points.csv" >"$work/b" || fail "$3: cannot read the plain CSV"
+	[ "$(grep -c '^2: ' "$work/a")" -gt 40 ] || fail "$3: too few columns compared"
+	cmp -s "$work/a" "$work/b" || fail "$3: points differ: $(diff "$work/a" "$work/b" | head -4)"
+}
