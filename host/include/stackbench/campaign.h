@@ -179,6 +179,24 @@ int sb_campaign_load_string(struct sb_campaign *c, const char *name, const char 
 
 void sb_campaign_release(struct sb_campaign *c);
 
+/* What changes when a stored campaign is run again elsewhere (sb_campaign_load_stored). */
+struct sb_campaign_change {
+	const char *device;   /* NULL: the stored devices; else this one device URI */
+	bool sim_instruments; /* each instrument the campaign has becomes the sim: one */
+};
+
+/*
+ * Rebuild a campaign from what the results store keeps of it: normalized is campaigns.config
+ * (the normalized content, sb_campaign.normalized) and hash campaigns.hash. The campaign as
+ * stored must hash to hash (so that its points are the ones measured); then, with change, it is
+ * loaded again with its board and instruments changed (another hash, the same points). name is
+ * used in messages. Returns 0, SB_ERR_PARSE (not a stored campaign), SB_ERR_MISMATCH (it
+ * rebuilds into another campaign: stored by another version), SB_ERR_NOT_SUPPORTED (a feature
+ * this build lacks), SB_ERR_NOMEM. On error c is left released.
+ */
+int sb_campaign_load_stored(struct sb_campaign *c, const char *name, const char *normalized,
+                            const char *hash, const struct sb_campaign_change *change);
+
 /* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);
 
@@ -254,6 +272,10 @@ struct sb_run_options {
 	 * sample; must return quickly and must not call the engine. */
 	void (*event)(void *ctx, const struct sb_run_event *ev);
 	void *event_ctx;
+	/* The points to run, by index (npoints entries; NULL: every point): the others are
+	 * treated as stored. What `report --against-model` runs of a campaign: the points that
+	 * were measured. */
+	const bool *only;
 };
 
 struct sb_run_summary {

@@ -68,6 +68,16 @@ int sb_store_campaign_latest(struct sb_store *st, const char *name, struct sb_st
 /* The campaign of an id: 0, or SB_ERR_NOT_FOUND. */
 int sb_store_campaign_get(struct sb_store *st, int64_t id, struct sb_store_campaign *out);
 
+/*
+ * Copy campaign campaign_id of src into dst (one transaction): the campaign (named name; NULL:
+ * its own name), its points with their per-port counters and samples, and its events; trace
+ * captures are not copied (their files stay beside src). The columns both schemas have are
+ * copied, every row gets a new id: *new_id. Returns 0, SB_ERR_NOT_FOUND (no such campaign),
+ * SB_ERR_DB.
+ */
+int sb_store_copy_campaign(struct sb_store *dst, struct sb_store *src, int64_t campaign_id,
+                           const char *name, int64_t *new_id);
+
 /* Call fn for every campaign, oldest first. fn returning < 0 stops with that value. */
 int sb_store_campaign_list(struct sb_store *st,
                            int (*fn)(void *ctx, const struct sb_store_campaign *c), void *ctx);

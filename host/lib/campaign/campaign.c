@@ -1428,8 +1428,10 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	if ((e = setup_campaign(&en, sum)) < 0)
 		goto fail_workers;
 	sum->campaign_id = en.id;
-	for (unsigned i = 0; i < c->npoints; i++)
+	for (unsigned i = 0; i < c->npoints; i++) {
+		en.done[i] = en.done[i] || (o->only && !o->only[i]);
 		en.ndone += en.done[i];
+	}
 	sum->skipped = en.ndone;
 	{
 		/* a resume records what resumed it: the build may have changed */

@@ -18,13 +18,7 @@
 #include "stackbench/store.h"
 #include "stackbench/util.h"
 #include "stackbench/version.h"
-
-struct sb_store {
-	sqlite3 *db;
-	char *path;
-	int version;     /* schema version of the open database */
-	bool has_traces; /* the point_traces table exists (version 5; read-only: maybe not) */
-};
+#include "store_int.h"
 
 #define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
