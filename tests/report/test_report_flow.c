@@ -389,7 +389,7 @@ Test(report_flow, campaigns_of_different_durations_stay_apart)
 		snprintf(e1, sizeof(e1),
 		         "keyentry with linespoints lc rgb '#0072b2' dt 1 pt 6 title '%s'", s1);
 		snprintf(e2, sizeof(e2),
-		         "keyentry with linespoints lc rgb '#0072b2' dt 3 pt 5 title '%s'", s2);
+		         "keyentry with linespoints lc rgb '#0072b2' dt 4 pt 5 title '%s'", s2);
 		cr_assert(strstr(gp, e1), "%s", e1);
 		cr_assert(strstr(gp, e2), "%s", e2);
 	}
@@ -777,4 +777,46 @@ Test(report_flow, repeat_is_another_name_of_repetitions)
 	                                    "name the same axis: give one"),
 	          "%s", sb_error_detail());
 	sb_campaign_release(&x);
+}
+
+/*
+ * --compare of two mask sweeps: each campaign's no-mask baseline is a thin line without points
+ * (dashed for the first campaign, dotted for the second), its data lines have points, and no
+ * baseline shares a dash type with data (issue 23: baselines looked like the other campaign's
+ * data).
+ */
+Test(report_flow, compared_baselines_are_not_data)
+{
+	static const char *const mask_run = "name: m\ninstruments: none\n"
+	                                    "durations: {bandwidth_s: 0.02}\n"
+	                                    "sweep: {mask: {width: 8, positions: [4, 16], "
+	                                    "baseline: true}}\n";
+	int64_t ids[2];
+	struct sb_report_options o = {
+	    .campaigns = ids, .ncampaigns = 2, .compare = true, .formats = SB_REPORT_PNG};
+	struct figs fs;
+	char *gp, want[256];
+
+	ids[0] = campaign(mask_run);
+	ids[1] = campaign(mask_run);
+	cr_assert_gt(report("masks", &o, &fs), 0, "%s", sb_error_detail());
+	gp = slurp("%s/masks/mask_bandwidth.gp", dir);
+	for (int g = 0; g < 2; g++) {
+		snprintf(
+		    want, sizeof(want),
+		    "keyentry with lines lc rgb '#0072b2' dt %d lw 0.8 title 'c%lld m | ro 128 B, "
+		    "no mask'",
+		    2 + g, (long long)ids[g]);
+		cr_assert(strstr(gp, want), "%s", want);
+		snprintf(
+		    want, sizeof(want),
+		    "keyentry with linespoints lc rgb '#0072b2' dt %d pt %d title 'c%lld m | ro "
+		    "128 B, 8-bit mask'",
+		    g ? 4 : 1, g ? 4 : 6, (long long)ids[g]);
+		cr_assert(strstr(gp, want), "%s", want);
+	}
+	/* the baselines' plot elements: lines, no points */
+	cr_assert_eq(count(gp, "with lines lc rgb '#0072b2' dt 2 lw 0.8 notitle"), 1, "%s", gp);
+	cr_assert_eq(count(gp, "with lines lc rgb '#0072b2' dt 3 lw 0.8 notitle"), 1, "%s", gp);
+	free(gp);
 }

@@ -20,7 +20,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "stackbench/campaign.h"
 #include "stackbench/store.h"
 
 #ifdef __cplusplus
@@ -81,6 +83,98 @@ struct sb_report_options {
 	void (*figure)(void *ctx, const struct sb_report_figure *f);
 	void *ctx;
 };
+
+/* --- comparisons: the board against the model, and across databases ----------------------- */
+
+struct sb_run_progress;
+
+/* The metrics a comparison puts side by side: the points table's column, a name, the unit. */
+#define SB_REPORT_NMETRICS 5
+struct sb_report_metric {
+	const char *column, *name, *unit;
+};
+extern const struct sb_report_metric sb_report_metrics[SB_REPORT_NMETRICS];
+
+/* One side of a comparison: a campaign, where it comes from and what measured it. */
+struct sb_report_source {
+	char label[80];          /* the name its series carry in the figures */
+	char db[512];            /* the results database it was read from ("" for the model) */
+	int64_t campaign_id;     /* its id there (the model: its id in comparison.db) */
+	int64_t id;              /* its id in comparison.db */
+	char name[64], hash[17]; /* the campaign's name and content hash */
+	bool model;              /* run on the model by the report itself */
+	/* from its provenance (docs/provenance.md; "" when not recorded) */
+	char host[64], device[192], profile[160], build[96], created_at[32];
+};
+
+/* A metric of a point on both sides: the means of its runs that did not fail. */
+struct sb_report_cmp_value {
+	double ref, other;     /* NAN: no run */
+	unsigned nref, nother; /* runs averaged */
+	double ratio;          /* other / ref; NAN when either is missing or ref is 0 */
+};
+
+struct sb_report_cmp_point {
+	unsigned index;                /* the point's index in the campaign */
+	char key[SB_CAMPAIGN_KEY_MAX]; /* its key without the repetition */
+	char label[96]; /* the axes that vary between the points, "type=ro mask=4/8" */
+	struct sb_report_cmp_value v[SB_REPORT_NMETRICS];
+};
+
+struct sb_report_cmp_summary {
+	unsigned n;           /* points with a ratio */
+	double median;        /* the median ratio (NAN: none) */
+	double worst;         /* the ratio farthest from 1 (as |log ratio|) */
+	unsigned worst_point; /* its index into points */
+};
+
+/* other against ref, point by point. */
+struct sb_report_comparison {
+	bool model; /* the measured campaign (other) against its run on the model (ref) */
+	struct sb_report_source ref, other;
+	unsigned npoints;
+	struct sb_report_cmp_point *points;
+	struct sb_report_cmp_summary summary[SB_REPORT_NMETRICS];
+	char prefix[32]; /* of its figures' names ("" or cID_) */
+};
+
+/* What to compare. */
+struct sb_report_compare {
+	/*
+	 * Against the model: each campaign of the first database is run again on the simulated
+	 * board (its measured points, same seed, same settings; instruments become sim:) with this
+	 * device profile (a name or a .yaml path; NULL or "": the campaign's bench.profile, else the
+	 * default) and measured against it. Otherwise the campaigns of the first database are
+	 * compared with the latest campaign of the same content hash in each other database.
+	 */
+	bool model;
+	const char *profile;
+	/* The model's runs, as the campaign engine reports them (NULL: none). */
+	void (*progress)(void *ctx, const struct sb_run_progress *p);
+	/* Each comparison when it is ready (NULL: none). */
+	void (*comparison)(void *ctx, const struct sb_report_comparison *c);
+	void *ctx;
+};
+
+/*
+ * Compare (struct sb_report_compare): the campaigns compared are copied into comparison.db in
+ * the output folder (the model's runs are stored there), every figure is drawn with them
+ * overlaid (series named by source), with a figure of the ratios per point; comparison.json
+ * (schema stackbench-comparison) holds the tables, and the HTML report (o->html) shows them.
+ * stores[0] holds the campaigns compared (o->campaigns selects among them, default all),
+ * stores[1..] the other databases. *json (when json is not NULL) gets comparison.json's text
+ * (free() it). Returns the number of figures made, or as sb_report(), and SB_ERR_MISMATCH (no
+ * campaign of the same hash in the other databases, a stored campaign that does not rebuild),
+ * or an error of the model's run (no such profile: SB_ERR_NOT_FOUND; a point the model cannot
+ * run: SB_ERR_INVAL).
+ * Outputs appear together, or not at all.
+ */
+int sb_report_compare(struct sb_store *const *stores, size_t nstores,
+                      const struct sb_report_compare *cmp, const struct sb_report_options *o,
+                      char **json);
+
+/* A comparison as a text table (point by point, then median and worst), to f. */
+void sb_report_comparison_print(FILE *f, const struct sb_report_comparison *c);
 
 /*
  * Make the figures. Returns the number made (0 when the store holds no suitable points),

@@ -427,10 +427,21 @@ out:
 
 /* --- series names and styles -------------------------------------------------------------- */
 
-/* What names a group in a figure: the parts that differ between the figure's groups. */
+/* The name a comparison gives a campaign's series (NULL: none). */
+static const char *set_label(const struct sb_rpt_fig *fig, int64_t campaign_id)
+{
+	for (size_t i = 0; fig->set && fig->set->labels && i < fig->set->n; i++)
+		if (fig->set->ids[i] == campaign_id)
+			return fig->set->labels[i];
+	return NULL;
+}
+
+/* What names a group in a figure: the parts that differ between the figure's groups (in a
+ * comparison, the campaign's label, which names its source). */
 static void group_label(const struct sb_rpt_fig *fig, unsigned g, char *out, size_t size)
 {
 	const struct sb_rpt_group *a = &fig->groups[g];
+	const char *label = set_label(fig, a->campaign_id);
 	bool cid = false, dev = false, dur = false;
 	size_t len = 0;
 
@@ -440,10 +451,12 @@ static void group_label(const struct sb_rpt_fig *fig, unsigned g, char *out, siz
 		dev = dev || strcmp(fig->groups[i].device, a->device);
 		dur = dur || fig->groups[i].duration_ns != a->duration_ns;
 	}
-	if (cid)
+	if (cid && label)
+		len += (size_t)snprintf(out + len, size - len, "%s", label);
+	else if (cid)
 		len += (size_t)snprintf(out + len, size - len, "c%lld %s",
 		                        (long long)a->campaign_id, a->cname);
-	if (dev && len < size)
+	if (dev && !label && len < size)
 		len += (size_t)snprintf(out + len, size - len, "%s%s", len ? " " : "", a->device);
 	if (dur && len < size)
 		snprintf(out + len, size - len, "%s%g s", len ? " " : "", a->duration_ns / 1e9);
@@ -512,10 +525,13 @@ static unsigned rank_key(char (*keys)[SB_RPT_SERIES_MAX], unsigned *n, const cha
  * Give every row its series' style (added when new): a colour per series (variants — linear
  * addressing, the no-mask baseline — share their series' colour and are dashed; so do the
  * same series of other groups, which also change the point shape), 16 colours before one
- * repeats with another dash type.
+ * repeats with another dash type. Data always has points; a no-mask baseline never does (a
+ * thin dashed or dotted line), so no campaign's baseline looks like another's data.
  */
 static int assign_styles(struct sb_rpt_fig *fig)
 {
+	/* gnuplot dash types: solid, dashed, dash-dot, dash-dot-dot, then dotted */
+	static const unsigned dashes[5] = {1, 2, 4, 5, 3};
 	char(*keys)[SB_RPT_SERIES_MAX] = calloc(fig->rs.n + 1, sizeof(*keys));
 	unsigned nkeys = 0;
 	int e = 0;
@@ -531,7 +547,8 @@ static int assign_styles(struct sb_rpt_fig *fig)
 				s = &fig->styles[k];
 		if (!s) {
 			const char *bar = strstr(r->series, " | ");
-			bool variant = strstr(r->series, "linear") || strstr(r->series, "no mask");
+			bool baseline = strstr(r->series, "no mask") != NULL;
+			bool variant = strstr(r->series, "linear") || baseline;
 			char key[SB_RPT_SERIES_MAX];
 			unsigned ci;
 
@@ -546,7 +563,13 @@ static int assign_styles(struct sb_rpt_fig *fig)
 			s->kind = r->kind;
 			s->colour = ci % 16;
 			s->shape = (ci + r->grp) % 5;
-			s->dash = 1 + ((variant ? 1 : 0) + 2 * (r->grp + ci / 16)) % 5;
+			s->dash = dashes[((variant ? 1 : 0) + 2 * (r->grp + ci / 16)) % 5];
+			/* a baseline is a reference, not data: a thin line without points, dashed
+			   (its campaign's first one) or dotted (the next), whatever the data of
+			   the other campaigns use */
+			s->baseline = baseline && r->kind == SB_RPT_DATA;
+			if (s->baseline)
+				s->dash = 2 + r->grp % 2;
 		}
 		r->style = (unsigned)(s - fig->styles);
 		if (r->kind == SB_RPT_DATA) {
@@ -689,8 +712,42 @@ static unsigned max_series_len(const struct sb_rpt_rows *rs)
 	return best;
 }
 
+/* The line y = 1 across each panel (ratios). */
+static int add_unity(struct sb_rpt_fig *fig)
+{
+	unsigned n = fig->rs.n;
+
+	for (unsigned i = 0; i < n; i++) {
+		char panel[SB_RPT_PANEL_MAX];
+		bool seen = false;
+
+		if (fig->rs.r[i].kind != SB_RPT_DATA)
+			continue;
+		for (unsigned j = 0; j < i && !seen; j++)
+			seen = fig->rs.r[j].kind == SB_RPT_DATA &&
+			       !strcmp(fig->rs.r[j].panel, fig->rs.r[i].panel);
+		if (seen)
+			continue;
+		snprintf(panel, sizeof(panel), "%s", fig->rs.r[i].panel);
+		for (int e = 0; e < 2; e++) {
+			struct sb_rpt_row *r = sb_rpt_add_row(&fig->rs);
+
+			if (!r)
+				return SB_ERR_NOMEM;
+			snprintf(r->panel, sizeof(r->panel), "%s", panel);
+			snprintf(r->series, sizeof(r->series), "ratio 1: no deviation");
+			r->x = r->xlo = r->xhi = e ? fig->ncat - 1 + 0.4 : -0.4;
+			r->y = r->ylo = r->yhi = 1;
+			r->n = 1;
+			r->kind = SB_RPT_BOUND;
+		}
+	}
+	return 0;
+}
+
 int sb_rpt_figure_data(struct sb_store *st, const char *view, const struct sb_report_options *o,
-                       const struct sb_rpt_figure_def *d, struct sb_rpt_fig *fig)
+                       const struct sb_rpt_figure_def *d, const struct sb_rpt_set *set,
+                       struct sb_rpt_fig *fig)
 {
 	struct sb_rpt_rows runs = {0};
 	struct collect_ctx cc = {.fig = fig, .rs = &runs, .kind = SB_RPT_DATA};
@@ -699,6 +756,7 @@ int sb_rpt_figure_data(struct sb_store *st, const char *view, const struct sb_re
 
 	memset(fig, 0, sizeof(*fig));
 	fig->d = d;
+	fig->set = set;
 	snprintf(fig->title, sizeof(fig->title), "%s", d->title);
 	if (d->derive) {
 		if ((e = d->derive(st, view, o, fig)) < 0)
@@ -746,7 +804,8 @@ int sb_rpt_figure_data(struct sb_store *st, const char *view, const struct sb_re
 	if ((e = add_fit_lines(fig)) < 0)
 		goto out;
 	if ((d->xaxis == SB_RPT_X_CAT && (e = rank_x(fig)) < 0) ||
-	    (d->bound && (e = add_bounds(fig)) < 0) || (e = assign_styles(fig)) < 0)
+	    (d->bound && (e = add_bounds(fig)) < 0) || (d->unity && (e = add_unity(fig)) < 0) ||
+	    (e = assign_styles(fig)) < 0)
 		goto out;
 	fig->n_min = UINT32_MAX;
 	for (unsigned i = 0; i < fig->rs.n; i++) {

@@ -144,6 +144,8 @@
 
 static int derive_cooling(struct sb_store *st, const char *view, const struct sb_report_options *o,
                           struct sb_rpt_fig *fig);
+static int derive_ratio(struct sb_store *st, const char *view, const struct sb_report_options *o,
+                        struct sb_rpt_fig *fig);
 
 const struct sb_rpt_figure_def sb_rpt_figures[] = {
     {
@@ -323,6 +325,7 @@ const struct sb_rpt_figure_def sb_rpt_figures[] = {
         .span = 16,
         .span_unit = "W",
         .derive = derive_cooling,
+        .note = "interpolated between the means of each traffic's runs",
         .min_schema = 2,
     },
     {
@@ -342,9 +345,77 @@ const struct sb_rpt_figure_def sb_rpt_figures[] = {
         .ydata = true,
         .min_schema = 2,
     },
+    {
+        .name = "compare_ratio",
+        .title = "Ratio per point: compared / reference",
+        .xlabel = "point (the axes that vary between the points)",
+        .ylabel = "ratio, compared / reference",
+        .what = "In a comparison (report --against-model: measured / model; report --db A "
+                "--db B: B / A), the ratio of each metric of every point: the mean of the "
+                "point's runs that did not fail on one side over the same on the other. One "
+                "panel per metric (bandwidth, request rate, read latency, and from thermal "
+                "campaigns the steady hot spot and the mean power), one line per campaign "
+                "compared, the grey line at 1: no deviation. The comparison's table holds "
+                "the same numbers.",
+        .need = "no point has a value on both sides",
+        .min_x = 1,
+        .xaxis = SB_RPT_X_CAT,
+        .ydata = true,
+        .derive = derive_ratio,
+        .note = "ratio of the means of each point's runs (failed runs left out)",
+        .compare_only = true,
+        .unity = true,
+    },
 };
 
 const size_t sb_rpt_nfigures = SB_ARRAY_SIZE(sb_rpt_figures);
+
+/* --- the ratios of a comparison ------------------------------------------------------------ */
+
+/* Every ratio of the set's comparisons: panels per metric, a series per campaign compared. */
+static int derive_ratio(struct sb_store *st, const char *view, const struct sb_report_options *o,
+                        struct sb_rpt_fig *fig)
+{
+	const struct sb_rpt_set *set = fig->set;
+	int g;
+
+	(void)st;
+	(void)view;
+	(void)o;
+	if (!set || !set->ncmps)
+		return 0;
+	/* one group, the reference's: the series name the campaigns compared */
+	if ((g = sb_rpt_group_of(fig, set->cmps[0].ref.id, set->cmps[0].ref.label,
+	                         set->cmps[0].ref.device, 0)) < 0)
+		return g;
+	snprintf(fig->title, sizeof(fig->title), "Ratio per point: %s / %s",
+	         set->ncmps == 1 ? set->cmps[0].other.label : "compared", set->cmps[0].ref.label);
+	for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++)
+		for (size_t i = 0; i < set->ncmps; i++) {
+			const struct sb_report_comparison *c = &set->cmps[i];
+
+			for (unsigned p = 0; p < c->npoints; p++) {
+				const struct sb_report_cmp_point *pt = &c->points[p];
+				struct sb_rpt_row *r;
+
+				if (isnan(pt->v[m].ratio))
+					continue;
+				if (!(r = sb_rpt_add_row(&fig->rs)))
+					return SB_ERR_NOMEM;
+				snprintf(r->panel, sizeof(r->panel), "%s (%s)",
+				         sb_report_metrics[m].name, sb_report_metrics[m].unit);
+				snprintf(r->series, sizeof(r->series), "%s", c->other.label);
+				snprintf(r->k, sizeof(r->k), "%s", pt->key);
+				snprintf(r->nkey, sizeof(r->nkey), "%s", pt->key);
+				snprintf(r->xtic, sizeof(r->xtic), "%s", pt->label);
+				r->x = p;
+				r->y = pt->v[m].ratio;
+				r->n = 1;
+				r->grp = (unsigned)g;
+			}
+		}
+	return 0;
+}
 
 /* --- the cooling power needed to hold a temperature --------------------------------------- */
 

@@ -331,8 +331,95 @@ static const char style[] =
     "figure img{max-width:100%;height:auto}.note{color:#555}.null{color:#999}"
     ".points{overflow-x:auto}";
 
-int sb_rpt_write_html(struct sb_store *st, const char *path, const int64_t *ids, size_t nids,
-                      const struct sb_rpt_html_fig *figs, size_t nfigs)
+/* A ratio as the tables show it ("–" when there is none). */
+static void ratio_cell(FILE *f, double r)
+{
+	if (isnan(r))
+		fputs("<td class=\"null\">–</td>", f);
+	else
+		fprintf(f, "<td>%.4f</td>", r);
+}
+
+static void source_row(FILE *f, const char *what, const struct sb_report_source *s)
+{
+	fputs("<tr><th>", f);
+	sb_rpt_html_text(f, what);
+	fputs("</th><td>", f);
+	sb_rpt_html_text(f, s->label);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->model ? "(run by this report)" : s->db);
+	fprintf(f, "</td><td>%lld</td><td>", (long long)s->campaign_id);
+	sb_rpt_html_text(f, s->name);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->hash);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->host);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->device);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->profile);
+	fputs("</td><td>", f);
+	sb_rpt_html_text(f, s->build);
+	fputs("</td></tr>\n", f);
+}
+
+/* A comparison: its sources, the summary per metric, the ratio of every point. */
+static void comparison_section(FILE *f, const struct sb_report_comparison *c, size_t i)
+{
+	bool has[SB_REPORT_NMETRICS];
+
+	fprintf(f, "<section id=\"comparison%zu\">\n<h3>", i + 1);
+	sb_rpt_html_text(f, c->other.label);
+	fputs(" against ", f);
+	sb_rpt_html_text(f, c->ref.label);
+	fputs("</h3>\n<table class=\"rows\">\n<tr><th></th><th>label</th><th>database</th>"
+	      "<th>campaign</th><th>name</th><th>content hash</th><th>host</th><th>device</th>"
+	      "<th>profile</th><th>build</th></tr>\n",
+	      f);
+	source_row(f, "compared", &c->other);
+	source_row(f, "reference", &c->ref);
+	fputs("</table>\n<p>Ratio = compared / reference, per point (the mean of its runs that "
+	      "did not fail, on each side).</p>\n<table class=\"rows\">\n<tr><th>metric</th>"
+	      "<th>points</th><th>median ratio</th><th>worst ratio</th><th>at point</th></tr>\n",
+	      f);
+	for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++) {
+		const struct sb_report_cmp_summary *s = &c->summary[m];
+
+		has[m] = s->n > 0;
+		if (!has[m])
+			continue;
+		fputs("<tr><td>", f);
+		sb_rpt_html_text(f, sb_report_metrics[m].name);
+		fprintf(f, "</td><td>%u</td>", s->n);
+		ratio_cell(f, s->median);
+		ratio_cell(f, s->worst);
+		fputs("<td>", f);
+		sb_rpt_html_text(f, c->points[s->worst_point].label);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</table>\n<details><summary>Every point</summary>\n<table class=\"rows\">\n"
+	      "<tr><th>#</th><th>point</th>",
+	      f);
+	for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++)
+		if (has[m]) {
+			fputs("<th>", f);
+			sb_rpt_html_text(f, sb_report_metrics[m].name);
+			fputs("</th>", f);
+		}
+	fputs("</tr>\n", f);
+	for (unsigned p = 0; p < c->npoints; p++) {
+		fprintf(f, "<tr><td>%u</td><td>", c->points[p].index);
+		sb_rpt_html_text(f, c->points[p].label);
+		fputs("</td>", f);
+		for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++)
+			if (has[m])
+				ratio_cell(f, c->points[p].v[m].ratio);
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n</details>\n</section>\n", f);
+}
+
+int sb_rpt_write_html(const struct sb_rpt_html *h)
 {
 	struct sb_output out;
 	char now[32];
@@ -341,7 +428,7 @@ int sb_rpt_write_html(struct sb_store *st, const char *path, const int64_t *ids,
 	FILE *f;
 	int e;
 
-	if ((e = sb_output_open(&out, path)) < 0)
+	if ((e = sb_output_open(&out, h->path)) < 0)
 		return e;
 	f = out.f;
 	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
@@ -350,40 +437,53 @@ int sb_rpt_write_html(struct sb_store *st, const char *path, const int64_t *ids,
 	        "<title>stackbench report</title>\n<style>%s</style>\n</head>\n<body>\n"
 	        "<h1>stackbench report</h1>\n<p>Results database <code>",
 	        style);
-	sb_rpt_html_text(f, sb_store_path(st));
+	sb_rpt_html_text(f, h->db_text);
 	fprintf(f, "</code>; report made %s by stackbench %s. Campaigns:", now, sb_version());
-	for (size_t i = 0; i < nids; i++)
-		fprintf(f, " <a href=\"#c%lld\">%lld</a>", (long long)ids[i], (long long)ids[i]);
+	for (size_t i = 0; i < h->nids; i++) {
+		fprintf(f, " <a href=\"#c%lld\">%lld</a>", (long long)h->ids[i],
+		        (long long)h->ids[i]);
+		if (h->labels && h->labels[i]) {
+			fputs(" (", f);
+			sb_rpt_html_text(f, h->labels[i]);
+			fputs(")", f);
+		}
+	}
 	fputs(". Figures, data files and gnuplot scripts are beside this file; docs/figures.md "
 	      "explains each figure.</p>\n",
 	      f);
-	for (size_t i = 0; i < nids; i++)
-		if ((e = campaign_section(st, f, ids[i])) < 0)
+	if (h->ncmps) {
+		fputs("<section id=\"comparisons\">\n<h2>Comparisons</h2>\n", f);
+		for (size_t i = 0; i < h->ncmps; i++)
+			comparison_section(f, &h->cmps[i], i);
+		fputs("</section>\n", f);
+	}
+	for (size_t i = 0; i < h->nids; i++)
+		if ((e = campaign_section(h->st, f, h->ids[i])) < 0)
 			goto fail;
 	fputs("<section id=\"figures\">\n<h2>Figures</h2>\n", f);
-	for (size_t i = 0; i < nfigs; i++)
-		if (figs[i].base[0])
-			figure_section(f, &figs[i]);
+	for (size_t i = 0; i < h->nfigs; i++)
+		if (h->figs[i].base[0])
+			figure_section(f, &h->figs[i]);
 	fputs("<h3>Not drawn</h3>\n<ul>\n", f);
-	for (size_t i = 0; i < nfigs; i++) {
-		if (figs[i].base[0])
+	for (size_t i = 0; i < h->nfigs; i++) {
+		if (h->figs[i].base[0])
 			continue;
 		fputs("<li><b>", f);
-		sb_rpt_html_text(f, figs[i].d->name);
-		fprintf(f, "</b>%s", figs[i].campaign_id ? " (campaign " : "");
-		if (figs[i].campaign_id)
-			fprintf(f, "%lld)", (long long)figs[i].campaign_id);
+		sb_rpt_html_text(f, h->figs[i].d->name);
+		fprintf(f, "</b>%s", h->figs[i].campaign_id ? " (campaign " : "");
+		if (h->figs[i].campaign_id)
+			fprintf(f, "%lld)", (long long)h->figs[i].campaign_id);
 		fputs(": ", f);
-		sb_rpt_html_text(f, figs[i].why);
+		sb_rpt_html_text(f, h->figs[i].why);
 		fputs("</li>\n", f);
 	}
 	fputs("</ul>\n</section>\n", f);
-	for (size_t i = 0; i < nids; i++) {
+	for (size_t i = 0; i < h->nids; i++) {
 		fprintf(f,
 		        "<section class=\"points\" id=\"points-c%lld\">\n<h2>Points of campaign "
 		        "%lld</h2>\n",
-		        (long long)ids[i], (long long)ids[i]);
-		if ((e = points_table(st, f, ids[i])) < 0)
+		        (long long)h->ids[i], (long long)h->ids[i]);
+		if ((e = points_table(h->st, f, h->ids[i])) < 0)
 			goto fail;
 		fputs("</section>\n", f);
 	}

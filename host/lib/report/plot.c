@@ -177,8 +177,8 @@ void sb_rpt_note(const struct sb_rpt_fig *fig, char *out, size_t size)
 		    d->style == SB_RPT_TRACE
 		        ? "fast-forwarded runs (the model skipped steady state)"
 		        : "open symbols: fast-forwarded runs");
-	if (d->derive)
-		ADD("%sinterpolated between the means of each traffic's runs", len ? "\n" : "");
+	if (d->note)
+		ADD("%s%s", len ? "\n" : "", d->note);
 	else if (d->style != SB_RPT_TRACE && fig->n_max <= 1)
 		ADD("%sn = 1 run per point: no error bars", len ? "\n" : "");
 	else if (d->style != SB_RPT_TRACE && fig->n_min == fig->n_max)
@@ -566,6 +566,12 @@ static void plot_block(FILE *f, const struct sb_rpt_fig *fig, const char *name,
 	case SB_RPT_DATA:
 		break;
 	}
+	if (s->baseline) {
+		fprintf(f,
+		        "%s'%s.dat' index %u using 1:3 with lines lc rgb '%s' dt %u lw 0.8 notitle",
+		        SEP(), name, block, c, s->dash);
+		return;
+	}
 	if (s->any_n2 && d->style != SB_RPT_TRACE) {
 		if (d->xerr)
 			fprintf(f,
@@ -633,6 +639,9 @@ static void key_entries_plot(FILE *f, const struct sb_rpt_fig *fig, bool panels)
 		if (s->kind == SB_RPT_BOUND) {
 			fprintf(f, ", \\\n     keyentry with lines lc rgb '" BOUND_COLOUR
 			           "' dt 2 lw 1.5 title ");
+		} else if (s->kind == SB_RPT_DATA && s->baseline) {
+			fprintf(f, ", \\\n     keyentry with lines lc rgb '%s' dt %u lw 0.8 title ",
+			        palette[s->colour], s->dash);
 		} else if (s->kind == SB_RPT_DATA && fig->d->style != SB_RPT_FIT) {
 			fprintf(f, ", \\\n     keyentry with %s lc rgb '%s' dt %u",
 			        fig->d->style == SB_RPT_TRACE ? "lines" : "linespoints",

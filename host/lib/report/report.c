@@ -111,26 +111,33 @@ static int add_id(void *ctx, const struct sb_store_campaign *c)
 	return 0;
 }
 
-/* The campaigns shown: those asked for (each must exist; repeats dropped), or every one. */
-static int select_campaigns(struct sb_store *st, const struct sb_report_options *o, struct ids *ids)
+int sb_rpt_select_campaigns(struct sb_store *st, const struct sb_report_options *o, int64_t **out,
+                            size_t *n)
 {
 	struct sb_store_campaign c;
-	int e;
+	struct ids ids = {0};
+	int e = 0;
 
 	if (!o->ncampaigns)
-		return sb_store_campaign_list(st, add_id, ids);
-	for (size_t i = 0; i < o->ncampaigns; i++) {
+		e = sb_store_campaign_list(st, add_id, &ids);
+	for (size_t i = 0; i < o->ncampaigns && e >= 0; i++) {
 		bool dup = false;
 
-		for (size_t j = 0; j < ids->n; j++)
-			dup = dup || ids->v[j] == o->campaigns[i];
+		for (size_t j = 0; j < ids.n; j++)
+			dup = dup || ids.v[j] == o->campaigns[i];
 		if (dup)
 			continue;
-		if ((e = sb_store_campaign_get(st, o->campaigns[i], &c)) < 0 ||
-		    (e = add_id(ids, &c)) < 0)
-			return e;
+		if ((e = sb_store_campaign_get(st, o->campaigns[i], &c)) >= 0)
+			e = add_id(&ids, &c);
 	}
-	return 0;
+	if (e < 0) {
+		free(ids.v);
+		ids.v = NULL;
+		ids.n = 0;
+	}
+	*out = ids.v;
+	*n = ids.n;
+	return e < 0 ? e : 0;
 }
 
 /* The view every figure query reads: the points of the campaigns of a set. */
@@ -153,23 +160,9 @@ static char *make_view(const int64_t *ids, size_t n)
 	return v;
 }
 
-struct run {
-	struct sb_store *st;
-	const struct sb_report_options *o;
-	const char *prog;
-	struct sb_outdir od;
-	unsigned formats;
-	int64_t set_id; /* the campaign of the set; 0: several */
-	const char *prefix;
-	const char *view;
-	struct sb_rpt_html_fig *html;
-	size_t nhtml, html_cap;
-	int made;
-};
-
 static const char *const extensions[] = {"png", "svg", "pdf", "eps"};
 
-static void report_figure(struct run *r, const struct sb_rpt_figure_def *d, const char *base,
+static void report_figure(struct sb_rpt_run *r, const struct sb_rpt_figure_def *d, const char *base,
                           const char *path, const struct sb_rpt_fig *fig, const char *why)
 {
 	struct sb_report_figure rf = {
@@ -188,7 +181,7 @@ static void report_figure(struct run *r, const struct sb_rpt_figure_def *d, cons
 }
 
 /* The HTML report's record of a figure (made when base is not ""). */
-static int html_add(struct run *r, const struct sb_rpt_figure_def *d, const char *base,
+static int html_add(struct sb_rpt_run *r, const struct sb_rpt_figure_def *d, const char *base,
                     const struct sb_rpt_fig *fig, const char *why)
 {
 	struct sb_rpt_html_fig *h;
@@ -223,13 +216,15 @@ static int html_add(struct run *r, const struct sb_rpt_figure_def *d, const char
 	return 0;
 }
 
-static int one_figure(struct run *r, const struct sb_rpt_figure_def *d)
+static int one_figure(struct sb_rpt_run *r, const struct sb_rpt_figure_def *d)
 {
 	struct sb_rpt_fig fig = {0};
 	char base[128], dat[4096], gp[4096], img[4096], script[160], why[160], path[4096];
 	unsigned formats = r->formats | (r->o->html ? SB_REPORT_SVG : 0);
 	int e;
 
+	if (d->compare_only && !r->compare)
+		return 0;
 	snprintf(base, sizeof(base), "%s%s", r->prefix, d->name);
 	if (d->min_schema && (e = sb_store_schema_version(r->st)) < d->min_schema) {
 		if (e < 0)
@@ -241,7 +236,7 @@ static int one_figure(struct run *r, const struct sb_rpt_figure_def *d)
 		report_figure(r, d, base, NULL, NULL, why);
 		return html_add(r, d, NULL, NULL, why);
 	}
-	if ((e = sb_rpt_figure_data(r->st, r->view, r->o, d, &fig)) < 0)
+	if ((e = sb_rpt_figure_data(r->st, r->view, r->o, d, r->set, &fig)) < 0)
 		goto out;
 	if (!e) {
 		report_figure(r, d, base, NULL, &fig, fig.why);
@@ -263,7 +258,7 @@ static int one_figure(struct run *r, const struct sb_rpt_figure_def *d)
 	    (e = sb_rpt_write_script(gp, base, &fig, r->o, formats)) < 0 ||
 	    (e = sb_gnuplot_run(r->prog, r->od.stage, script)) < 0)
 		goto out;
-	snprintf(path, sizeof(path), "%s/%s", r->o->out_dir, base);
+	snprintf(path, sizeof(path), "%s/%s", r->out_dir, base);
 	report_figure(r, d, base, path, &fig, NULL);
 	if ((e = html_add(r, d, base, &fig, NULL)) < 0)
 		goto out;
@@ -274,76 +269,116 @@ out:
 	return e;
 }
 
-/* One set of figures: the campaigns ids (several: compared), names prefixed by prefix. */
-static int one_set(struct run *r, const int64_t *ids, size_t n, const char *prefix)
+int sb_rpt_run_set(struct sb_rpt_run *r, const struct sb_rpt_set *set, const char *prefix)
 {
-	char *view = make_view(ids, n);
+	char *view = make_view(set->ids, set->n);
 	int e = 0;
 
 	if (!view)
 		return SB_ERR_NOMEM;
 	r->view = view;
 	r->prefix = prefix;
-	r->set_id = n == 1 ? ids[0] : 0;
+	r->set = set;
+	r->set_id = set->n == 1 ? set->ids[0] : 0;
 	for (size_t i = 0; i < sb_rpt_nfigures && e >= 0; i++)
 		e = one_figure(r, &sb_rpt_figures[i]);
 	free(view);
+	r->view = NULL;
+	r->set = NULL;
 	return e;
 }
 
-int sb_report(struct sb_store *st, const struct sb_report_options *o)
+int sb_rpt_run_begin(struct sb_rpt_run *r, const struct sb_report_options *o)
 {
-	struct run r = {.st = st, .o = o, .prog = o->gnuplot ? o->gnuplot : "gnuplot"};
-	struct ids ids = {0};
-	char html[4096];
+	size_t len;
 	int e;
 
-	if (!find_program(r.prog))
+	memset(r, 0, sizeof(*r));
+	r->o = o;
+	r->prog = o->gnuplot ? o->gnuplot : "gnuplot";
+	if (!find_program(r->prog))
 		return sb_error_set(
 		    SB_ERR_NOT_SUPPORTED,
 		    "cannot make figures: '%s' not found (install the Debian package "
 		    "gnuplot-nox, e.g. with scripts/deps.sh)",
-		    r.prog);
+		    r->prog);
 	if (!o->out_dir || !*o->out_dir)
 		return sb_error_set(SB_ERR_INVAL, "no output folder for the figures");
-	r.formats = o->formats ? o->formats : SB_REPORT_PNG | SB_REPORT_SVG;
-	if (r.formats & ~(unsigned)(SB_REPORT_PNG | SB_REPORT_SVG | SB_REPORT_PDF | SB_REPORT_EPS))
-		return sb_error_set(SB_ERR_INVAL, "unknown figure formats 0x%x", r.formats);
+	r->formats = o->formats ? o->formats : SB_REPORT_PNG | SB_REPORT_SVG;
+	if (r->formats & ~(unsigned)(SB_REPORT_PNG | SB_REPORT_SVG | SB_REPORT_PDF | SB_REPORT_EPS))
+		return sb_error_set(SB_ERR_INVAL, "unknown figure formats 0x%x", r->formats);
 	if (o->width_in < 0 || o->height_in < 0 || o->font_pt < 0 || o->font_pt > 72 ||
 	    (o->height_in > 0 && !(o->width_in > 0)))
 		return sb_error_set(SB_ERR_INVAL,
 		                    "figure size %g x %g in, font %g pt: a height needs a width; "
 		                    "sizes >= 0, the font at most 72 pt",
 		                    o->width_in, o->height_in, o->font_pt);
-	if ((e = select_campaigns(st, o, &ids)) < 0)
-		goto out;
-	if ((e = sb_outdir_open(&r.od, o->out_dir)) < 0)
-		goto out;
-	if (o->compare || ids.n <= 1) {
-		e = one_set(&r, ids.v, ids.n, "");
+	/* the folder as the paths printed name it: "out/x.png", never "out//x.png" */
+	snprintf(r->out_dir, sizeof(r->out_dir), "%s", o->out_dir);
+	for (len = strlen(r->out_dir); len > 1 && r->out_dir[len - 1] == '/';)
+		r->out_dir[--len] = '\0';
+	if ((e = sb_outdir_open(&r->od, r->out_dir)) < 0)
+		return e;
+	return 0;
+}
+
+void sb_rpt_run_release(struct sb_rpt_run *r)
+{
+	for (size_t i = 0; i < r->nhtml; i++)
+		free(r->html[i].fits);
+	free(r->html);
+	r->html = NULL;
+	r->nhtml = r->html_cap = 0;
+}
+
+int sb_report(struct sb_store *st, const struct sb_report_options *o)
+{
+	struct sb_rpt_run r;
+	int64_t *ids = NULL;
+	size_t n = 0;
+	char html[4096];
+	int e;
+
+	if ((e = sb_rpt_run_begin(&r, o)) < 0)
+		return e;
+	r.st = st;
+	if ((e = sb_rpt_select_campaigns(st, o, &ids, &n)) < 0)
+		goto fail;
+	if (o->compare || n <= 1) {
+		struct sb_rpt_set set = {.ids = ids, .n = n};
+
+		e = sb_rpt_run_set(&r, &set, "");
 	} else {
-		for (size_t i = 0; i < ids.n && e >= 0; i++) {
+		for (size_t i = 0; i < n && e >= 0; i++) {
+			struct sb_rpt_set set = {.ids = &ids[i], .n = 1};
 			char prefix[32];
 
-			snprintf(prefix, sizeof(prefix), "c%lld_", (long long)ids.v[i]);
-			e = one_set(&r, &ids.v[i], 1, prefix);
+			snprintf(prefix, sizeof(prefix), "c%lld_", (long long)ids[i]);
+			e = sb_rpt_run_set(&r, &set, prefix);
 		}
 	}
 	if (e >= 0 && o->html &&
-	    (e = sb_outdir_claimf(&r.od, html, sizeof(html), "report.html")) >= 0)
-		e = sb_rpt_write_html(st, html, ids.v, ids.n, r.html, r.nhtml);
-	if (e < 0) {
-		sb_outdir_abort(&r.od);
-		goto out;
+	    (e = sb_outdir_claimf(&r.od, html, sizeof(html), "report.html")) >= 0) {
+		struct sb_rpt_html h = {.st = st,
+		                        .path = html,
+		                        .db_text = sb_store_path(st),
+		                        .ids = ids,
+		                        .nids = n,
+		                        .figs = r.html,
+		                        .nfigs = r.nhtml};
+
+		e = sb_rpt_write_html(&h);
 	}
+	if (e < 0)
+		goto fail;
 	/* the figures appear together, or not at all */
-	if ((e = sb_outdir_commit(&r.od)) < 0)
-		goto out;
-	e = r.made;
+	if ((e = sb_outdir_commit(&r.od)) >= 0)
+		e = r.made;
+	goto out;
+fail:
+	sb_outdir_abort(&r.od);
 out:
-	for (size_t i = 0; i < r.nhtml; i++)
-		free(r.html[i].fits);
-	free(r.html);
-	free(ids.v);
+	sb_rpt_run_release(&r);
+	free(ids);
 	return e;
 }

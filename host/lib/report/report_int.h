@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "stackbench/output.h"
 #include "stackbench/report.h"
 #include "stackbench/store.h"
 
@@ -83,9 +84,12 @@ struct sb_rpt_figure_def {
 	double span;           /* SB_RPT_FIT: also the rise over this many GB/s (0: no) */
 	const char *span_unit; /* ... in this unit */
 	const char *marks_sql; /* SB_RPT_TRACE: rows of the marks, as sql's */
+	const char *note;      /* a line the key always says about the data (NULL: none) */
 	int (*derive)(struct sb_store *st, const char *view, const struct sb_report_options *o,
 	              struct sb_rpt_fig *fig);
-	int min_schema; /* the database's schema version it needs (0: any) */
+	int min_schema;    /* the database's schema version it needs (0: any) */
+	bool compare_only; /* drawn only in comparisons (sb_report_compare), not listed else */
+	bool unity;        /* a line at y = 1 across every panel (ratios) */
 };
 
 extern const struct sb_rpt_figure_def sb_rpt_figures[];
@@ -132,6 +136,7 @@ struct sb_rpt_style_def {
 	bool open;                      /* some of its points were fast-forwarded */
 	bool mixed;                     /* ... and some were not */
 	bool any_n2;                    /* some of its points have two runs or more */
+	bool baseline; /* a reference drawn at the data's extremes (no-mask runs): no points */
 	enum sb_rpt_kind kind;
 };
 
@@ -143,9 +148,22 @@ struct sb_rpt_fitted {
 	unsigned grp;
 };
 
+/*
+ * A set of figures: the campaigns drawn together, and in a comparison the names their series
+ * carry and the comparisons (the ratio figure's data).
+ */
+struct sb_rpt_set {
+	const int64_t *ids;
+	size_t n;
+	const char *const *labels; /* the series name of ids[i] (NULL: "cID NAME") */
+	const struct sb_report_comparison *cmps;
+	size_t ncmps;
+};
+
 /* A figure's data, ready to draw. */
 struct sb_rpt_fig {
 	const struct sb_rpt_figure_def *d;
+	const struct sb_rpt_set *set; /* its set (labels, comparisons) */
 	char title[256];
 	struct sb_rpt_rows rs; /* rows in data file order: one block per panel, style and kind */
 	struct sb_rpt_group *groups;
@@ -167,7 +185,8 @@ struct sb_rpt_fig {
  * SB_ERR_*.
  */
 int sb_rpt_figure_data(struct sb_store *st, const char *view, const struct sb_report_options *o,
-                       const struct sb_rpt_figure_def *d, struct sb_rpt_fig *fig);
+                       const struct sb_rpt_figure_def *d, const struct sb_rpt_set *set,
+                       struct sb_rpt_fig *fig);
 void sb_rpt_fig_release(struct sb_rpt_fig *fig);
 
 /* Room for one more element of size bytes in *a (n used, *cap allocated): 0 or SB_ERR_NOMEM. */
@@ -212,10 +231,54 @@ struct sb_rpt_html_fig {
 	int64_t campaign_id; /* 0: several (compare) */
 };
 
-/* Write the HTML report to path: the campaigns (settings, provenance), the figures (their SVG
- * embedded as data URIs), the points. Returns 0 or SB_ERR_*. */
-int sb_rpt_write_html(struct sb_store *st, const char *path, const int64_t *ids, size_t nids,
-                      const struct sb_rpt_html_fig *figs, size_t nfigs);
+/* What the HTML report shows. */
+struct sb_rpt_html {
+	struct sb_store *st;
+	const char *path;    /* the page */
+	const char *db_text; /* the database(s) it names */
+	const int64_t *ids;  /* the campaigns */
+	size_t nids;
+	const char *const *labels; /* their names in a comparison (NULL: none) */
+	const struct sb_rpt_html_fig *figs;
+	size_t nfigs;
+	const struct sb_report_comparison *cmps; /* the comparisons' tables */
+	size_t ncmps;
+};
+
+/* Write the HTML report: the campaigns (settings, provenance), the comparisons, the figures
+ * (their SVG embedded as data URIs), the points. Returns 0 or SB_ERR_*. */
+int sb_rpt_write_html(const struct sb_rpt_html *h);
+
+/* --- making a report (report.c; comparisons: compare.c) ------------------------------------- */
+
+/* A report being made: its options, the staging folder, the figures made so far. */
+struct sb_rpt_run {
+	struct sb_store *st; /* where the figures' queries run */
+	const struct sb_report_options *o;
+	const char *prog;
+	struct sb_outdir od;
+	unsigned formats;
+	char out_dir[4096]; /* o->out_dir without a trailing '/' */
+	int64_t set_id;     /* the campaign of the set; 0: several */
+	const char *prefix;
+	const char *view;
+	const struct sb_rpt_set *set;
+	bool compare; /* draw the figures only comparisons have */
+	struct sb_rpt_html_fig *html;
+	size_t nhtml, html_cap;
+	int made;
+};
+
+/* Check the options, find gnuplot, open the output folder (staged). r->st is set by the
+ * caller. Returns 0 or an SB_ERR_* (nothing to undo then). */
+int sb_rpt_run_begin(struct sb_rpt_run *r, const struct sb_report_options *o);
+/* One set of figures of the campaigns set->ids (several: overlaid), named prefix + name. */
+int sb_rpt_run_set(struct sb_rpt_run *r, const struct sb_rpt_set *set, const char *prefix);
+/* Free what the run holds (not the output folder: commit or abort it first). */
+void sb_rpt_run_release(struct sb_rpt_run *r);
+/* The campaigns asked for (each must exist; repeats dropped), or every one; free(*ids). */
+int sb_rpt_select_campaigns(struct sb_store *st, const struct sb_report_options *o, int64_t **ids,
+                            size_t *n);
 
 /* Write s HTML-escaped (& < > " ' as entities, control characters as spaces). */
 void sb_rpt_html_text(FILE *f, const char *s);
