@@ -115,8 +115,17 @@ int sb_meter_acc_wait_first(struct sb_meter_acc *a, const char *conn, unsigned m
 int sb_meter_acc_take(struct sb_meter_acc *a, const char *conn, unsigned stall_ms,
                       double interval_s, uint64_t t_ns, struct sb_power_reading *r);
 
-/* Open a serial line raw at baud, 8N1, locked against other users (serial.c). SB_ERR_NOT_FOUND,
- * SB_ERR_PERM, SB_ERR_BUSY (another process holds it), SB_ERR_IO; the detail names path. */
+/*
+ * Open an instrument's device node (a tty, a USBTMC node) read-write and non-blocking, and lock
+ * it against other users, with the errors and hints every instrument on a node gives (one rule
+ * for all: docs/instruments.md): SB_ERR_NOT_FOUND ("is the instrument plugged in?
+ * ('stackbench instruments' lists what is)"), SB_ERR_PERM ("install the udev rules and join
+ * group 'stackbench'"), SB_ERR_BUSY ("held by PID N (COMMAND)"), SB_ERR_IO. The detail names
+ * path (meter_common.c).
+ */
+int sb_node_open(const char *path, int *fd);
+/* Open a serial line raw at baud, 8N1, as sb_node_open (a node that is not a tty is left as it
+ * is). */
 int sb_tty_open(const char *path, unsigned baud, int *fd);
 /* Write all of buf (bounded by timeout_ms); SB_ERR_IO / SB_ERR_TIMEOUT. */
 int sb_fd_write_all(int fd, const void *buf, size_t len, unsigned timeout_ms);

@@ -14,6 +14,7 @@
 
 #include "instrument_internal.h"
 #include "stackbench/error.h"
+#include "stackbench/lock.h"
 
 void sb_meter_acc_init(struct sb_meter_acc *a)
 {
@@ -133,11 +134,12 @@ static speed_t baud_code(unsigned baud)
 	}
 }
 
-int sb_tty_open(const char *path, unsigned baud, int *out)
+int sb_node_open(const char *path, int *out)
 {
-	struct termios t;
+	struct sb_lock_holder h;
 	int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), e;
 
+	*out = -1;
 	if (fd < 0) {
 		e = errno;
 		if (e == ENOENT || e == ENODEV || e == ENXIO)
@@ -157,10 +159,25 @@ int sb_tty_open(const char *path, unsigned baud, int *out)
 		return sb_error_set(SB_ERR_IO, "cannot open '%s': %s", path, strerror(e));
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		sb_lock_flock_holder(fd, &h);
 		close(fd);
+		if (h.pid)
+			return sb_error_set(SB_ERR_BUSY, "'%s' is busy, held by PID %ld (%s)", path,
+			                    h.pid, h.command[0] ? h.command : "command unknown");
 		return sb_error_set(
 		    SB_ERR_BUSY, "'%s' is busy: another process holds it (lsof '%s')", path, path);
 	}
+	*out = fd;
+	return 0;
+}
+
+int sb_tty_open(const char *path, unsigned baud, int *out)
+{
+	struct termios t;
+	int fd, e;
+
+	if ((e = sb_node_open(path, &fd)) < 0)
+		return e;
 	if (isatty(fd)) {
 		if (tcgetattr(fd, &t) < 0) {
 			e = errno;

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "instrument_internal.h"
 #include "rig_internal.h"
 #include "stackbench/error.h"
 #include "stackbench/util.h"
@@ -123,22 +124,12 @@ static int tty_open(struct sb_rig_link *l, const char *path)
 	if (!t)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory opening '%s'", path);
 	sb_strlcpy(t->path, path, sizeof(t->path));
-	t->fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-	if (t->fd < 0) {
-		err = errno == ENOENT   ? SB_ERR_NOT_FOUND
-		      : errno == EACCES ? SB_ERR_PERM
-		                        : SB_ERR_IO;
-		sb_error_set(err, "cannot open '%s': %s%s", path, strerror(errno),
-		             errno == EACCES ? " (the dialout group may open serial ports)" : "");
+	/* One host per rig (a second process would interleave frames): the node is locked, with
+	   the errors and hints of every instrument on a node */
+	if ((err = sb_node_open(path, &t->fd)) < 0)
 		goto fail_open;
-	}
 	if (!isatty(t->fd)) {
 		err = sb_error_set(SB_ERR_IO, "'%s' is not a tty", path);
-		goto fail_tty;
-	}
-	/* One host per rig: a second process would interleave frames. */
-	if (flock(t->fd, LOCK_EX | LOCK_NB) < 0) {
-		err = sb_error_set(SB_ERR_BUSY, "'%s' is in use by another process", path);
 		goto fail_tty;
 	}
 	if (tcgetattr(t->fd, &tio) < 0) {

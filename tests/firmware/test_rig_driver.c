@@ -317,7 +317,22 @@ Test(rig_driver, bad_connections)
 	          sb_error_detail());
 	snprintf(s, sizeof(s), "%s?fan=3", conn);
 	cr_assert_eq(sb_cooling_open(&c, s, NULL), SB_ERR_URI);
+	/* one rule, one hint for every instrument on a node: the rig says what a meter says */
 	cr_assert_eq(sb_cooling_open(&c, "rig:/nonexistent/tty", NULL), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(),
+	                 "'/nonexistent/tty' does not exist: is the instrument plugged in? "
+	                 "('stackbench instruments' lists what is)"),
+	          "%s", sb_error_detail());
+	{
+		struct sb_power_source *ps = NULL;
+
+		cr_assert_eq(sb_power_source_open(&ps, "wattsup:/nonexistent/tty", NULL),
+		             SB_ERR_NOT_FOUND);
+		cr_assert(strstr(sb_error_detail(),
+		                 "'/nonexistent/tty' does not exist: is the instrument plugged in? "
+		                 "('stackbench instruments' lists what is)"),
+		          "%s", sb_error_detail());
+	}
 	cr_assert_eq(sb_cooling_open(&c, "rig:/dev/null", NULL), SB_ERR_IO);
 	cr_assert(strstr(sb_error_detail(), "'/dev/null' is not a tty"), "%s", sb_error_detail());
 	cr_assert_eq(sb_cooling_open(&c, "rig:COM3", NULL), SB_ERR_URI);
@@ -326,9 +341,15 @@ Test(rig_driver, bad_connections)
 	/* No FT232R here: a clean error, whatever libusb finds. */
 	cr_assert_lt(sb_cooling_open(&c, "rig:ftdi:NOSUCH", NULL), 0);
 	cr_assert_null(c);
-	/* One host per rig. */
+	/* One host per rig, and the busy one names its holder (this process) like a board. */
 	open_rig("");
 	cr_assert_eq(sb_cooling_open(&(struct sb_cooling *){NULL}, conn, NULL), SB_ERR_BUSY);
+	{
+		char held[64];
+
+		snprintf(held, sizeof(held), "is busy, held by PID %ld (", (long)getpid());
+		cr_assert(strstr(sb_error_detail(), held), "%s", sb_error_detail());
+	}
 }
 
 /* ---- the client against a scripted controller --------------------------------------------- */

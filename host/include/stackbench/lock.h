@@ -70,6 +70,13 @@ struct sb_lock_holder {
 int sb_lock_parse_holder(const char *text, size_t len, struct sb_lock_holder *h);
 
 /*
+ * The process holding the flock that an open file fd could not take (a device node another
+ * process has, e.g. an instrument's tty): from /proc/locks, its command from /proc. h->pid is 0
+ * when it cannot be found.
+ */
+void sb_lock_flock_holder(int fd, struct sb_lock_holder *h);
+
+/*
  * Find the holder of a flock on file (dev, ino) in the text of /proc/locks: pure. Returns its
  * PID, or 0 when none.
  */

@@ -173,6 +173,11 @@ static void find_holder(int fd, bool lock_file, struct sb_lock_holder *h)
 		proc_command(h->pid, h->command, sizeof(h->command));
 }
 
+void sb_lock_flock_holder(int fd, struct sb_lock_holder *h)
+{
+	find_holder(fd, false, h);
+}
+
 /*
  * Open (creating when missing, mode 0666 so that every user may take it over) a lock file.
  * Never follows a symbolic link; refuses anything but a regular file. *writable says whether
