@@ -358,8 +358,12 @@ static int parse_options(struct flirone *c, const struct sb_conn *cn)
 	if ((err = sb_conn_opt_uint(cn, "stall_ms", 200, 600000, &c->stall_ms)) < 0)
 		return err;
 	sb_planck_default(&c->planck);
+	/* a calibration file that cannot be read is a bad option value, like a bad roi (one
+	   that reads but does not parse is a bad input file: SB_ERR_PARSE) */
 	if (calib && (err = sb_planck_load(calib, &c->planck)) < 0)
-		return err == SB_ERR_IO ? SB_ERR_INVAL : err;
+		return err == SB_ERR_IO || err == SB_ERR_NOT_FOUND || err == SB_ERR_PERM
+		           ? sb_error_wrap(SB_ERR_INVAL, "option calib")
+		           : err;
 	return 0;
 }
 
