@@ -13,9 +13,11 @@
 #include <glib.h>
 #include <libsigrok/libsigrok.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "instrument_internal.h"
 #include "stackbench/error.h"
@@ -187,6 +189,33 @@ void sb_sigrok_free_options(void *opts)
 	g_slist_free_full(opts, free_config);
 }
 
+/* libsigrok's last warning or error on this thread: the detail of our own error. */
+static _Thread_local char sigrok_last[200];
+
+/*
+ * libsigrok's log, into ours at debug level (info with $SB_SIGROK_DEBUG): nothing of it on
+ * stderr before the error that explains it ("sr: serial-libsp: Attempt to open serial port
+ * ..."); the last warning or error is kept for that error's detail.
+ */
+static int sigrok_log(void *cb_data, int level, const char *fmt, va_list ap)
+{
+	char msg[256];
+	size_t n;
+
+	(void)cb_data;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == '.'))
+		msg[--n] = '\0';
+	if (level <= SR_LOG_WARN)
+		snprintf(sigrok_last, sizeof(sigrok_last), "%s", msg);
+	if (getenv("SB_SIGROK_DEBUG"))
+		sb_info("libsigrok: %s", msg);
+	else
+		sb_dbg("libsigrok: %s", msg);
+	return SR_OK;
+}
+
 int sb_sigrok_open_dev(const struct sb_conn *c, const char *driver, void *opts, const char *what,
                        struct sr_context **ctx, struct sr_dev_driver **drv,
                        struct sr_dev_inst **sdi)
@@ -197,6 +226,8 @@ int sb_sigrok_open_dev(const struct sb_conn *c, const char *driver, void *opts, 
 	*ctx = NULL;
 	*drv = NULL;
 	*sdi = NULL;
+	sigrok_last[0] = '\0';
+	sr_log_callback_set(sigrok_log, NULL);
 	sr_log_loglevel_set(getenv("SB_SIGROK_DEBUG") ? SR_LOG_SPEW : SR_LOG_WARN);
 	if (sr_init(ctx) != SR_OK) {
 		*ctx = NULL;
@@ -214,12 +245,29 @@ int sb_sigrok_open_dev(const struct sb_conn *c, const char *driver, void *opts, 
 	if (sr_driver_init(*ctx, *drv) != SR_OK)
 		return sb_error_set(SB_ERR_IO, "'%s': the libsigrok driver '%s' does not start",
 		                    c->text, driver);
+	/* a serial port that is not there: what every instrument on a node says */
+	for (GSList *l = opts; l; l = l->next) {
+		const struct sr_config *cfg = l->data;
+		const char *port;
+
+		if (cfg->key != SR_CONF_CONN ||
+		    !g_variant_is_of_type(cfg->data, G_VARIANT_TYPE_STRING))
+			continue;
+		port = g_variant_get_string(cfg->data, NULL);
+		if (port[0] == '/' && access(port, F_OK) < 0)
+			return sb_error_set(SB_ERR_NOT_FOUND,
+			                    "'%s': '%s' does not exist: is the instrument plugged "
+			                    "in? ('stackbench instruments' lists what is)",
+			                    c->text, port);
+	}
 	found = sr_driver_scan(*drv, opts);
 	if (!found)
 		return sb_error_set(SB_ERR_NOT_FOUND,
-		                    "'%s': libsigrok's %s driver found no %s there (is it "
-		                    "plugged in and switched on? is the port right?)",
-		                    c->text, driver, what);
+		                    "'%s': libsigrok's %s driver found no %s there%s%s%s: is it "
+		                    "plugged in and switched on, is the port right? ('stackbench "
+		                    "instruments' lists what is)",
+		                    c->text, driver, what, sigrok_last[0] ? " (libsigrok: " : "",
+		                    sigrok_last, sigrok_last[0] ? ")" : "");
 	*sdi = found->data;
 	g_slist_free(found);
 	if (sr_dev_open(*sdi) != SR_OK) {

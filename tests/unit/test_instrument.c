@@ -77,7 +77,14 @@ Test(instrument, missing_real_instruments_name_their_connection_string)
 	cr_assert_eq(sb_power_source_open(&p, "wattsup:COM1", dev), SB_ERR_URI);
 	cr_assert_eq(sb_temp_source_open(&t, "flirone:?stall_ms=5", dev), SB_ERR_INVAL);
 	cr_assert(strstr(sb_error_detail(), "stall_ms='5'"), "%s", sb_error_detail());
+	/* a supply's port that is not there says what every instrument on a node says */
 	cr_assert_eq(sb_cooling_open(&c, "korad:/dev/nonexistent-ttyACM9", dev), SB_ERR_NOT_FOUND);
+	cr_assert(strstr(sb_error_detail(),
+	                 "'/dev/nonexistent-ttyACM9' does not exist: is the instrument plugged in? "
+	                 "('stackbench instruments' lists what is)"),
+	          "%s", sb_error_detail());
+	/* a port that is there but holds no supply: libsigrok's reason in the detail */
+	cr_assert_eq(sb_cooling_open(&c, "korad:/dev/null", dev), SB_ERR_NOT_FOUND);
 	cr_assert(strstr(sb_error_detail(), "found no supply there"), "%s", sb_error_detail());
 	cr_assert_eq(sb_cooling_open(&c, "sigrok:no-such-driver:conn=/dev/x", dev), SB_ERR_URI);
 	cr_assert(strstr(sb_error_detail(), "libsigrok has no driver 'no-such-driver'"), "%s",
