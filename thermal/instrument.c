@@ -168,6 +168,24 @@ int sb_instrument_check(enum sb_instrument_kind kind, const char *conn)
 	return lookup(kinds[kind].kind, conn, kinds[kind].d, kinds[kind].n, &c, &ops);
 }
 
+const char *sb_instrument_scheme(enum sb_instrument_kind kind, unsigned i, const char **what)
+{
+	static const struct {
+		const struct driver *d;
+		size_t n;
+	} kinds[] = {
+	    [SB_INSTRUMENT_TEMPERATURE] = {temp_drivers, SB_ARRAY_SIZE(temp_drivers)},
+	    [SB_INSTRUMENT_POWER] = {power_drivers, SB_ARRAY_SIZE(power_drivers)},
+	    [SB_INSTRUMENT_COOLING] = {cooling_drivers, SB_ARRAY_SIZE(cooling_drivers)},
+	};
+
+	if ((unsigned)kind >= SB_ARRAY_SIZE(kinds) || i >= kinds[kind].n)
+		return NULL;
+	if (what)
+		*what = kinds[kind].d[i].what;
+	return kinds[kind].d[i].scheme;
+}
+
 /* What every instrument handle holds. */
 struct handle {
 	const void *ops;

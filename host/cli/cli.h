@@ -129,6 +129,10 @@ const char *sb_cli_build_facts(void);
 /* "stackbench CMD: MESSAGE" + "try 'stackbench CMD --help'" on stderr; returns SB_EXIT_USAGE. */
 int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The connection-string schemes of the camera, meter and cooling roles (--camera, --meter,
+ * --rig), from the drivers' table, as a help section. */
+void sb_cli_schemes_help(FILE *out);
+
 /* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
 const char *sb_cli_default_device(void);
 

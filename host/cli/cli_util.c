@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
+#include "stackbench/instrument.h"
 #include "stackbench/output.h"
 #include "stackbench/util.h"
 #include "stackbench/version.h"
@@ -179,4 +180,29 @@ int sb_cli_write_json(const char *path, const char *text)
 	err = sb_write_file_atomic(path, buf, len + 1);
 	free(buf);
 	return err < 0 ? sb_cli_error(err) : 0;
+}
+
+void sb_cli_schemes_help(FILE *out)
+{
+	static const struct {
+		const char *option;
+		enum sb_instrument_kind kind;
+	} roles[] = {{"--camera", SB_INSTRUMENT_TEMPERATURE},
+	             {"--meter", SB_INSTRUMENT_POWER},
+	             {"--rig", SB_INSTRUMENT_COOLING}};
+
+	fprintf(out,
+	        "\nConnection strings, by role (docs/instruments.md gives each one's form and\n"
+	        "options; 'stackbench instruments' lists what is attached):\n");
+	for (size_t r = 0; r < sizeof(roles) / sizeof(roles[0]); r++) {
+		const char *scheme, *what;
+
+		for (unsigned i = 0; (scheme = sb_instrument_scheme(roles[r].kind, i, &what));
+		     i++) {
+			char s[24];
+
+			snprintf(s, sizeof(s), "%s:", scheme);
+			fprintf(out, "  %-9s %-9s %s\n", i ? "" : roles[r].option, s, what);
+		}
+	}
 }

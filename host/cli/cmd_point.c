@@ -37,7 +37,8 @@ static void point_help(FILE *out)
 	    "                        [--mode random|linear] [--duration-us T] [--stream N]\n"
 	    "                        [--iterations N] [--seed S] [--addr-mode 32|64|128]\n"
 	    "                        [--posted] [--no-fast-forward] [--json]\n"
-	    "                        [--duration-s S] [--cooling NAME] [--camera CONN]\n"
+	    "                        [--duration-s S] [--cooling NAME] [--settle S]\n"
+	    "                        [--settle-tolerance C] [--settle-max S] [--camera CONN]\n"
 	    "                        [--meter CONN] [--rig CONN] [--sample-ms MS]\n"
 	    "                        [--no-instruments] [--trace OUT.sbt [--trace-burst N]\n"
 	    "                        [--trace-gap N] [--trace-ports LIST] [--trace-banks]\n"
@@ -96,11 +97,9 @@ static void point_help(FILE *out)
 	    "the\n"
 	    "mean power over the point. If the cube fails, the point stops and reports when, how\n"
 	    "hot and what had been measured (exit code 1).\n"
-	    "Connection strings: sim:[?roi=X,Y,W,H|all], flirone:[SERIAL|BUS:ADDR] (camera);\n"
-	    "sim:, wattsup:/dev/ttyUSBn, wattsup:ftdi[:SERIAL], wt310:/dev/usbtmcN (meter);\n"
-	    "sim:, sigrok:DRIVER:conn=PORT, korad:PORT (cooling); 'stackbench instruments'\n"
-	    "lists what is attached; see docs/instruments.md. A missing or busy instrument\n"
-	    "exits 3; one lost mid-point stops the ports, reconnects, and exits 1.\n");
+	    "A missing or busy instrument exits 3; one lost mid-point stops the ports,\n"
+	    "reconnects, and exits 1.\n");
+	sb_cli_schemes_help(out);
 }
 
 static cJSON *port_json(unsigned id, const struct sb_port_counters *c, double clock_hz)

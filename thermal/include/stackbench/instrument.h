@@ -69,6 +69,10 @@ enum sb_instrument_kind {
  */
 int sb_instrument_check(enum sb_instrument_kind kind, const char *conn);
 
+/* The i-th connection-string scheme of a kind ("flirone"), and what it is (*what, when not
+ * NULL); NULL past the last: what help texts list, from the drivers' own table. */
+const char *sb_instrument_scheme(enum sb_instrument_kind kind, unsigned i, const char **what);
+
 /* ---- temperature ------------------------------------------------------------------------ */
 
 struct sb_temp_reading {
