@@ -14,6 +14,7 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 #include "stackbench/pcidev.h"
+#include "stackbench/provenance.h"
 #include "stackbench/topology.h"
 
 static void devices_help(FILE *out)
@@ -27,7 +28,7 @@ static void devices_help(FILE *out)
 	        "it with (dev: when the stackbench module drives it, else pci:).\n"
 	        "\n"
 	        "  -a, --all            every PCI function, not only boards\n"
-	        "  -j, --json           print a JSON array instead of text\n"
+	        "  -j, --json           print one JSON object (schema stackbench-devices)\n"
 	        "      --topology FILE  take NUMA locality from a recorded hwloc topology\n"
 	        "                       (lstopo --of xml) instead of this machine's\n"
 	        "      --sysfs DIR      scan this copy of /sys/bus/pci instead\n"
@@ -81,11 +82,19 @@ static void print_text(const struct row *rows, size_t n)
 
 static int print_json(const struct row *rows, size_t n)
 {
-	cJSON *arr = cJSON_CreateArray();
+	cJSON *root = cJSON_CreateObject(), *arr, *pj;
+	struct sb_provenance prov;
 	char buf[16], *text;
 
-	if (!arr)
+	if (!root)
 		return SB_EXIT_FAILURE;
+	/* docs/cli.md: a JSON document says what it is, and what made it */
+	cJSON_AddStringToObject(root, "schema", "stackbench-devices");
+	cJSON_AddStringToObject(root, "schema_version", "1.0");
+	sb_provenance_init(&prov);
+	if ((pj = sb_provenance_cjson(&prov)))
+		cJSON_AddItemToObject(root, "provenance", pj);
+	arr = cJSON_AddArrayToObject(root, "devices");
 	for (size_t i = 0; i < n; i++) {
 		const struct row *r = &rows[i];
 		cJSON *o = cJSON_CreateObject();
@@ -118,8 +127,8 @@ static int print_json(const struct row *rows, size_t n)
 			cJSON_AddStringToObject(o, "uri", r->uri);
 		cJSON_AddItemToArray(arr, o);
 	}
-	text = cJSON_Print(arr);
-	cJSON_Delete(arr);
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
 	if (!text)
 		return SB_EXIT_FAILURE;
 	printf("%s\n", text);

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "stackbench/error.h"
 #include "stackbench/instrument.h"
+#include "stackbench/provenance.h"
 
 #define MAX_FOUND 64
 
@@ -28,7 +29,7 @@ static void instruments_help(FILE *out)
 	        "nodes (wattsup:/dev/ttyUSBn, sigrok:DRIVER:conn=/dev/ttyACMn), USBTMC nodes\n"
 	        "(wt310:/dev/usbtmcN) and the supplies and power meters a libsigrok scan finds.\n"
 	        "\n"
-	        "  -j, --json        print a JSON array instead of text\n"
+	        "  -j, --json        print one JSON object (schema stackbench-instruments)\n"
 	        "      --no-sigrok   skip the libsigrok scan (it can take a few seconds)\n"
 	        "      --dev DIR     look for device nodes in DIR instead of /dev\n"
 	        "  -h, --help        this help\n"
@@ -38,8 +39,17 @@ static void instruments_help(FILE *out)
 
 static int print_json(const struct sb_found_instrument *f, int n)
 {
-	cJSON *a = cJSON_CreateArray();
+	cJSON *root = cJSON_CreateObject(), *a, *pj;
+	struct sb_provenance prov;
 	char *text;
+
+	/* docs/cli.md: a JSON document says what it is, and what made it */
+	cJSON_AddStringToObject(root, "schema", "stackbench-instruments");
+	cJSON_AddStringToObject(root, "schema_version", "1.0");
+	sb_provenance_init(&prov);
+	if ((pj = sb_provenance_cjson(&prov)))
+		cJSON_AddItemToObject(root, "provenance", pj);
+	a = cJSON_AddArrayToObject(root, "instruments");
 
 	for (int i = 0; i < n; i++) {
 		cJSON *o = cJSON_CreateObject();
@@ -53,8 +63,8 @@ static int print_json(const struct sb_found_instrument *f, int n)
 		cJSON_AddStringToObject(o, "note", f[i].note);
 		cJSON_AddItemToArray(a, o);
 	}
-	text = cJSON_Print(a);
-	cJSON_Delete(a);
+	text = cJSON_Print(root);
+	cJSON_Delete(root);
 	if (!text)
 		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory printing JSON"));
 	printf("%s\n", text);
