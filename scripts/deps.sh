@@ -12,6 +12,8 @@ libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev
 libcriterion-dev
 # bench instruments: supplies through libsigrok; replayed USB and tty devices in the tests
 libsigrok-dev umockdev libumockdev-dev
+# camera snapshots (instruments --probe --snapshot FILE.png)
+libpng-dev
 gnuplot-nox
 # report: confidence intervals and least-squares fits (GSL)
 libgsl-dev

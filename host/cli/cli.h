@@ -133,6 +133,20 @@ int sb_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((for
  * --rig), from the drivers' table, as a help section. */
 void sb_cli_schemes_help(FILE *out);
 
+/* instruments --probe (cli_probe.c): a few readings of one instrument. */
+struct sb_cli_probe_opts {
+	const char *conn;
+	int role; /* enum sb_instrument_kind; -1: the first role whose drivers know the scheme */
+	unsigned count, interval_ms;
+	bool json;
+	const char *snapshot; /* camera: the last frame as a PNG (NULL: none) */
+	unsigned scale;       /* ... each frame pixel as scale x scale */
+	const char *device;   /* the board of sim: instruments (NULL: the default) */
+};
+int sb_cli_probe(const struct sb_cli_probe_opts *o);
+/* "camera", "meter", "cooling" → the role; -1 for another name. */
+int sb_cli_probe_role(const char *name, int *role);
+
 /* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
 const char *sb_cli_default_device(void);
 

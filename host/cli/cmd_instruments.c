@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stackbench instruments: the cameras, meters, adapters and supplies attached to this machine
- * and the connection string to open each with.
+ * and the connection string to open each with; --probe: a few readings of one (cli_probe.c).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include "stackbench/error.h"
 #include "stackbench/instrument.h"
 #include "stackbench/provenance.h"
+#include "stackbench/util.h"
 
 #define MAX_FOUND 64
 
@@ -21,6 +22,9 @@ static void instruments_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: stackbench instruments [--json] [--no-sigrok] [--dev DIR]\n"
+	        "       stackbench instruments --probe CONN [--as camera|meter|cooling]\n"
+	        "                              [--count N] [--interval-ms MS] [--json]\n"
+	        "                              [--snapshot FILE.png [--scale N]] [--device URI]\n"
 	        "\n"
 	        "List the bench instruments attached to this machine and the connection string\n"
 	        "to give --camera, --meter, --rig or a campaign's instruments: for each: FLIR One\n"
@@ -29,12 +33,31 @@ static void instruments_help(FILE *out)
 	        "nodes (wattsup:/dev/ttyUSBn, sigrok:DRIVER:conn=/dev/ttyACMn), USBTMC nodes\n"
 	        "(wt310:/dev/usbtmcN) and the supplies and power meters a libsigrok scan finds.\n"
 	        "\n"
-	        "  -j, --json        print one JSON object (schema stackbench-instruments)\n"
+	        "With --probe, open one instrument (any connection string: camera, meter, supply,\n"
+	        "cooling rig), print a few readings and close it: to check it reads before an\n"
+	        "overnight run. Real instruments are read in real time, sim: ones on a simulated\n"
+	        "board whose bench clock advances between readings. Cooling actuators are only\n"
+	        "read (no configuration is applied).\n"
+	        "\n"
+	        "  -j, --json        print one JSON object (schema stackbench-instruments; with\n"
+	        "                    --probe stackbench-probe)\n"
 	        "      --no-sigrok   skip the libsigrok scan (it can take a few seconds)\n"
 	        "      --dev DIR     look for device nodes in DIR instead of /dev\n"
+	        "      --probe CONN  read the instrument of this connection string\n"
+	        "      --as ROLE     camera, meter or cooling (default: the first of them whose\n"
+	        "                    drivers know the scheme: sim: a camera, korad: a meter)\n"
+	        "      --count N     readings (1..1000, default 5)\n"
+	        "      --interval-ms MS  between readings (default: 200 for a camera, 1000 else)\n"
+	        "      --snapshot FILE.png  a camera's last frame in false colours, the region of\n"
+	        "                    interest outlined in cyan and the hot spot marked in green\n"
+	        "      --scale N     each frame pixel as N x N in the snapshot (1..16, default 4)\n"
+	        "      --device URI  the board of sim: instruments (default: $STACKBENCH_DEVICE\n"
+	        "                    or sim:)\n"
 	        "  -h, --help        this help\n"
 	        "\n"
-	        "Exit status: 0 (also when nothing is attached).\n");
+	        "Exit status: 0 (listing: also when nothing is attached); --probe: 2 for a bad\n"
+	        "connection string or option, 3 for an instrument missing, busy or not\n"
+	        "permitted, 1 when a reading fails.\n");
 }
 
 static int print_json(const struct sb_found_instrument *f, int n)
@@ -74,17 +97,36 @@ static int print_json(const struct sb_found_instrument *f, int n)
 
 static int instruments_run(int argc, char **argv)
 {
-	enum { OPT_NO_SIGROK = 256, OPT_DEV };
+	enum {
+		OPT_NO_SIGROK = 256,
+		OPT_DEV,
+		OPT_PROBE,
+		OPT_AS,
+		OPT_INTERVAL,
+		OPT_SNAPSHOT,
+		OPT_SCALE,
+		OPT_DEVICE,
+		OPT_COUNT
+	};
 	static const struct option opts[] = {
 	    {"json", no_argument, NULL, 'j'},
 	    {"no-sigrok", no_argument, NULL, OPT_NO_SIGROK},
 	    {"dev", required_argument, NULL, OPT_DEV},
+	    {"probe", required_argument, NULL, OPT_PROBE},
+	    {"as", required_argument, NULL, OPT_AS},
+	    {"count", required_argument, NULL, OPT_COUNT},
+	    {"interval-ms", required_argument, NULL, OPT_INTERVAL},
+	    {"snapshot", required_argument, NULL, OPT_SNAPSHOT},
+	    {"scale", required_argument, NULL, OPT_SCALE},
+	    {"device", required_argument, NULL, OPT_DEVICE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
+	struct sb_cli_probe_opts po = {.role = -1, .count = 5, .scale = 4};
 	struct sb_found_instrument *f;
 	const char *dev_dir = "/dev";
-	bool json = false, sigrok = true;
+	bool json = false, sigrok = true, probe_only = false;
+	uint64_t v;
 	int c, n, rc;
 
 	optind = 1;
@@ -92,6 +134,45 @@ static int instruments_run(int argc, char **argv)
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case OPT_PROBE:
+			po.conn = optarg;
+			break;
+		case OPT_AS:
+			if (sb_cli_probe_role(optarg, &po.role) < 0)
+				return sb_cli_usage_error(
+				    "instruments", "--as %s: camera, meter or cooling", optarg);
+			probe_only = true;
+			break;
+		case OPT_COUNT:
+			if (sb_parse_u64(optarg, "--count", false, &v) < 0 || !v || v > 1000)
+				return sb_cli_usage_error("instruments", "--count %s: 1..1000",
+				                          optarg);
+			po.count = (unsigned)v;
+			probe_only = true;
+			break;
+		case OPT_INTERVAL:
+			if (sb_parse_u64(optarg, "--interval-ms", false, &v) < 0 || !v ||
+			    v > 600000)
+				return sb_cli_usage_error("instruments",
+				                          "--interval-ms %s: 1..600000", optarg);
+			po.interval_ms = (unsigned)v;
+			probe_only = true;
+			break;
+		case OPT_SNAPSHOT:
+			po.snapshot = optarg;
+			probe_only = true;
+			break;
+		case OPT_SCALE:
+			if (sb_parse_u64(optarg, "--scale", false, &v) < 0 || !v || v > 16)
+				return sb_cli_usage_error("instruments", "--scale %s: 1..16",
+				                          optarg);
+			po.scale = (unsigned)v;
+			probe_only = true;
+			break;
+		case OPT_DEVICE:
+			po.device = optarg;
+			probe_only = true;
 			break;
 		case OPT_NO_SIGROK:
 			sigrok = false;
@@ -108,6 +189,21 @@ static int instruments_run(int argc, char **argv)
 	}
 	if (optind != argc)
 		return sb_cli_usage_error("instruments", "unexpected argument '%s'", argv[optind]);
+	if (probe_only && !po.conn)
+		return sb_cli_usage_error("instruments",
+		                          "--as, --count, --interval-ms, --snapshot, --scale and "
+		                          "--device go with --probe CONN");
+	if (po.conn) {
+		po.json = json;
+		if (!po.interval_ms)
+			po.interval_ms =
+			    po.role == SB_INSTRUMENT_TEMPERATURE ||
+			            (po.role < 0 && (!strncmp(po.conn, "flirone:", 8) ||
+			                             !strncmp(po.conn, "sim:", 4)))
+			        ? 200
+			        : 1000;
+		return sb_cli_probe(&po);
+	}
 	f = calloc(MAX_FOUND, sizeof(*f));
 	if (!f)
 		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));

@@ -7,6 +7,11 @@
  *
  *   pty_instruments wattsup|wt310|korad ok|garbage|partial|silence|close
  *   pty_instruments rig-korad RIG_TTY
+ *   pty_instruments probe wattsup|wt310|korad|korad-cooling STACKBENCH
+ *
+ * probe: `stackbench instruments --probe SCHEME:PATH --json` against the simulator, its readings
+ * checked against what the simulator serves (the Korad: on at 12 V, 0.45 A drawn, read as a
+ * meter and, with --as cooling, as a fan supply).
  *
  * rig-korad: the cooling rig (the real firmware in simavr behind RIG_TTY, sb-rig-sim) with the
  * backplane fans on the Korad: rig:RIG_TTY?supply=korad:/dev/ttyACM7.
@@ -25,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
 #include <umockdev.h>
 
 #include "stackbench/error.h"
@@ -364,6 +370,106 @@ static int check_korad_power(const char *path, const char *fault)
 	return 0;
 }
 
+/* Run the tool with args; its standard output into out (NUL-terminated). Its exit status. */
+static int run_tool(char *const *args, char *out, size_t cap)
+{
+	int p[2], status = -1;
+	size_t len = 0;
+	pid_t pid;
+
+	if (pipe(p) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], STDOUT_FILENO);
+		close(p[0]);
+		close(p[1]);
+		execv(args[0], args);
+		_exit(127);
+	}
+	close(p[1]);
+	for (;;) {
+		ssize_t n = read(p[0], out + len, cap - 1 - len);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1)
+			break;
+	}
+	out[len] = '\0';
+	close(p[0]);
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static double num(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+/*
+ * stackbench instruments --probe CONN --json against a simulator: 3 readings that are what the
+ * simulator serves (want_w, want_v, want_a; a fan supply reads back volts and amps).
+ */
+static int check_probe(const char *exe, const char *mode, const char *path)
+{
+	bool cooling = !strcmp(mode, "korad-cooling");
+	const char *scheme = cooling ? "korad" : mode;
+	double want_w = !strcmp(mode, "wattsup") ? 123.4 : !strcmp(mode, "wt310") ? 45.21 : 5.4;
+	double want_v = !strcmp(mode, "wattsup") ? 120.1 : !strcmp(mode, "wt310") ? 230.1 : 12;
+	double want_a = !strcmp(mode, "wattsup") ? 1.027 : !strcmp(mode, "wt310") ? 0.1966 : 0.45;
+	char conn[300], out[1 << 16];
+	char *args[] = {(char *)exe,     "instruments",
+	                "--probe",       conn,
+	                "--count",       "3",
+	                "--interval-ms", "300",
+	                "--json",        cooling ? "--as" : NULL,
+	                "cooling",       NULL};
+	const cJSON *rd, *r;
+	cJSON *root;
+	int rc, n = 0;
+
+	snprintf(conn, sizeof(conn), "%s:%s", scheme, path);
+	rc = run_tool(args, out, sizeof(out));
+	CHECK(rc == 0, "probe %s: exit %d: %s", conn, rc, out);
+	root = cJSON_Parse(out);
+	CHECK(root, "probe %s: not JSON: %s", conn, out);
+	CHECK(!strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema")),
+	              "stackbench-probe") &&
+	          !strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(root, "role")),
+	                  cooling ? "cooling" : "meter"),
+	      "probe %s: schema and role: %s", conn, out);
+	rd = cJSON_GetObjectItem(root, "readings");
+	cJSON_ArrayForEach(r, rd)
+	{
+		if (cooling) {
+			CHECK(fabs(num(r, "fan_supply_v") - want_v) < 1e-6 &&
+			          fabs(num(r, "fan_supply_a") - want_a) < 1e-6,
+			      "probe %s: reading %d: %.4f V %.4f A, want %.4f V %.4f A", conn, n,
+			      num(r, "fan_supply_v"), num(r, "fan_supply_a"), want_v, want_a);
+		} else {
+			CHECK(
+			    fabs(num(r, "power_w") - want_w) < 1e-5 &&
+			        fabs(num(r, "volts_v") - want_v) < 1e-5 &&
+			        fabs(num(r, "amps_a") - want_a) < 1e-5,
+			    "probe %s: reading %d: %.5f W %.4f V %.4f A, want %.5f W %.4f V %.4f A",
+			    conn, n, num(r, "power_w"), num(r, "volts_v"), num(r, "amps_a"), want_w,
+			    want_v, want_a);
+		}
+		/* readings 300 ms apart in real time: the clock of the machine, not a board's */
+		CHECK(n == 0 || num(r, "t_s") >= 0.25 * n, "probe %s: reading %d at %.3f s", conn,
+		      n, num(r, "t_s"));
+		n++;
+	}
+	CHECK(n == 3, "probe %s: %d readings, want 3", conn, n);
+	printf("probe %s: 3 readings as served\n", conn);
+	cJSON_Delete(root);
+	return 0;
+}
+
 /* The rig with the Korad as its fan supply: voltages from the supply, duties from the rig. */
 static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 {
@@ -440,16 +546,22 @@ static int check_rig_korad(const char *rig_tty, const char *tmpdir)
 
 int main(int argc, char **argv)
 {
-	const char *mode = argc == 3 ? argv[1] : "", *fault = argc == 3 ? argv[2] : "";
+	bool probe = argc == 4 && !strcmp(argv[1], "probe");
+	const char *mode = probe ? argv[2] : argc == 3 ? argv[1] : "";
+	const char *fault = probe ? "power" : argc == 3 ? argv[2] : "";
 	int master, rc, status, hold;
 	pid_t pid;
 	char path[128];
 
-	if (argc != 3) {
+	if (argc != 3 && !probe) {
 		fprintf(stderr, "usage: pty_instruments wattsup|wt310|korad FAULT\n"
-		                "       pty_instruments rig-korad RIG_TTY\n");
+		                "       pty_instruments rig-korad RIG_TTY\n"
+		                "       pty_instruments probe wattsup|wt310|korad|korad-cooling "
+		                "STACKBENCH\n");
 		return 2;
 	}
+	if (!strcmp(mode, "korad-cooling"))
+		mode = "korad";
 	if (!strcmp(mode, "korad") || !strcmp(mode, "rig-korad")) {
 		/*
 		 * libserialport (under libsigrok) accepts /dev/NAME only when /sys/class/tty/NAME
@@ -509,7 +621,9 @@ int main(int argc, char **argv)
 	 * only the parent's own pty is closed. */
 	if (strcmp(mode, "korad") && strcmp(mode, "rig-korad"))
 		close(master);
-	if (!strcmp(mode, "wattsup"))
+	if (probe)
+		rc = check_probe(argv[3], argv[2], path);
+	else if (!strcmp(mode, "wattsup"))
 		rc = check_meter("wattsup", path, fault, 123.4, 120.1, 1.027);
 	else if (!strcmp(mode, "wt310"))
 		rc = check_meter("wt310", path, fault, 45.21, 230.1, 0.1966);

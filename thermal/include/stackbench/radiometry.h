@@ -121,6 +121,29 @@ int sb_hotspot_track(struct sb_hotspot_tracker *t, const struct sb_thermal_image
 /* Round v to a multiple of step (step <= 0: v unchanged). */
 double sb_quantize(double v, double step);
 
+/* How a frame is saved as a picture (sb_snapshot_png). */
+struct sb_snapshot {
+	struct sb_roi roi;     /* outlined (w or h 0: the whole frame) */
+	unsigned hot_x, hot_y; /* the hot spot, marked with a cross */
+	double hot_c;          /* its temperature (in the picture's comment) */
+	unsigned scale;        /* each frame pixel becomes scale x scale (1..16) */
+};
+
+/* The marks' colours (RGB), which the false-colour palette never uses. */
+#define SB_SNAPSHOT_ROI_RGB ((const uint8_t[3]){0, 255, 255})
+#define SB_SNAPSHOT_HOT_RGB ((const uint8_t[3]){0, 255, 0})
+
+/*
+ * Save a frame as a PNG (8-bit RGB, width x scale by height x scale): false colours over the
+ * frame's range (black, purple, red, orange, pale yellow; no reading: grey), the ROI's outline
+ * (its outermost pixels) in SB_SNAPSHOT_ROI_RGB, the hot spot's pixel and two pixels on each
+ * side of it, across and down, in SB_SNAPSHOT_HOT_RGB; a text chunk "Comment" gives the range,
+ * the ROI and the hot spot. Written atomically. Returns 0, SB_ERR_INVAL (no frame, bad scale),
+ * SB_ERR_RANGE (marks outside the frame), SB_ERR_IO, SB_ERR_NOMEM.
+ */
+int sb_snapshot_png(const char *path, const struct sb_thermal_image *img,
+                    const struct sb_snapshot *s);
+
 #ifdef __cplusplus
 }
 #endif
