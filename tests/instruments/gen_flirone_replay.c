@@ -7,7 +7,11 @@
  * 109 real bulk transfers of endpoint 0x85, each followed by empty reads of 0x81 and 0x83 as
  * the driver drains them). umockdev replays the recording in a loop.
  *
- *   gen_flirone_replay CHUNK_DIR PREFIX VARIANT
+ *   gen_flirone_replay CHUNK_DIR PREFIX VARIANT CONTROL_FILE
+ *
+ * CONTROL_FILE holds the start sequence as the reference driver sends it (one request a line:
+ * bmRequestType bRequest wValue wIndex, hex; tests/data/flirone-gen3/control.txt): the
+ * recording's control steps come from it, never from the driver's own header.
  *
  * VARIANT: ok          the capture as it is
  *          short       transfer 9 (the first JPEG chunk of frame 2) cut to 1000 bytes
@@ -152,14 +156,48 @@ static void urb(FILE *f, int type, int ep, int status, int buflen, const unsigne
 	fprintf(f, "\n");
 }
 
-static void set_interface(FILE *f, unsigned iface, unsigned alt)
-{
-	const unsigned char setup[8] = {
-	    SB_FLIRONE_SETIF_REQTYPE, SB_FLIRONE_SETIF_REQ, alt, 0, iface, 0, 0, 0};
+/* The reference start sequence: setup packets (wLength 0). */
+static unsigned char control[8][8];
+static unsigned ncontrol;
 
-	/* OUT control URB: umockdev matches the setup packet; nothing comes back. */
+static int load_control(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+
+	if (!f) {
+		fprintf(stderr, "gen_flirone_replay: cannot open '%s': %s\n", path,
+		        strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned type, req, value, index;
+
+		if (line[0] == '#' || line[0] == '\n')
+			continue;
+		if (sscanf(line, "%x %x %x %x", &type, &req, &value, &index) != 4 ||
+		    ncontrol == 8) {
+			fprintf(stderr, "gen_flirone_replay: '%s': bad line '%s'\n", path, line);
+			fclose(f);
+			return -1;
+		}
+		control[ncontrol][0] = (unsigned char)type;
+		control[ncontrol][1] = (unsigned char)req;
+		control[ncontrol][2] = (unsigned char)value;
+		control[ncontrol][3] = (unsigned char)(value >> 8);
+		control[ncontrol][4] = (unsigned char)index;
+		control[ncontrol][5] = (unsigned char)(index >> 8);
+		ncontrol++;
+	}
+	fclose(f);
+	return ncontrol ? 0 : -1;
+}
+
+/* An OUT control URB: umockdev matches the setup packet; nothing comes back. */
+static void control_urb(FILE *f, const unsigned char setup[8])
+{
 	fprintf(f, "USBDEVFS_REAPURBNDELAY 0 2 0 0 0 8 0 0 ");
-	hex(f, setup, sizeof(setup));
+	hex(f, setup, 8);
 	fprintf(f, "\n");
 }
 
@@ -195,13 +233,13 @@ int main(int argc, char **argv)
 	int frame = 0;
 	FILE *f;
 
-	if (argc != 4) {
+	if (argc != 5) {
 		fprintf(stderr, "usage: gen_flirone_replay CHUNK_DIR PREFIX "
-		                "ok|short|crc|garbage|disconnect\n");
+		                "ok|short|crc|garbage|disconnect CONTROL_FILE\n");
 		return 2;
 	}
 	variant = argv[3];
-	if (load(argv[1]) < 0)
+	if (load(argv[1]) < 0 || load_control(argv[4]) < 0)
 		return 1;
 	for (int i = 0; i < NCHUNKS; i++) {
 		bool header = chunk_len[i] >= 4 && chunk[i][0] == 0xEF && chunk[i][1] == 0xBE &&
@@ -229,10 +267,8 @@ int main(int argc, char **argv)
 	fprintf(f, "@DEV /dev/bus/usb/001/005 (usbdevfs)\n");
 	/* ZERO_PACKET | BULK_CONTINUATION | NO_PACKET_SIZE_LIM | BULK_SCATTER_GATHER */
 	fprintf(f, "USBDEVFS_GET_CAPABILITIES 0 0F000000\n");
-	set_interface(f, 2, 0);
-	set_interface(f, 1, 0);
-	set_interface(f, 1, 1);
-	set_interface(f, 2, 1);
+	for (unsigned i = 0; i < ncontrol; i++)
+		control_urb(f, control[i]);
 	for (int i = 0; i < NCHUNKS; i++) {
 		if (!strcmp(variant, "disconnect") && i == 40) {
 			urb(f, 3, SB_FLIRONE_EP_FRAMES, -ENODEV, SB_FLIRONE_XFER_BYTES, NULL, 0);

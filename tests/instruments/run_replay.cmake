@@ -1,11 +1,18 @@
-# Generate a FLIR One replay (GEN CHUNKS PREFIX VARIANT) and run CMD under umockdev-run.
-# Optional: RC (expected exit code, default 0) and REGEX (the output must match).
-execute_process(COMMAND ${GEN} ${CHUNKS} ${PREFIX} ${VARIANT} RESULT_VARIABLE rc)
+# Generate a FLIR One replay (GEN CHUNKS PREFIX VARIANT CONTROL) and run CMD under umockdev-run,
+# with usb_control_log.c (SHIM) preloaded before umockdev: the control requests the driver
+# sends are logged and checked against the reference start sequence (check_control.cmake)
+# whenever the camera was opened. Optional: RC (expected exit code, default 0), REGEX (the
+# output must match), OPENS (1: the camera must have been opened; "close": opened and closed
+# once, nothing else).
+execute_process(COMMAND ${GEN} ${CHUNKS} ${PREFIX} ${VARIANT} ${CONTROL} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
 	message(FATAL_ERROR "gen_flirone_replay ${VARIANT} failed: ${rc}")
 endif()
+set(LOG ${PREFIX}.control.log)
+file(REMOVE ${LOG})
 execute_process(COMMAND ${UMOCKDEV_RUN} --device ${PREFIX}.umockdev
-	--ioctl /dev/bus/usb/001/005=${PREFIX}.ioctl -- ${CMD}
+	--ioctl /dev/bus/usb/001/005=${PREFIX}.ioctl --
+	env LD_PRELOAD=${SHIM}:libumockdev-preload.so.0 SB_USB_CONTROL_LOG=${LOG} ${CMD}
 	RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT DEFINED RC)
@@ -16,4 +23,13 @@ if(NOT rc EQUAL RC)
 endif()
 if(REGEX AND NOT "${out}${err}" MATCHES "${REGEX}")
 	message(FATAL_ERROR "output does not match '${REGEX}'")
+endif()
+if(OPENS AND NOT EXISTS ${LOG})
+	message(FATAL_ERROR "the camera was not opened: no USB control request was sent")
+endif()
+if(EXISTS ${LOG})
+	if(OPENS STREQUAL "close")
+		set(CLOSE 1)
+	endif()
+	include(${CMAKE_CURRENT_LIST_DIR}/check_control.cmake)
 endif()
