@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Trace capture of campaign points: one sbt per run of a GUPS point, in a folder beside the
- * results database (lab.db → lab.traces/campaign1/point00012.sbt), recorded in the store
+ * results database named after it without its extension (lab.db →
+ * lab.traces/campaign1/point00012.sbt; docs/campaigns.md), recorded in the store
  * (table point_traces, path relative to the database's folder so both move together).
  */
 #include <errno.h>
@@ -51,10 +52,15 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
 	memset(pt, 0, sizeof(*pt));
 	if (!c->trace.enabled || p->stream || p->idle)
 		return 0;
-	/* The database's name without its extension. */
-	n = strcspn(base, ".");
-	if (!n)
-		n = strlen(base);
+	/* The database's name without its last extension (lab.db: lab.traces; run.2024.db:
+	 * run.2024.traces, never the folder of run.2025.db), whole when it has none or is itself
+	 * NAME.traces (whose folder would be the database). */
+	{
+		const char *dot = strrchr(base, '.');
+
+		n = dot && dot != base && strcmp(dot, ".traces") ? (size_t)(dot - base)
+		                                                 : strlen(base);
+	}
 	if (n >= sizeof(stem))
 		n = sizeof(stem) - 1;
 	memcpy(stem, base, n);

@@ -20,8 +20,8 @@ struct sb_point_trace {
 
 /*
  * Open the capture of a run of point p when the campaign captures traces and the point has
- * GUPS traffic: DB_DIR/DB_NAME.traces/campaign<ID>/point<INDEX>[-run<N>].sbt, the folders made
- * as needed. pt->cap stays NULL otherwise. Returns 0 or an error (detail names the file).
+ * GUPS traffic: DB_DIR/DB_NAME.traces/campaign<ID>/point<INDEX>[-run<N>].sbt (DB_NAME: the
+ * database's file name without its last extension), the folders made as needed. pt->cap stays NULL otherwise. Returns 0 or an error (detail names the file).
  */
 int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
                         int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
