@@ -26,7 +26,7 @@ const struct sb_report_metric sb_report_metrics[SB_REPORT_NMETRICS] = {
     {"bandwidth_gbps", "bandwidth", "GB/s"},
     {"mrps", "request rate", "MRPS"},
     {"latency_avg_ns", "read latency", "ns"},
-    {"temp_c_steady", "hot spot, steady", "°C"},
+    {"temp_c_steady", "hot spot", "°C"},
     {"power_w_avg", "power", "W"},
 };
 
