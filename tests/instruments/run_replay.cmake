@@ -1,6 +1,7 @@
 # Generate a FLIR One replay (GEN CHUNKS PREFIX VARIANT CONTROL) and run CMD under umockdev-run,
-# with usb_control_log.c (SHIM) preloaded before umockdev: the control requests the driver
-# sends are logged and checked against the reference start sequence (check_control.cmake)
+# with the usbfs tap of tests/ftdi (TAP) preloaded before umockdev: the URBs the driver sends are
+# logged and its control requests checked against the reference start sequence
+# (check_control.cmake)
 # whenever the camera was opened. Optional: RC (expected exit code, default 0), REGEX (the
 # output must match), OPENS (1: the camera must have been opened; "close": opened and closed
 # once, nothing else).
@@ -12,7 +13,7 @@ set(LOG ${PREFIX}.control.log)
 file(REMOVE ${LOG})
 execute_process(COMMAND ${UMOCKDEV_RUN} --device ${PREFIX}.umockdev
 	--ioctl /dev/bus/usb/001/005=${PREFIX}.ioctl --
-	env LD_PRELOAD=${SHIM}:libumockdev-preload.so.0 SB_USB_CONTROL_LOG=${LOG} ${CMD}
+	env LD_PRELOAD=${TAP}:libumockdev-preload.so.0 SB_USBFS_TAP=${LOG} ${CMD}
 	RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(NOT DEFINED RC)
@@ -24,10 +25,13 @@ endif()
 if(REGEX AND NOT "${out}${err}" MATCHES "${REGEX}")
 	message(FATAL_ERROR "output does not match '${REGEX}'")
 endif()
-if(OPENS AND NOT EXISTS ${LOG})
+if(EXISTS ${LOG})
+	file(STRINGS ${LOG} control REGEX "^C ")
+endif()
+if(OPENS AND NOT control)
 	message(FATAL_ERROR "the camera was not opened: no USB control request was sent")
 endif()
-if(EXISTS ${LOG})
+if(control)
 	if(OPENS STREQUAL "close")
 		set(CLOSE 1)
 	endif()
