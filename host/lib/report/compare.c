@@ -288,24 +288,6 @@ static void summarize(struct sb_report_comparison *c, double *tmp)
 	}
 }
 
-/* The value of token name=... in a key ("" when absent). */
-static void key_token(const char *key, const char *name, char *out, size_t size)
-{
-	size_t len = strlen(name);
-
-	out[0] = '\0';
-	for (const char *p = key; *p;) {
-		size_t tok = strcspn(p, " ");
-
-		if (tok > len && !strncmp(p, name, len) && p[len] == '=') {
-			snprintf(out, size, "%.*s", (int)(tok - len - 1), p + len + 1);
-			return;
-		}
-		p += tok;
-		p += *p == ' ';
-	}
-}
-
 /* Each point's label: the axes whose values differ between the points (all of them when
  * none does). */
 static void point_labels(struct sb_report_comparison *c)
@@ -318,8 +300,8 @@ static void point_labels(struct sb_report_comparison *c)
 		for (unsigned i = 1; i < c->npoints && !vary[a]; i++) {
 			char x[64], y[64];
 
-			key_token(c->points[0].key, axes[a], x, sizeof(x));
-			key_token(c->points[i].key, axes[a], y, sizeof(y));
+			sb_rpt_key_value(c->points[0].key, axes[a], x, sizeof(x));
+			sb_rpt_key_value(c->points[i].key, axes[a], y, sizeof(y));
 			vary[a] = strcmp(x, y) != 0;
 			any = any || vary[a];
 		}
@@ -333,7 +315,7 @@ static void point_labels(struct sb_report_comparison *c)
 
 			if (any && !vary[a])
 				continue;
-			key_token(p->key, axes[a], v, sizeof(v));
+			sb_rpt_key_value(p->key, axes[a], v, sizeof(v));
 			if (!strcmp(v, "none/0"))
 				v[4] = '\0'; /* no mask: its width says nothing */
 			len += (size_t)snprintf(p->label + len, sizeof(p->label) - len, "%s%s=%s",

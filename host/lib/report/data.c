@@ -239,8 +239,7 @@ out:
 
 /* --- points that differ in an axis the figure does not show ------------------------------ */
 
-/* The value of name=... in a key ("" if absent), into out. */
-static void key_value(const char *key, const char *name, char *out, size_t size)
+void sb_rpt_key_value(const char *key, const char *name, char *out, size_t size)
 {
 	size_t len = strlen(name);
 
@@ -267,8 +266,8 @@ static void differing_axes(const char *a, const char *b, char *names, size_t siz
 
 		if (eq < tok && eq < sizeof(name)) {
 			snprintf(name, sizeof(name), "%.*s", (int)eq, p);
-			key_value(a, name, va, sizeof(va));
-			key_value(b, name, vb, sizeof(vb));
+			sb_rpt_key_value(a, name, va, sizeof(va));
+			sb_rpt_key_value(b, name, vb, sizeof(vb));
 			snprintf(pad, sizeof(pad), " %s ", name);
 			if (strcmp(va, vb) && !strstr(names, pad) &&
 			    strlen(names) + strlen(name) + 2 < size) {
@@ -316,7 +315,7 @@ static bool split_mixed(struct sb_rpt_rows *rs)
 				char name[32];
 
 				snprintf(name, sizeof(name), "%.*s", (int)tok, p);
-				key_value(r->nkey, name, v, sizeof(v));
+				sb_rpt_key_value(r->nkey, name, v, sizeof(v));
 				len += (size_t)snprintf(add + len,
 				                        len < sizeof(add) ? sizeof(add) - len : 0,
 				                        "%s%s=%s", len ? " " : "", name, v);

@@ -198,6 +198,8 @@ struct sb_rpt_row *sb_rpt_add_row(struct sb_rpt_rows *rs);
 /* The group of a run (added when new): its index, or SB_ERR_NOMEM. */
 int sb_rpt_group_of(struct sb_rpt_fig *fig, int64_t campaign_id, const char *cname,
                     const char *device, int64_t duration_ns);
+/* The value of token name=... of a point's key ("type=ro size=128 ..."; "" when absent). */
+void sb_rpt_key_value(const char *key, const char *name, char *out, size_t size);
 /* Text of a cell ("" for NULL). */
 const char *sb_rpt_text(const struct sb_cell *c);
 
