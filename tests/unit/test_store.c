@@ -55,7 +55,7 @@ Test(store, schema_and_version)
 	char text[64];
 
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 5);
+	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 6);
 	cr_assert_eq(sb_store_schema_version(st), SB_STORE_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[128];
@@ -74,7 +74,8 @@ Test(store, schema_and_version)
 	cr_assert_eq(sb_store_query(st, "SELECT group_concat(version) FROM schema_version", 0,
 	                            first_text, text),
 	             1);
-	cr_assert_str_eq(text, "1,2,3,4,5", "made as version 1, upgraded to 2, 3, 4 and 5, once");
+	cr_assert_str_eq(text, "1,2,3,4,5,6",
+	                 "made as version 1, upgraded to 2, 3, 4, 5 and 6, once");
 	sb_store_close(st);
 }
 
@@ -87,12 +88,12 @@ Test(store, newer_schema_is_refused)
 	sb_store_close(st);
 	cr_assert_eq(sqlite3_open(db, &raw), SQLITE_OK);
 	cr_assert_eq(
-	    sqlite3_exec(raw, "INSERT INTO schema_version VALUES (7, 'later')", NULL, NULL, NULL),
+	    sqlite3_exec(raw, "INSERT INTO schema_version VALUES (9, 'later')", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(raw);
 	cr_assert_eq(sb_store_open(&st, db), SB_ERR_VERSION);
-	cr_assert(strstr(sb_error_detail(), "has schema version 7; this stackbench reads up to "
-	                                    "version 5"),
+	cr_assert(strstr(sb_error_detail(), "has schema version 9; this stackbench reads up to "
+	                                    "version 6"),
 	          "%s", sb_error_detail());
 	cr_assert_null(st);
 }
@@ -253,7 +254,7 @@ Test(store, json_round_trip)
 	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, true);
 	j = cJSON_Parse(text);
 	cr_assert_not_null(j);
-	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "5.0");
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "6.0");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema")->valuestring, "stackbench-results");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "campaigns")), 1);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "samples")), 6);
@@ -562,7 +563,10 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	sb_store_close(st);
 	/* Writable: upgraded in place, nothing lost. */
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(sb_store_schema_version(st), 5);
+	cr_assert_eq(sb_store_schema_version(st), 6);
+	/* version 6: campaigns hold the whole campaign unless run as a shard */
+	cr_assert_eq(
+	    num(st, "SELECT count(*) FROM campaigns WHERE shard IS NULL AND shards IS NULL"), 1);
 	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE attempt = 0"), 3);
 	/* version 3: provenance columns, empty for what was measured before */
 	cr_assert_eq(num(st, "SELECT count(*) FROM points WHERE provenance IS NULL"), 3);

@@ -197,6 +197,34 @@ struct sb_campaign_change {
 int sb_campaign_load_stored(struct sb_campaign *c, const char *name, const char *normalized,
                             const char *hash, const struct sb_campaign_change *change);
 
+/* ---- shards (docs/cluster.md) --------------------------------------------------------- */
+
+#define SB_CAMPAIGN_MAX_SHARDS 1000 /* Slurm's default MaxArraySize allows task ids 0..1000 */
+
+/*
+ * Split the campaign's points into nshards shards: shard_of[i] (npoints entries) is the shard
+ * of point i. A sequence that must stay ordered — the points of one cooling configuration in a
+ * thermal campaign, or in any campaign that applies cooling (settling) — goes whole, in order,
+ * into one shard; other points are single groups. Groups go in order to the shard with the
+ * fewest points so far (the first of equals), so single points go round robin. A pure function
+ * of the campaign and nshards. *ngroups (may be NULL) gets the number of groups: with fewer
+ * groups than shards, some shards are empty. Returns 0, SB_ERR_INVAL (nshards 0 or above
+ * SB_CAMPAIGN_MAX_SHARDS) or SB_ERR_NOMEM.
+ */
+int sb_campaign_shard_map(const struct sb_campaign *c, unsigned nshards, unsigned *shard_of,
+                          unsigned *ngroups);
+
+/* Parse "I/N" (0 <= I < N <= SB_CAMPAIGN_MAX_SHARDS). Returns 0 or SB_ERR_INVAL. */
+int sb_campaign_shard_parse(const char *text, unsigned *index, unsigned *count);
+
+/*
+ * Run the campaign on another board than its file names (one URI; sim: URIs without a profile
+ * get bench.profile, as in the file). The content hash does not change: the board is where a
+ * point was measured (points.device, provenance), not what the campaign is. Returns 0 or
+ * SB_ERR_URI.
+ */
+int sb_campaign_set_device(struct sb_campaign *c, const char *uri);
+
 /* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);
 
@@ -259,6 +287,10 @@ struct sb_run_event {
 struct sb_run_options {
 	bool resume;   /* continue the latest campaign of this name in the store */
 	unsigned jobs; /* workers (0 = 1); one device URI each */
+	/* Run only shard `shard` of `shards` (sb_campaign_shard_map; shards 0: the whole
+	 * campaign). The store records the shard with the campaign, and a resume must name the
+	 * same shard. */
+	unsigned shard, shards;
 	/* Called (serialized) after each stored point, once at start (last = NULL), and during
 	 * points of 10 s of bench time or more at most once a second of wall time (in_point). */
 	void (*progress)(void *ctx, const struct sb_run_progress *p);
@@ -281,10 +313,10 @@ struct sb_run_options {
 struct sb_run_summary {
 	int64_t campaign_id;
 	bool resumed;
-	unsigned total, skipped, run;
-	unsigned failed;    /* runs (attempts) that ended in a thermal failure */
-	unsigned retried;   /* runs that repeated a failed point */
-	unsigned recovered; /* recoveries after a failure */
+	unsigned total, skipped, run; /* total: the points of the run's shard (all without one) */
+	unsigned failed;              /* runs (attempts) that ended in a thermal failure */
+	unsigned retried;             /* runs that repeated a failed point */
+	unsigned recovered;           /* recoveries after a failure */
 	double wall_s;
 	/* Where an error came from, before anything ran: a board or instrument that could not be
 	 * opened, or a point the boards cannot run (what the file asks for). */

@@ -102,6 +102,17 @@ unsigned sb_device_port_count(const struct sb_device *dev);
 const struct sb_fw_info *sb_device_fw(const struct sb_device *dev);
 
 /* What a board is, for the provenance of every result. */
+/*
+ * A board described by a profile file (the simulated board's model profile): its name, a hash
+ * of the file's content, and the bench it stands on. No path: results carrying it are shared
+ * between machines.
+ */
+struct sb_board_profile {
+	char name[64];
+	char content_hash[32]; /* "fnv1a64:9d8932ebc6cc1e05"; "" for a built-in profile */
+	char bench[64];        /* the bench model's name; "" without one */
+};
+
 struct sb_device_identity {
 	char uri[256];       /* as opened */
 	char transport[8];   /* "sim", "pci", "dev" */
@@ -113,6 +124,8 @@ struct sb_device_identity {
 	/* The transport's own account: the model profile and its content hash and the bench on
 	 * sim:, the kernel module and uapi versions on dev:, the PCI ids on pci:. */
 	char detail[256];
+	bool have_profile; /* a board profile (sim:) */
+	struct sb_board_profile profile;
 };
 
 /* Fill id for dev. Returns 0 (a transport that cannot describe itself leaves detail ""). */

@@ -5,7 +5,8 @@
  * hash and whether it matches this host's, PCI function, the transport's account: model profile
  * and its content hash on sim:, kernel module and interface versions on dev:), the instruments
  * (driver and connection string), the seed, whether the simulated board fast-forwarded, and when
- * it ran. Stored with every campaign and every run of a point, printed in every JSON output
+ * it ran; under Slurm the job, array task and node, and for a shard of a campaign which one.
+ * No machine's paths: results are shared. Stored with every campaign and every run of a point, printed in every JSON output
  * (docs/provenance.md).
  */
 #ifndef STACKBENCH_PROVENANCE_H
@@ -32,6 +33,11 @@ struct sb_provenance {
 	struct sb_device_identity device;
 	/* the instruments, "driver: connection" ("" when none) */
 	char camera[200], meter[200], cooling[200];
+	/* the Slurm job that ran it ($SLURM_JOB_ID ...; have_slurm false: not under Slurm) */
+	bool have_slurm;
+	char slurm_cluster[64], slurm_job[24], slurm_array_job[24], slurm_array_task[16];
+	char slurm_node[64];
+	char shard[24]; /* "I/N" for a run of one shard of a campaign; "" otherwise */
 	/* the run */
 	bool have_seed;
 	uint64_t seed;
@@ -39,7 +45,8 @@ struct sb_provenance {
 	char started_at[32], finished_at[32]; /* UTC, ISO 8601; "" when unknown */
 };
 
-/* The build's and the host's facts; everything else empty. */
+/* The build's and the host's facts (and the Slurm job's, under Slurm); everything else
+ * empty. */
 void sb_provenance_init(struct sb_provenance *p);
 /* Add a board's identity. */
 void sb_provenance_device(struct sb_provenance *p, struct sb_device *dev);

@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 5
+#define SB_STORE_SCHEMA_VERSION 6
 
 struct sb_store;
 
@@ -51,13 +51,20 @@ struct sb_store_campaign {
 	char name[SB_CAMPAIGN_NAME_MAX];
 	char file[SB_CAMPAIGN_TEXT_MAX];
 	char hash[17];
-	char status[16]; /* running, complete */
-	unsigned points_total, points_done;
+	char status[16];                      /* running, complete */
+	unsigned points_total, points_done;   /* points_total: the campaign's, shard or not */
 	char created_at[32], finished_at[32]; /* UTC, ISO 8601; "" when not finished */
+	/* A shard (docs/cluster.md): shard `shard` of `shards` (0: the whole campaign), holding
+	 * shard_points of the campaign's points; status "complete" means the shard is. */
+	unsigned shard, shards, shard_points;
 };
 
 /* Create a campaign row (status running). */
 int sb_store_campaign_create(struct sb_store *st, const struct sb_campaign *c, int64_t *id);
+
+/* Record that the campaign holds one shard of its points: shard of shards, npoints of them. */
+int sb_store_campaign_shard(struct sb_store *st, int64_t campaign_id, unsigned shard,
+                            unsigned shards, unsigned npoints);
 
 /* Record what created the campaign: a JSON object (stackbench/provenance.h). */
 int sb_store_campaign_provenance(struct sb_store *st, int64_t campaign_id, const char *json);
@@ -194,6 +201,62 @@ int sb_export_table_parse(const char *name, enum sb_export_table *t);
  */
 int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
                     enum sb_export_table table, int64_t campaign_id, bool samples);
+
+/* ---- shards of a campaign (docs/cluster.md) ------------------------------------------- */
+
+/* How far a shard (or the whole campaign) has got in a database. */
+struct sb_shard_progress {
+	bool found;          /* the database holds the campaign (of this content hash) */
+	int64_t campaign_id; /* there */
+	unsigned done;       /* points finished (stored without a failure, or out of retries) */
+	unsigned total;      /* points of the shard (of the campaign when shards is 0) */
+	char status[16];     /* the campaign's status there ("" when not found) */
+};
+
+/*
+ * Read how far shard `shard` of `shards` (shards 0: the whole campaign) of campaign c has got
+ * in the database at path (the latest campaign of c's name there): found false when the file
+ * or the campaign is not there. Returns 0, SB_ERR_MISMATCH (the database holds another version
+ * of the campaign, by content hash, or another shard of it), or a database error.
+ */
+int sb_campaign_shard_progress(const struct sb_campaign *c, const char *path, unsigned shard,
+                               unsigned shards, struct sb_shard_progress *p);
+
+/* ---- merging the shards of a campaign (docs/cluster.md) ------------------------------- */
+
+struct sb_merge_options {
+	const char *campaign; /* the campaign's name in every input (NULL: each input's latest) */
+	bool partial;         /* merge although points are missing (the result is resumable) */
+};
+
+struct sb_merge_summary {
+	int64_t campaign_id; /* the campaign made in the target */
+	char name[SB_CAMPAIGN_NAME_MAX], hash[17];
+	unsigned inputs;     /* databases read */
+	unsigned total;      /* the campaign's points */
+	unsigned points;     /* distinct points merged (of total) */
+	unsigned runs;       /* runs of points merged (several per point after thermal retries) */
+	unsigned duplicates; /* runs present in more than one input with the same results */
+	unsigned traces;     /* trace captures copied beside the target */
+	bool complete;       /* every point finished: the campaign is complete in the target */
+	bool created;        /* the target did not exist before */
+};
+
+/*
+ * Merge the campaign held by each input database (a shard run with --shard, or any database
+ * holding part of the campaign) into one campaign of the target database `into`, exactly:
+ * every run of every point once, with its per-port counters, samples, trace capture (the file
+ * copied beside the target) and events, and its provenance as it was measured (host, board,
+ * Slurm job and task, shard). Refused, with the target untouched: an input that is damaged or
+ * truncated (SQLite's quick_check) or not a results database (SB_ERR_DB); inputs holding
+ * campaigns of different content hashes (SB_ERR_MISMATCH); a run of a point present in two
+ * inputs with different results (SB_ERR_MISMATCH, naming the point, the files and the first
+ * value that differs); points missing, unless o->partial (SB_ERR_STATE, naming them); a target
+ * that is one of the inputs (SB_ERR_INVAL). Atomic: a target that exists gains the campaign
+ * in one transaction; a new one is built under a temporary name and renamed into place.
+ */
+int sb_store_merge(const char *const *inputs, unsigned n, const char *into,
+                   const struct sb_merge_options *o, struct sb_merge_summary *sum);
 
 #ifdef __cplusplus
 }

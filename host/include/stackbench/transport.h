@@ -44,6 +44,8 @@ struct sb_transport_ops {
 	/* Optional: what the transport knows of the board, one line of text, for provenance
 	 * (struct sb_device_identity.detail). */
 	int (*describe)(void *priv, char *buf, size_t size);
+	/* Optional: the board profile the transport runs (the model's on sim:; NULL: none). */
+	int (*profile)(void *priv, struct sb_board_profile *p);
 	/*
 	 * Optional: point the trace block's DMA ring (trace.buf_addr, buf_size) at buf and reset
 	 * the block's pointers and counters, where host code may not write those registers (the

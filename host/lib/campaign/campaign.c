@@ -83,6 +83,8 @@ struct engine {
 	pthread_mutex_t lock;
 	bool *done;         /* finished: stored without a failure, or out of retries */
 	unsigned *attempts; /* runs stored of each point */
+	bool *in_shard;     /* the points of the run's shard (NULL: every point) */
+	unsigned total;     /* points in the run's shard (all without one) */
 	unsigned next, ndone, nrun, nfailed, nretried, nrecovered;
 	_Atomic bool abort; /* read by the sampling callbacks without the lock */
 	int err;
@@ -852,7 +854,7 @@ static void report_progress(struct engine *en, const struct worker *w,
 {
 	struct sb_run_progress pr = {
 	    .done = en->ndone,
-	    .total = en->c->npoints,
+	    .total = en->total,
 	    .done_run = en->nrun,
 	    .elapsed_s = wall_now() - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
 	    .eta_s = -1,
@@ -902,7 +904,7 @@ static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sam
 	pthread_mutex_lock(&en->lock);
 	pr = (struct sb_run_progress){
 	    .done = en->ndone,
-	    .total = en->c->npoints,
+	    .total = en->total,
 	    .done_run = en->nrun,
 	    .elapsed_s = now - ((double)en->t0.tv_sec + (double)en->t0.tv_nsec * 1e-9),
 	    .eta_s = -1,
@@ -1091,6 +1093,8 @@ again:
 	sb_provenance_device(&prov, w->dev);
 	sb_provenance_instruments(&prov, &w->inst);
 	sb_provenance_point(&prov, p->seed, r);
+	if (en->o->shards)
+		snprintf(prov.shard, sizeof(prov.shard), "%u/%u", en->o->shard, en->o->shards);
 	prov_json = sb_provenance_json(&prov);
 	rec = (struct sb_point_record){
 	    .point = p,
@@ -1336,6 +1340,21 @@ static int campaign_provenance(struct engine *en, int64_t id)
 	return e;
 }
 
+/* A resume of another shard (or of the whole campaign as a shard, or the reverse). */
+static int shard_mismatch(const struct engine *en, const struct sb_store_campaign *prev)
+{
+	char was[32] = "the whole campaign", now[32] = "the whole campaign";
+
+	if (prev->shards)
+		snprintf(was, sizeof(was), "shard %u/%u", prev->shard, prev->shards);
+	if (en->o->shards)
+		snprintf(now, sizeof(now), "shard %u/%u", en->o->shard, en->o->shards);
+	return sb_error_set(SB_ERR_MISMATCH,
+	                    "campaign %lld '%s' in '%s' holds %s; this run is %s: refusing to "
+	                    "resume (each shard has its own database)",
+	                    (long long)prev->id, prev->name, sb_store_path(en->st), was, now);
+}
+
 /* Create the campaign in the store, or find the one to resume. */
 static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 {
@@ -1354,6 +1373,8 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 			    "hash %s, stored %s): refusing to resume; run it without --resume to "
 			    "start a new campaign",
 			    c->file, (long long)prev.id, prev.name, c->hash, prev.hash);
+		if (prev.shards != en->o->shards || (en->o->shards && prev.shard != en->o->shard))
+			return shard_mismatch(en, &prev);
 		en->id = prev.id;
 		sum->resumed = true;
 		if ((e = sb_store_campaign_status(en->st, en->id, "running")) < 0)
@@ -1374,10 +1395,43 @@ static int setup_campaign(struct engine *en, struct sb_run_summary *sum)
 		    "campaign %lld '%s' in '%s' is incomplete (%u of %u points); starting a new "
 		    "one (use --resume to continue it)",
 		    (long long)prev.id, prev.name, sb_store_path(en->st), prev.points_done,
-		    prev.points_total);
+		    prev.shards ? prev.shard_points : prev.points_total);
 	if ((e = sb_store_campaign_create(en->st, c, &en->id)) < 0)
 		return e;
+	if (en->o->shards && (e = sb_store_campaign_shard(en->st, en->id, en->o->shard,
+	                                                  en->o->shards, en->total)) < 0)
+		return e;
 	return campaign_provenance(en, en->id);
+}
+
+/* Which points the run's shard holds (en->in_shard, en->total). */
+static int select_shard(struct engine *en)
+{
+	const struct sb_campaign *c = en->c;
+	unsigned *of;
+	int e;
+
+	en->total = c->npoints;
+	if (!en->o->shards)
+		return 0;
+	if (en->o->shard >= en->o->shards)
+		return sb_error_set(SB_ERR_INVAL, "shard %u/%u: expected 0 <= I < N", en->o->shard,
+		                    en->o->shards);
+	of = calloc(c->npoints ? c->npoints : 1, sizeof(*of));
+	en->in_shard = calloc(c->npoints ? c->npoints : 1, sizeof(*en->in_shard));
+	if (!of || !en->in_shard) {
+		free(of);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	if ((e = sb_campaign_shard_map(c, en->o->shards, of, NULL)) == 0) {
+		en->total = 0;
+		for (unsigned i = 0; i < c->npoints; i++) {
+			en->in_shard[i] = of[i] == en->o->shard;
+			en->total += en->in_shard[i];
+		}
+	}
+	free(of);
+	return e;
 }
 
 int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
@@ -1386,7 +1440,7 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	unsigned jobs = o->jobs ? o->jobs : 1;
 	struct engine en = {.c = c, .st = st, .o = o};
 	struct sb_lock *lock;
-	struct worker *w;
+	struct worker *w = NULL;
 	double t0 = wall_now();
 	int e = 0;
 
@@ -1399,8 +1453,11 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	/* One process runs a campaign of a database at a time. */
 	if ((e = sb_campaign_lock(&lock, sb_store_path(st), c->name)) < 0)
 		return e;
-	if (jobs > c->npoints)
-		jobs = c->npoints;
+	if ((e = select_shard(&en)) < 0)
+		goto fail_alloc;
+	sum->total = en.total;
+	if (jobs > en.total)
+		jobs = en.total ? en.total : 1;
 	w = calloc(jobs, sizeof(*w));
 	en.done = calloc(c->npoints, sizeof(*en.done));
 	en.attempts = calloc(c->npoints, sizeof(*en.attempts));
@@ -1429,6 +1486,10 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		goto fail_workers;
 	sum->campaign_id = en.id;
 	for (unsigned i = 0; i < c->npoints; i++) {
+		if (en.in_shard && !en.in_shard[i]) {
+			en.done[i] = true; /* another shard's: never taken, not counted */
+			continue;
+		}
 		en.done[i] = en.done[i] || (o->only && !o->only[i]);
 		en.ndone += en.done[i];
 	}
@@ -1436,10 +1497,13 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 	{
 		/* a resume records what resumed it: the build may have changed */
 		char *prov = sum->resumed ? engine_provenance(w[0].dev) : NULL;
+		char shard[48] = "";
 
+		if (o->shards)
+			snprintf(shard, sizeof(shard), " of shard %u/%u", o->shard, o->shards);
 		event(&en, -1, sum->resumed ? "resume" : "start", prov,
-		      "%u of %u points to run, %u worker%s (%s%s), content hash %s",
-		      c->npoints - en.ndone, c->npoints, jobs, jobs == 1 ? "" : "s", w[0].uri,
+		      "%u of %u points%s to run, %u worker%s (%s%s), content hash %s",
+		      en.total - en.ndone, en.total, shard, jobs, jobs == 1 ? "" : "s", w[0].uri,
 		      jobs > 1 ? ", ..." : "", c->hash);
 		cJSON_free(prov);
 	}
@@ -1468,18 +1532,18 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 		if (sb_store_campaign_status(st, en.id, "error") < 0)
 			sb_warn("%s", sb_error_detail());
 		e = sb_error_set(en.err, "%s", en.detail);
-	} else if (en.ndone == c->npoints) {
+	} else if (en.ndone == en.total) {
 		if (en.nrun || !sum->resumed)
-			event(&en, -1, "complete", NULL, "%u points", c->npoints);
+			event(&en, -1, "complete", NULL, "%u points", en.total);
 		e = sb_store_campaign_status(st, en.id, "complete");
 	} else if (stop_requested(&en) || pause_requested(&en)) {
-		event(&en, -1, "interrupted", NULL, "%u of %u points stored", en.ndone, c->npoints);
+		event(&en, -1, "interrupted", NULL, "%u of %u points stored", en.ndone, en.total);
 		/* not "running" any more: list shows it waiting for a resume */
 		if (sb_store_campaign_status(st, en.id, "interrupted") < 0)
 			sb_warn("%s", sb_error_detail());
 		e = sb_error_set(SB_ERR_INTERRUPTED,
 		                 "campaign %lld '%s' interrupted with %u of %u points stored",
-		                 (long long)en.id, c->name, en.ndone, c->npoints);
+		                 (long long)en.id, c->name, en.ndone, en.total);
 	}
 fail_workers:
 	for (unsigned i = 0; i < jobs; i++) {
@@ -1491,6 +1555,7 @@ fail_workers:
 fail_alloc:
 	free(en.done);
 	free(en.attempts);
+	free(en.in_shard);
 	free(w);
 	sb_lock_release(lock);
 	sum->wall_s = wall_now() - t0;

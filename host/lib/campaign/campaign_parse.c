@@ -501,6 +501,22 @@ static void apply_profile(struct sb_campaign *c)
 	}
 }
 
+int sb_campaign_set_device(struct sb_campaign *c, const char *uri)
+{
+	struct sb_uri u;
+	int e;
+
+	if ((e = sb_uri_parse(uri, &u)) < 0)
+		return e;
+	if (strlen(uri) >= SB_CAMPAIGN_TEXT_MAX - SB_CAMPAIGN_NAME_MAX)
+		return sb_error_set(SB_ERR_URI, "device URI '%.40s...': longer than %d characters",
+		                    uri, SB_CAMPAIGN_TEXT_MAX - SB_CAMPAIGN_NAME_MAX - 1);
+	snprintf(c->device[0], sizeof(c->device[0]), "%s", uri);
+	c->ndevices = 1;
+	apply_profile(c);
+	return 0;
+}
+
 static int parse_durations(struct parse *p, struct fy_node *n)
 {
 	static const char *const keys[] = {"bandwidth_s", "thermal_s", "stream_groups", NULL};

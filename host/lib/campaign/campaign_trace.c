@@ -13,6 +13,7 @@
 
 #include "campaign_trace.h"
 #include "stackbench/error.h"
+#include "stackbench/util.h"
 
 /* mkdir -p of a folder that must end up a folder. */
 static int make_dir(const char *path)
@@ -40,18 +41,14 @@ static int make_dir(const char *path)
 	return 0;
 }
 
-int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
-                        int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
-                        struct sb_device *dev)
+int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index, unsigned attempt,
+                        char *rel, size_t rel_size, char *abs, size_t abs_size)
 {
 	const char *slash = strrchr(db_path, '/'), *base = slash ? slash + 1 : db_path;
-	char dir[PATH_MAX], stem[256];
+	char stem[256];
 	size_t n;
 	int e;
 
-	memset(pt, 0, sizeof(*pt));
-	if (!c->trace.enabled || p->stream || p->idle)
-		return 0;
 	/* The database's name without its last extension (lab.db: lab.traces; run.2024.db:
 	 * run.2024.traces, never the folder of run.2025.db), whole when it has none or is itself
 	 * NAME.traces (whose folder would be the database). */
@@ -66,19 +63,43 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
 	memcpy(stem, base, n);
 	stem[n] = '\0';
 	if (attempt)
-		e = snprintf(pt->rel, sizeof(pt->rel), "%s.traces/campaign%lld/point%05u-run%u.sbt",
-		             stem, (long long)campaign_id, p->index, attempt + 1);
+		e = snprintf(rel, rel_size, "%s.traces/campaign%lld/point%05u-run%u.sbt", stem,
+		             (long long)campaign_id, index, attempt + 1);
 	else
-		e = snprintf(pt->rel, sizeof(pt->rel), "%s.traces/campaign%lld/point%05u.sbt", stem,
-		             (long long)campaign_id, p->index);
-	if (e < 0 || e >= (int)sizeof(pt->rel) ||
-	    snprintf(pt->abs, sizeof(pt->abs), "%.*s%s", slash ? (int)(slash - db_path + 1) : 0,
-	             db_path, pt->rel) >= (int)sizeof(pt->abs))
+		e = snprintf(rel, rel_size, "%s.traces/campaign%lld/point%05u.sbt", stem,
+		             (long long)campaign_id, index);
+	if (e < 0 || e >= (int)rel_size ||
+	    snprintf(abs, abs_size, "%.*s%s", slash ? (int)(slash - db_path + 1) : 0, db_path,
+	             rel) >= (int)abs_size)
 		return sb_error_set(SB_ERR_INVAL, "trace of point %u beside '%s': path too long",
-		                    p->index, db_path);
-	snprintf(dir, sizeof(dir), "%s", pt->abs);
-	*strrchr(dir, '/') = '\0';
-	if ((e = make_dir(dir)) < 0)
+		                    index, db_path);
+	return 0;
+}
+
+int sb_point_trace_mkdir(const char *abs)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	sb_strlcpy(dir, abs, sizeof(dir));
+	if (!(slash = strrchr(dir, '/')) || slash == dir)
+		return 0;
+	*slash = '\0';
+	return make_dir(dir);
+}
+
+int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
+                        int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
+                        struct sb_device *dev)
+{
+	int e;
+
+	memset(pt, 0, sizeof(*pt));
+	if (!c->trace.enabled || p->stream || p->idle)
+		return 0;
+	if ((e = sb_point_trace_path(db_path, campaign_id, p->index, attempt, pt->rel,
+	                             sizeof(pt->rel), pt->abs, sizeof(pt->abs))) < 0 ||
+	    (e = sb_point_trace_mkdir(pt->abs)) < 0)
 		return e;
 	if ((e = sb_capture_open(&pt->cap, dev, &c->trace.cfg, pt->abs)) < 0)
 		return sb_error_wrap(e, "point %u '%s': trace capture", p->index, p->key);

@@ -27,6 +27,17 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
                         int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
                         struct sb_device *dev);
 
+/*
+ * Where the trace of run `attempt` of point `index` of campaign campaign_id goes beside the
+ * database db_path: rel (relative to the database's folder, what point_traces.file holds) and
+ * abs. Returns 0 or SB_ERR_INVAL (too long).
+ */
+int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index, unsigned attempt,
+                        char *rel, size_t rel_size, char *abs, size_t abs_size);
+
+/* Make the folders of a trace file (mkdir -p of its folder). Returns 0, SB_ERR_IO, SB_ERR_PERM. */
+int sb_point_trace_mkdir(const char *abs);
+
 /* After the point ran (and stopped the capture): finish the file. */
 int sb_point_trace_close(struct sb_point_trace *pt);
 

@@ -330,6 +330,15 @@ static const char migrate_v5_sql[] = "CREATE TABLE point_traces ("
                                      "INSERT INTO schema_version VALUES (5, " NOW_SQL ");";
 
 /*
+ * Version 5 to 6 (shards, docs/cluster.md): a campaign may hold one shard of its points, run
+ * apart and merged later. Inside the caller's transaction.
+ */
+static const char migrate_v6_sql[] = "ALTER TABLE campaigns ADD COLUMN shard INTEGER;"
+                                     "ALTER TABLE campaigns ADD COLUMN shards INTEGER;"
+                                     "ALTER TABLE campaigns ADD COLUMN shard_points INTEGER;"
+                                     "INSERT INTO schema_version VALUES (6, " NOW_SQL ");";
+
+/*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
  * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
@@ -397,6 +406,13 @@ static int schema_write(struct sb_store *st)
 			goto rollback;
 		}
 		v = 5;
+	}
+	if (v < 6) {
+		if ((e = exec(st, migrate_v6_sql)) < 0) {
+			sb_error_wrap(e, "upgrading to schema version 6");
+			goto rollback;
+		}
+		v = 6;
 	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
@@ -564,10 +580,45 @@ int sb_store_campaign_provenance(struct sb_store *st, int64_t campaign_id, const
 	return e;
 }
 
-#define CAMPAIGN_COLS                                                                              \
+/* The campaign columns campaign_row() reads; a database before version 6 has no shards. */
+int sb_store_campaign_shard(struct sb_store *st, int64_t campaign_id, unsigned shard,
+                            unsigned shards, unsigned npoints)
+{
+	sqlite3_stmt *s;
+	int e;
+
+	if ((e = prepare(st,
+	                 "UPDATE campaigns SET shard = ?2, shards = ?3, shard_points = ?4 WHERE "
+	                 "id = ?1",
+	                 &s)) < 0)
+		return e;
+	sqlite3_bind_int64(s, 1, campaign_id);
+	sqlite3_bind_int(s, 2, (int)shard);
+	sqlite3_bind_int(s, 3, (int)shards);
+	sqlite3_bind_int(s, 4, (int)npoints);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "recording the campaign's shard");
+	sqlite3_finalize(s);
+	return e;
+}
+
+#define CAMPAIGN_COLS_(shards)                                                                     \
 	"SELECT c.id, c.name, c.file, c.hash, c.status, c.points_total, "                          \
 	"(SELECT count(DISTINCT idx) FROM points p WHERE p.campaign_id = c.id), c.created_at, "    \
-	"coalesce(c.finished_at, '') FROM campaigns c "
+	"coalesce(c.finished_at, ''), " shards " FROM campaigns c "
+#define CAMPAIGN_COLS_V5 CAMPAIGN_COLS_("0, 0, 0")
+#define CAMPAIGN_COLS                                                                              \
+	CAMPAIGN_COLS_("coalesce(c.shard, 0), coalesce(c.shards, 0), coalesce(c.shard_points, 0)")
+
+/* The campaigns query of what follows: sql with the columns of the database's version. */
+static int campaign_prepare(struct sb_store *st, const char *tail, sqlite3_stmt **s)
+{
+	char sql[1024];
+
+	snprintf(sql, sizeof(sql), "%s%s", st->version >= 6 ? CAMPAIGN_COLS : CAMPAIGN_COLS_V5,
+	         tail);
+	return prepare(st, sql, s);
+}
 
 static void campaign_row(sqlite3_stmt *s, struct sb_store_campaign *c)
 {
@@ -583,6 +634,9 @@ static void campaign_row(sqlite3_stmt *s, struct sb_store_campaign *c)
 	         (const char *)sqlite3_column_text(s, 7));
 	snprintf(c->finished_at, sizeof(c->finished_at), "%s",
 	         (const char *)sqlite3_column_text(s, 8));
+	c->shard = (unsigned)sqlite3_column_int(s, 9);
+	c->shards = (unsigned)sqlite3_column_int(s, 10);
+	c->shard_points = (unsigned)sqlite3_column_int(s, 11);
 }
 
 static int campaign_one(struct sb_store *st, const char *sql, const char *text, int64_t id,
@@ -591,7 +645,7 @@ static int campaign_one(struct sb_store *st, const char *sql, const char *text, 
 	sqlite3_stmt *s;
 	int e, rc;
 
-	if ((e = prepare(st, sql, &s)) < 0)
+	if ((e = campaign_prepare(st, sql, &s)) < 0)
 		return e;
 	if (text)
 		sqlite3_bind_text(s, 1, text, -1, SQLITE_STATIC);
@@ -615,13 +669,12 @@ static int campaign_one(struct sb_store *st, const char *sql, const char *text, 
 
 int sb_store_campaign_latest(struct sb_store *st, const char *name, struct sb_store_campaign *out)
 {
-	return campaign_one(st, CAMPAIGN_COLS "WHERE c.name = ?1 ORDER BY c.id DESC LIMIT 1", name,
-	                    0, out);
+	return campaign_one(st, "WHERE c.name = ?1 ORDER BY c.id DESC LIMIT 1", name, 0, out);
 }
 
 int sb_store_campaign_get(struct sb_store *st, int64_t id, struct sb_store_campaign *out)
 {
-	return campaign_one(st, CAMPAIGN_COLS "WHERE c.id = ?1", NULL, id, out);
+	return campaign_one(st, "WHERE c.id = ?1", NULL, id, out);
 }
 
 int sb_store_campaign_list(struct sb_store *st,
@@ -631,7 +684,7 @@ int sb_store_campaign_list(struct sb_store *st,
 	sqlite3_stmt *s;
 	int e, rc;
 
-	if ((e = prepare(st, CAMPAIGN_COLS "ORDER BY c.id", &s)) < 0)
+	if ((e = campaign_prepare(st, "ORDER BY c.id", &s)) < 0)
 		return e;
 	e = 0;
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {

@@ -312,6 +312,7 @@ int sb_device_identity(struct sb_device *dev, struct sb_device_identity *id)
 		id->pci[0] = '\0';
 	if (dev->ops->describe && dev->ops->describe(dev->priv, id->detail, sizeof(id->detail)) < 0)
 		id->detail[0] = '\0';
+	id->have_profile = dev->ops->profile && dev->ops->profile(dev->priv, &id->profile) == 0;
 	sb_error_clear();
 	return 0;
 }

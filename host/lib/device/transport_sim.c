@@ -225,24 +225,35 @@ static int sim_bench(void *priv, struct sb_bench_model **bench)
 	return 0;
 }
 
-/* The profile (name, file, content hash) and the bench the simulated board stands on. */
-static int sim_describe(void *priv, char *buf, size_t size)
+/* The profile (name, content hash; never the file's path: results are shared between
+ * machines) and the bench the simulated board stands on. */
+static int sim_profile(void *priv, struct sb_board_profile *p)
 {
 	struct sim *s = priv;
 	const char *path = sb_model_profile_path(s->model);
 	const struct sb_bench_params *bp = s->bench ? sb_bench_model_params(s->bench) : NULL;
-	char hash[40] = "built-in";
 	char *text;
 	size_t len;
 
+	memset(p, 0, sizeof(*p));
+	sb_strlcpy(p->name, sb_model_profile_name(s->model), sizeof(p->name));
 	if (path[0] && sb_read_file(path, &text, &len) == 0) {
-		snprintf(hash, sizeof(hash), "fnv1a64 %016llx",
+		snprintf(p->content_hash, sizeof(p->content_hash), "fnv1a64:%016llx",
 		         (unsigned long long)sb_fnv1a64(text, len));
 		free(text);
 	}
-	snprintf(buf, size, "simulated board, profile %s (%s, %s), bench %s",
-	         sb_model_profile_name(s->model), path[0] ? path : "built-in", hash,
-	         bp ? bp->name : "none");
+	if (bp)
+		sb_strlcpy(p->bench, bp->name, sizeof(p->bench));
+	return 0;
+}
+
+static int sim_describe(void *priv, char *buf, size_t size)
+{
+	struct sb_board_profile p;
+
+	sim_profile(priv, &p);
+	snprintf(buf, size, "simulated board, profile %s (%s), bench %s", p.name,
+	         p.content_hash[0] ? p.content_hash : "built-in", p.bench[0] ? p.bench : "none");
 	return 0;
 }
 
@@ -259,4 +270,5 @@ const struct sb_transport_ops sb_transport_sim = {
     .dma_free = sim_dma_free,
     .bench = sim_bench,
     .describe = sim_describe,
+    .profile = sim_profile,
 };

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Provenance of results: the build, the host, the board, the instruments, the run. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -37,6 +38,28 @@ static void os_name(char *buf, size_t size)
 	fclose(f);
 }
 
+/* An environment variable into buf ("" when unset); whether it was set. */
+static bool env_text(const char *name, char *buf, size_t size)
+{
+	const char *v = getenv(name);
+
+	sb_strlcpy(buf, v ? v : "", size);
+	return v && *v;
+}
+
+/* The Slurm job this process runs in, from the variables Slurm sets for it (sbatch(1)). */
+static void slurm_job(struct sb_provenance *p)
+{
+	p->have_slurm = env_text("SLURM_JOB_ID", p->slurm_job, sizeof(p->slurm_job));
+	if (!p->have_slurm)
+		return;
+	env_text("SLURM_CLUSTER_NAME", p->slurm_cluster, sizeof(p->slurm_cluster));
+	env_text("SLURM_ARRAY_JOB_ID", p->slurm_array_job, sizeof(p->slurm_array_job));
+	env_text("SLURM_ARRAY_TASK_ID", p->slurm_array_task, sizeof(p->slurm_array_task));
+	if (!env_text("SLURMD_NODENAME", p->slurm_node, sizeof(p->slurm_node)))
+		env_text("SLURM_NODEID", p->slurm_node, sizeof(p->slurm_node));
+}
+
 void sb_provenance_init(struct sb_provenance *p)
 {
 	struct utsname u;
@@ -53,6 +76,7 @@ void sb_provenance_init(struct sb_provenance *p)
 	}
 	os_name(p->os, sizeof(p->os));
 	p->fast_forward = -1;
+	slurm_job(p);
 }
 
 void sb_provenance_device(struct sb_provenance *p, struct sb_device *dev)
@@ -140,6 +164,15 @@ cJSON *sb_provenance_cjson(const struct sb_provenance *p)
 		cJSON_AddBoolToObject(d, "regmap_matches", id->regmap_matches);
 		add_text(d, "pci", id->pci);
 		add_text(d, "detail", id->detail);
+		if (id->have_profile) {
+			cJSON *pr = cJSON_AddObjectToObject(d, "profile");
+
+			add_text(pr, "name", id->profile.name);
+			add_text(pr, "content_hash", id->profile.content_hash);
+			add_text(pr, "bench", id->profile.bench);
+		} else {
+			cJSON_AddNullToObject(d, "profile");
+		}
 	} else {
 		cJSON_AddNullToObject(o, "device");
 	}
@@ -159,6 +192,18 @@ cJSON *sb_provenance_cjson(const struct sb_provenance *p)
 		cJSON_AddBoolToObject(o, "fast_forward", p->fast_forward);
 	add_text(o, "started_at", p->started_at);
 	add_text(o, "finished_at", p->finished_at);
+	add_text(o, "shard", p->shard);
+	if (p->have_slurm) {
+		cJSON *s = cJSON_AddObjectToObject(o, "slurm");
+
+		add_text(s, "cluster", p->slurm_cluster);
+		add_text(s, "job_id", p->slurm_job);
+		add_text(s, "array_job_id", p->slurm_array_job);
+		add_text(s, "array_task_id", p->slurm_array_task);
+		add_text(s, "node", p->slurm_node);
+	} else {
+		cJSON_AddNullToObject(o, "slurm");
+	}
 	return o;
 }
 
