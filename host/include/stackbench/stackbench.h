@@ -30,6 +30,7 @@
 /* campaigns */
 #include "stackbench/campaign.h"
 #include "stackbench/client.h"
+#include "stackbench/slurm.h"
 #include "stackbench/report.h"
 #include "stackbench/store.h"
 
