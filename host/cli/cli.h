@@ -36,6 +36,7 @@ extern const struct sb_cli_command sb_cmd_locality;
 extern const struct sb_cli_command sb_cmd_trace;
 extern const struct sb_cli_command sb_cmd_replay;
 extern const struct sb_cli_command sb_cmd_run;
+extern const struct sb_cli_command sb_cmd_merge;
 extern const struct sb_cli_command sb_cmd_list;
 extern const struct sb_cli_command sb_cmd_export;
 extern const struct sb_cli_command sb_cmd_report;
@@ -149,6 +150,57 @@ int sb_cli_probe_role(const char *name, int *role);
 
 /* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
 const char *sb_cli_default_device(void);
+
+/* ---- work through Slurm (cli_slurm.c; docs/cluster.md) ---- */
+struct option;
+struct sb_slurm_job;
+struct sb_campaign;
+
+/* A command that splits into tasks and a merge, submitted as a job array and a merge job. */
+struct sb_cli_slurm {
+	const char *cmd;                /* the command, for messages ("run") */
+	const char *what;               /* what a task is, for messages ("shard") */
+	const struct sb_slurm_job *job; /* the tasks' and the merge's command lines */
+	const char *status_cmd;         /* the command that shows the status, printed */
+	/* Task i: 1 done (nothing to run), 0 not (text: how far), < 0 an error. */
+	int (*task_done)(void *ctx, unsigned i, char *text, size_t size);
+	/* 1 when the merged result is there (text: where), 0 not, < 0 an error. */
+	int (*merged)(void *ctx, char *text, size_t size);
+	void *ctx;
+};
+
+/*
+ * Submit the tasks that are neither done nor in the queue, and the merge after them (a merge
+ * left waiting on failed or cancelled tasks is cancelled first); with everything done but the
+ * merge, only the merge; with the merge done, nothing. Prints the job ids. dry: print what
+ * would be submitted (the scripts and the sbatch command lines) instead. Returns an exit code.
+ */
+int sb_cli_slurm_submit(const struct sb_cli_slurm *s, bool dry);
+/* Print each task's progress and queue state, and the merge's. Returns an exit code. */
+int sb_cli_slurm_status(const struct sb_cli_slurm *s);
+
+/*
+ * Take sbatch's options out of a command's arguments: with `slurm`, every option that is not
+ * one of `own` (the command's getopt table; a value must then be attached: --partition=bench),
+ * and everything after "--" (an error without `slurm`). argv is compacted for getopt; *opts
+ * (malloc'ed; free it) points into it. Returns -1 to go on, else an exit code (printed).
+ */
+int sb_cli_slurm_split(int *argc, char **argv, const struct option *own, bool slurm, char ***opts,
+                       unsigned *nopts);
+
+/* This program's absolute path (what the tasks run). 0 or an error. */
+int sb_cli_self_path(char *buf, size_t size);
+
+/* stackbench run --slurm (cmd_run_slurm.c): submit, --dry-run or --status. */
+struct sb_cli_run_slurm {
+	const char *file, *db;
+	unsigned shards;   /* 0: the one sharding of this campaign submitted before, else 1 */
+	const char *board; /* NULL, "node" or "gres:NAME" (each task's board) */
+	bool dry, status;
+	char **opts; /* sbatch's */
+	unsigned nopts;
+};
+int sb_cli_run_slurm(const struct sb_campaign *c, const struct sb_cli_run_slurm *o);
 
 /* Options of the commands that read traces (cmd_trace.c): long-option codes and values. */
 enum {

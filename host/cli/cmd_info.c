@@ -43,7 +43,8 @@ static int print_json(struct sb_device *dev)
 	if (!root)
 		return SB_EXIT_FAILURE;
 	cJSON_AddStringToObject(root, "schema", "stackbench-device");
-	cJSON_AddStringToObject(root, "schema_version", "1.0");
+	/* 1.1: provenance.device.profile, .shard, .slurm */
+	cJSON_AddStringToObject(root, "schema_version", "1.1");
 	cJSON_AddStringToObject(root, "uri", sb_device_uri(dev));
 	cJSON_AddStringToObject(root, "transport", sb_device_transport(dev));
 	snprintf(buf, sizeof(buf), "0x%08x", fw->magic);

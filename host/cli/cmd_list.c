@@ -18,6 +18,7 @@ static void list_help(FILE *out)
 	        "\n"
 	        "List the campaigns of a results database: id, name, status, points stored of\n"
 	        "points in all, start and finish time (UTC), content hash and campaign file.\n"
+	        "A shard of a campaign (run --shard I/N) shows as 'NAME [I/N]' with its points.\n"
 	        "\n"
 	        "  -d, --db PATH   results database (default: $STACKBENCH_DB or stackbench.db)\n"
 	        "  -j, --json      one JSON object: schema_version and the campaigns\n"
@@ -31,6 +32,16 @@ static int print_campaign(void *ctx, const struct sb_store_campaign *c)
 	if (!(*n)++)
 		printf("%-4s %-20s %-9s %-11s %-24s %-24s %-16s %s\n", "ID", "NAME", "STATUS",
 		       "POINTS", "STARTED", "FINISHED", "HASH", "FILE");
+	if (c->shards) {
+		/* a shard: its points of the campaign's, and which shard */
+		char name[SB_CAMPAIGN_NAME_MAX + 24];
+
+		snprintf(name, sizeof(name), "%s [%u/%u]", c->name, c->shard, c->shards);
+		printf("%-4lld %-20s %-9s %5u/%-5u %-24s %-24s %-16s %s\n", (long long)c->id, name,
+		       c->status, c->points_done, c->shard_points, c->created_at,
+		       c->finished_at[0] ? c->finished_at : "-", c->hash, c->file);
+		return 0;
+	}
 	printf("%-4lld %-20s %-9s %5u/%-5u %-24s %-24s %-16s %s\n", (long long)c->id, c->name,
 	       c->status, c->points_done, c->points_total, c->created_at,
 	       c->finished_at[0] ? c->finished_at : "-", c->hash, c->file);
@@ -55,6 +66,16 @@ static int json_campaign(void *ctx, const struct sb_store_campaign *c)
 		cJSON_AddNullToObject(o, "finished_at");
 	cJSON_AddStringToObject(o, "hash", c->hash);
 	cJSON_AddStringToObject(o, "file", c->file);
+	if (c->shards) {
+		char shard[32];
+
+		snprintf(shard, sizeof(shard), "%u/%u", c->shard, c->shards);
+		cJSON_AddStringToObject(o, "shard", shard);
+		cJSON_AddNumberToObject(o, "shard_points", c->shard_points);
+	} else {
+		cJSON_AddNullToObject(o, "shard");
+		cJSON_AddNullToObject(o, "shard_points");
+	}
 	cJSON_AddItemToArray(ctx, o);
 	return 0;
 }

@@ -242,7 +242,8 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	char *text;
 
 	cJSON_AddStringToObject(o, "schema", "stackbench-point");
-	cJSON_AddStringToObject(o, "schema_version", "1.1"); /* 1.1: port_order, per_port[].port */
+	/* 1.1: port_order, per_port[].port; 1.2: provenance.device.profile, .shard, .slurm */
+	cJSON_AddStringToObject(o, "schema_version", "1.2");
 	cJSON_AddStringToObject(o, "type", sb_req_type_name(s->type));
 	cJSON_AddNumberToObject(o, "size_b", s->size);
 	cJSON_AddStringToObject(o, "pattern", pattern);

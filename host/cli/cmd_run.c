@@ -16,6 +16,7 @@
 #include "stackbench/error.h"
 #include "stackbench/lock.h"
 #include "stackbench/log.h"
+#include "stackbench/slurm.h"
 #include "stackbench/store.h"
 #include "stackbench/util.h"
 
@@ -49,26 +50,50 @@ static const char *default_campaign(void)
 
 static void run_help(FILE *out)
 {
-	fprintf(out,
-	        "usage: stackbench run [FILE] [--db PATH] [--resume] [--jobs N] [--dry-run]\n"
-	        "\n"
-	        "Run a campaign file (YAML; see docs/campaigns.md) on the bench and store every\n"
-	        "finished point in a results database (SQLite), one transaction per point.\n"
-	        "Without FILE, runs the default campaign (examples/quick.yaml).\n"
-	        "\n"
-	        "  -d, --db PATH     results database (default: $STACKBENCH_DB or stackbench.db)\n"
-	        "  -r, --resume      continue the latest campaign of the same name in the\n"
-	        "                    database: points already stored are not run again; refused\n"
-	        "                    if the campaign file changed since that campaign started\n"
-	        "  -J, --jobs N      run points on N devices in parallel, one worker per device\n"
-	        "                    URI of 'bench.device' (sim: URIs may be reused: each open is\n"
-	        "                    a separate simulated board); results do not depend on N\n"
-	        "  -n, --dry-run     check the file and list its points; run nothing\n"
-	        "  -h, --help        this help\n"
-	        "\n"
-	        "Progress goes to stderr: a bar (points done, ETA, last bandwidth) on a terminal,\n"
-	        "one line per point otherwise. Ctrl-C stops after discarding the point in\n"
-	        "progress; run again with --resume to finish.\n");
+	fprintf(
+	    out,
+	    "usage: stackbench run [FILE] [--db PATH] [--resume] [--jobs N] [--dry-run]\n"
+	    "                      [--shard I/N] [--device URI | --board node|gres:NAME]\n"
+	    "       stackbench run FILE --slurm [--shards N] [--db PATH] [--board HOW]\n"
+	    "                      [--dry-run | --status] [SBATCH OPTIONS] [-- SBATCH OPTIONS]\n"
+	    "\n"
+	    "Run a campaign file (YAML; see docs/campaigns.md) on the bench and store every\n"
+	    "finished point in a results database (SQLite), one transaction per point.\n"
+	    "Without FILE, runs the default campaign (examples/quick.yaml).\n"
+	    "\n"
+	    "  -d, --db PATH     results database (default: $STACKBENCH_DB or stackbench.db)\n"
+	    "  -r, --resume      continue the latest campaign of the same name in the\n"
+	    "                    database: points already stored are not run again; refused\n"
+	    "                    if the campaign file changed since that campaign started\n"
+	    "  -J, --jobs N      run points on N devices in parallel, one worker per device\n"
+	    "                    URI of 'bench.device' (sim: URIs may be reused: each open is\n"
+	    "                    a separate simulated board); results do not depend on N\n"
+	    "  -n, --dry-run     check the file and list its points; run nothing (with\n"
+	    "                    --slurm: print the scripts and sbatch commands)\n"
+	    "      --shard I/N   run only shard I of N (0 <= I < N): a sequence on one cooling\n"
+	    "                    configuration stays whole in one shard; the database records\n"
+	    "                    the shard ('stackbench merge' joins the shards' databases)\n"
+	    "      --device URI  run on this board instead of bench.device (the campaign's\n"
+	    "                    content hash does not change)\n"
+	    "      --board HOW   the board from the node's board file ($STACKBENCH_BOARDS,\n"
+	    "                    else /etc/stackbench/boards): 'node' its first line,\n"
+	    "                    'gres:NAME' the line of the GRES Slurm allocated\n"
+	    "      --slurm       run the shards as a Slurm job array, each task into its own\n"
+	    "                    database in DB.shards/, then a job that merges them into the\n"
+	    "                    database; run again after a failure or scancel: only shards\n"
+	    "                    with points missing are submitted, and run only those points\n"
+	    "      --shards N    with --slurm: N shards (default: as submitted before, else 1)\n"
+	    "      --status      with --slurm: each shard's points and queue state, the merge\n"
+	    "  -h, --help        this help\n"
+	    "\n"
+	    "With --slurm, options run does not know are sbatch's (--partition=bench,\n"
+	    "--gres=fpga:1, --constraint=hmc, --time=2:00:00; values attached with '='), and\n"
+	    "so is everything after '--'. Board options (--gres, --constraint) go to the\n"
+	    "tasks only. docs/cluster.md says what must be on the shared file system.\n"
+	    "\n"
+	    "Progress goes to stderr: a bar (points done, ETA, last bandwidth) on a terminal,\n"
+	    "one line per point otherwise. Ctrl-C stops after discarding the point in\n"
+	    "progress; run again with --resume to finish.\n");
 }
 
 static volatile sig_atomic_t stop_flag;
@@ -216,7 +241,7 @@ static int lock_boards(const struct sb_campaign *c, unsigned jobs, struct sb_loc
 	return 0;
 }
 
-static int dry_run(const struct sb_campaign *c, unsigned jobs)
+static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, unsigned shards)
 {
 	static const char *const kinds[SB_INST_COUNT] = {"camera", "meter", "cooling"};
 	double bench_s = (double)c->npoints * (double)sb_campaign_point_ns(c) / 1e9;
@@ -238,9 +263,30 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs)
 	       "(at most %g s), reset, re-initialize; %u retr%s\n",
 	       c->recovery.cooling, c->recovery.cool_margin_c, c->recovery.cool_max_s,
 	       c->recovery.retries, c->recovery.retries == 1 ? "y" : "ies");
-	for (unsigned i = 0; i < c->npoints; i++) {
-		point_text(what, sizeof(what), &c->points[i]);
-		printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
+	if (shards) {
+		unsigned *of = calloc(c->npoints ? c->npoints : 1, sizeof(*of)), n = 0, groups = 0;
+
+		if (!of || sb_campaign_shard_map(c, shards, of, &groups) < 0) {
+			free(of);
+			return sb_cli_error(SB_ERR_NOMEM);
+		}
+		for (unsigned i = 0; i < c->npoints; i++)
+			n += of[i] == shard;
+		printf("shard %u/%u: %u of the %u points (%u group%s kept whole over all "
+		       "shards)\n",
+		       shard, shards, n, c->npoints, groups, groups == 1 ? "" : "s");
+		for (unsigned i = 0; i < c->npoints; i++) {
+			if (of[i] != shard)
+				continue;
+			point_text(what, sizeof(what), &c->points[i]);
+			printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
+		}
+		free(of);
+	} else {
+		for (unsigned i = 0; i < c->npoints; i++) {
+			point_text(what, sizeof(what), &c->points[i]);
+			printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
+		}
 	}
 	fmt_time(total, sizeof(total), bench_s / (jobs ? jobs : 1));
 	printf("bench time: %u points x %g s = %s%s (the wall time on hardware; the simulated "
@@ -251,13 +297,75 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs)
 	return SB_EXIT_OK;
 }
 
+enum { OPT_SHARD = 0x100, OPT_DEVICE, OPT_BOARD, OPT_SLURM, OPT_SHARDS, OPT_STATUS };
+
+/* Whether --slurm is among the arguments (before a "--"): sbatch's options are taken out. */
+static bool has_slurm(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--slurm"))
+			return true;
+	return false;
+}
+
+/* The board given by --device or --board (NULL: the campaign's). */
+static int set_board(struct sb_campaign *c, const char *device, const char *board)
+{
+	char uri[SB_CAMPAIGN_TEXT_MAX];
+	int e;
+
+	if (board) {
+		if ((e = sb_slurm_board(board, uri, sizeof(uri))) < 0)
+			return sb_cli_error(e) == SB_EXIT_USAGE ? SB_EXIT_USAGE : SB_EXIT_DEVICE;
+		device = uri;
+	}
+	if (device && (e = sb_campaign_set_device(c, device)) < 0)
+		return sb_cli_error(e);
+	if (device)
+		sb_info("campaign '%s' runs on '%s'", c->name, c->device[0]);
+	return 0;
+}
+
+/* Options that go only with --slurm, or only without it. -1 to go on, else an exit code. */
+static int check_combination(bool slurm, const struct sb_cli_run_slurm *so,
+                             const struct sb_run_options *ro, const char *device, bool dry)
+{
+	if (!slurm && (so->shards || so->status))
+		return sb_cli_usage_error("run", "--shards and --status go with --slurm");
+	if (slurm && (ro->shards || device || ro->resume || ro->jobs))
+		return sb_cli_usage_error("run",
+		                          "--slurm runs each shard on one board (--board), "
+		                          "resumes by itself: no --shard, --device, --resume, "
+		                          "--jobs");
+	if (slurm && dry && so->status)
+		return sb_cli_usage_error("run", "--dry-run or --status, not both");
+	if (device && so->board)
+		return sb_cli_usage_error("run", "--device or --board, not both");
+	if (so->board && strcmp(so->board, "node") && strncmp(so->board, "gres:", 5))
+		return sb_cli_usage_error("run", "--board %s: expected node or gres:NAME",
+		                          so->board);
+	return -1;
+}
+
 static int run_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"db", required_argument, NULL, 'd'},   {"resume", no_argument, NULL, 'r'},
-	    {"jobs", required_argument, NULL, 'J'}, {"dry-run", no_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},
+	    {"resume", no_argument, NULL, 'r'},
+	    {"jobs", required_argument, NULL, 'J'},
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"shard", required_argument, NULL, OPT_SHARD},
+	    {"device", required_argument, NULL, OPT_DEVICE},
+	    {"board", required_argument, NULL, OPT_BOARD},
+	    {"slurm", no_argument, NULL, OPT_SLURM},
+	    {"shards", required_argument, NULL, OPT_SHARDS},
+	    {"status", no_argument, NULL, OPT_STATUS},
+	    {NULL, 0, NULL, 0},
 	};
+	struct sb_cli_run_slurm so = {0};
+	const char *device = NULL;
+	bool slurm;
 	const char *db = sb_cli_default_db(), *file;
 	struct sb_run_options ro = {.stop = &stop_flag};
 	struct sb_cli_progress pg = {
@@ -270,8 +378,39 @@ static int run_run(int argc, char **argv)
 	uint64_t v;
 	int ch, e, rc;
 
+	slurm = has_slurm(argc, argv);
+	if ((rc = sb_cli_slurm_split(&argc, argv, opts, slurm, &so.opts, &so.nopts)) >= 0) {
+		free(so.opts);
+		return rc;
+	}
 	while ((ch = getopt_long(argc, argv, "d:rJ:nh", opts, NULL)) != -1) {
 		switch (ch) {
+		case OPT_SHARD:
+			if (sb_campaign_shard_parse(optarg, &ro.shard, &ro.shards) < 0) {
+				rc = sb_cli_usage_error("run", "--shard: %s", sb_error_detail());
+				goto out_opts;
+			}
+			break;
+		case OPT_DEVICE:
+			device = optarg;
+			break;
+		case OPT_BOARD:
+			so.board = optarg;
+			break;
+		case OPT_SLURM:
+			break;
+		case OPT_SHARDS:
+			if (sb_parse_u64(optarg, "--shards", false, &v) < 0 || !v ||
+			    v > SB_CAMPAIGN_MAX_SHARDS) {
+				rc = sb_cli_usage_error("run", "--shards %s: 1..%d", optarg,
+				                        SB_CAMPAIGN_MAX_SHARDS);
+				goto out_opts;
+			}
+			so.shards = (unsigned)v;
+			break;
+		case OPT_STATUS:
+			so.status = true;
+			break;
 		case 'd':
 			db = optarg;
 			break;
@@ -280,9 +419,11 @@ static int run_run(int argc, char **argv)
 			break;
 		case 'J':
 			if (sb_parse_u64(optarg, "--jobs", false, &v) < 0 || !v ||
-			    v > SB_CAMPAIGN_MAX_DEVICES)
-				return sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,
-				                          SB_CAMPAIGN_MAX_DEVICES);
+			    v > SB_CAMPAIGN_MAX_DEVICES) {
+				rc = sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,
+				                        SB_CAMPAIGN_MAX_DEVICES);
+				goto out_opts;
+			}
 			ro.jobs = (unsigned)v;
 			break;
 		case 'n':
@@ -290,23 +431,44 @@ static int run_run(int argc, char **argv)
 			break;
 		case 'h':
 			run_help(stdout);
-			return SB_EXIT_OK;
+			rc = SB_EXIT_OK;
+			goto out_opts;
 		default:
-			return sb_cli_usage_error("run", "bad option");
+			rc = sb_cli_usage_error("run", "bad option");
+			goto out_opts;
 		}
 	}
-	if (argc - optind > 1)
-		return sb_cli_usage_error("run", "unexpected argument '%s'", argv[optind + 1]);
+	if ((rc = check_combination(slurm, &so, &ro, device, dry)) >= 0)
+		goto out_opts;
+	if (argc - optind > 1) {
+		rc = sb_cli_usage_error("run", "unexpected argument '%s'%s", argv[optind + 1],
+		                        slurm ? " (give sbatch options' values with '=', or after "
+		                                "'--')"
+		                              : "");
+		goto out_opts;
+	}
 	file = optind < argc ? argv[optind] : default_campaign();
-	if (!file)
-		return sb_cli_usage_error("run", "no FILE given and no default campaign "
-		                                 "(examples/quick.yaml) found");
+	if (!file) {
+		rc = sb_cli_usage_error("run", "no FILE given and no default campaign "
+		                               "(examples/quick.yaml) found");
+		goto out_opts;
+	}
 	if ((e = sb_campaign_load(&c, file)) < 0) {
 		fprintf(stderr, "stackbench: %s\n", sb_error_detail());
-		return SB_EXIT_INPUT;
+		rc = SB_EXIT_INPUT;
+		goto out_opts;
 	}
+	if (slurm) {
+		so.file = file;
+		so.db = db;
+		so.dry = dry;
+		rc = sb_cli_run_slurm(&c, &so);
+		goto out_campaign;
+	}
+	if ((rc = set_board(&c, device, so.board)) != 0)
+		goto out_campaign;
 	if (dry) {
-		rc = dry_run(&c, ro.jobs);
+		rc = dry_run(&c, ro.jobs, ro.shard, ro.shards);
 		goto out_campaign;
 	}
 	/* Busy boards: exit 3, naming the holder (another run, a point, stackbenchd). */
@@ -332,20 +494,28 @@ static int run_run(int argc, char **argv)
 		char qf[8192], qd[8192];
 
 		rc = sb_cli_error(e);
-		fprintf(stderr, "stackbench: continue with: stackbench run %s --db %s --resume\n",
+		char qs[48] = "";
+
+		if (ro.shards)
+			snprintf(qs, sizeof(qs), " --shard %u/%u", ro.shard, ro.shards);
+		fprintf(stderr, "stackbench: continue with: stackbench run %s --db %s%s --resume\n",
 		        sb_cli_shell_quote(qf, sizeof(qf), file),
-		        sb_cli_shell_quote(qd, sizeof(qd), db));
+		        sb_cli_shell_quote(qd, sizeof(qd), db), qs);
 	} else if (e == SB_ERR_BUSY) {
 		/* Another process runs this campaign in the database: exit 3, naming it. */
 		rc = sb_cli_device_error(e);
 	} else if (e < 0) {
 		rc = sb_cli_campaign_error(e, &sum);
 	} else {
-		printf(
-		    "campaign %lld '%s' complete: %u points (%u run now, %u stored before, %u with "
-		    "a thermal failure) in %.1f s\n",
-		    (long long)sum.campaign_id, c.name, sum.total, sum.run, sum.skipped, sum.failed,
-		    sum.wall_s);
+		char shard[48] = "";
+
+		if (ro.shards)
+			snprintf(shard, sizeof(shard), ", shard %u/%u", ro.shard, ro.shards);
+		printf("campaign %lld '%s'%s complete: %u points (%u run now, %u stored before, %u "
+		       "with "
+		       "a thermal failure) in %.1f s\n",
+		       (long long)sum.campaign_id, c.name, shard, sum.total, sum.run, sum.skipped,
+		       sum.failed, sum.wall_s);
 		if (sum.failed)
 			printf("thermal failures: %u runs failed, %u recoveries, %u retries\n",
 			       sum.failed, sum.recovered, sum.retried);
@@ -357,6 +527,8 @@ out_campaign:
 	for (unsigned i = 0; i < SB_CAMPAIGN_MAX_DEVICES; i++)
 		sb_lock_release(locks[i]);
 	sb_campaign_release(&c);
+out_opts:
+	free(so.opts);
 	return rc;
 }
 

@@ -15,7 +15,7 @@ _stackbench()
 		esac
 	done
 	case $prev in
-	--db | -d | --out | -o | --output | --json | --csv | --plots | --trace | --devices | --socket | --state-dir | --snapshot)
+	--db | -d | --out | -o | --output | --json | --csv | --plots | --trace | --devices | --socket | --state-dir | --snapshot | --into)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return
 		;;
