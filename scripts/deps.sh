@@ -27,6 +27,11 @@ gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "
 # analysis: compressed traces (.gz through zlib, .xz through liblzma)
 PKGS="$PKGS zlib1g-dev liblzma-dev"
+# campaigns through Slurm (docs/cluster.md): the client commands, and for the cluster tests a
+# one-machine cluster (slurmctld, slurmd, munge) they start in a temporary folder (tests/cluster);
+# (on a host with systemd, Debian may also enable the packages' own services; the tests do not
+# use them)
+PKGS="$PKGS slurm-client slurmctld slurmd munge"
 
 missing=""
 # (the list's comment lines are not packages)
