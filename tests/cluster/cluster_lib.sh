@@ -29,16 +29,16 @@ cluster_stop() {
 	if [ -n "${SB_W:-}" ] && [ -s "$SB_W/munge/run/munged.pid" ]; then
 		SB_PIDS="$SB_PIDS $(cat "$SB_W/munge/run/munged.pid")"
 	fi
-	for p in $SB_PIDS; do
-		kill "$p" 2>/dev/null || true
+	for cl_p in $SB_PIDS; do
+		kill "$cl_p" 2>/dev/null || true
 	done
-	for p in $SB_PIDS; do
-		n=0
-		while kill -0 "$p" 2>/dev/null && [ $n -lt 50 ]; do
+	for cl_p in $SB_PIDS; do
+		cl_n=0
+		while kill -0 "$cl_p" 2>/dev/null && [ $cl_n -lt 50 ]; do
 			sleep 0.1
-			n=$((n + 1))
+			cl_n=$((cl_n + 1))
 		done
-		kill -9 "$p" 2>/dev/null || true
+		kill -9 "$cl_p" 2>/dev/null || true
 	done
 	SB_PIDS=
 	if [ -n "${SB_W:-}" ] && [ -z "${SB_KEEP:-}" ]; then
@@ -50,9 +50,9 @@ cluster_stop() {
 # pointing at files in the folder), none when not given.
 cluster_start() {
 	[ "$(id -u)" -eq 0 ] || { echo "cluster: needs root (munged, slurmd); skipped"; exit 77; }
-	for p in munged slurmctld slurmd sbatch squeue scancel scontrol sinfo python3; do
-		command -v "$p" >/dev/null || [ -x "/usr/sbin/$p" ] ||
-			cluster_fail "'$p' is missing: scripts/deps.sh installs slurmctld slurmd slurm-client munge"
+	for cl_p in munged slurmctld slurmd sbatch squeue scancel scontrol sinfo python3; do
+		command -v "$cl_p" >/dev/null || [ -x "/usr/sbin/$cl_p" ] ||
+			cluster_fail "'$cl_p' is missing: scripts/deps.sh installs slurmctld slurmd slurm-client munge"
 	done
 	SB_W=$(mktemp -d /tmp/sb-slurm-XXXXXX)
 	SB_PIDS=
@@ -70,23 +70,22 @@ cluster_start() {
 		>"$SB_W/munged.out" 2>&1 &
 	SB_PIDS="$!"
 	set -- "${1:-0}" $(cluster_ports)
-	node=$(hostname -s)
-	gres_node=
-	gres_types=
+	cl_node=$(hostname -s)
+	cl_gres_node=
+	cl_gres_types=
 	if [ "$1" -gt 0 ]; then
-		gres_types="GresTypes=fpga"
-		gres_node="Gres=fpga:$1"
-		: >"$SB_W/gres.conf"
-		i=0
-		while [ $i -lt "$1" ]; do
-			: >"$SB_W/fpga$i"
-			i=$((i + 1))
+		cl_gres_types="GresTypes=fpga"
+		cl_gres_node="Gres=fpga:$1"
+		cl_i=0
+		while [ $cl_i -lt "$1" ]; do
+			: >"$SB_W/fpga$cl_i"
+			cl_i=$((cl_i + 1))
 		done
 		echo "Name=fpga File=$SB_W/fpga[0-$(($1 - 1))]" >"$SB_W/gres.conf"
 	fi
 	cat >"$SB_W/slurm.conf" <<CONF
 ClusterName=sbtest
-SlurmctldHost=$node(127.0.0.1)
+SlurmctldHost=$cl_node(127.0.0.1)
 SlurmUser=root
 AuthType=auth/munge
 AuthInfo=socket=$SB_W/munge/run/munge.sock
@@ -107,25 +106,25 @@ SlurmctldLogFile=$SB_W/log/slurmctld.log
 SlurmdLogFile=$SB_W/log/slurmd.log
 ReturnToService=2
 SchedulerParameters=sched_interval=1
-$gres_types
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=2000 $gres_node State=UNKNOWN
-PartitionName=bench Nodes=$node Default=YES MaxTime=INFINITE State=UP
+$cl_gres_types
+NodeName=$cl_node NodeAddr=127.0.0.1 CPUs=$(nproc) RealMemory=2000 $cl_gres_node State=UNKNOWN
+PartitionName=bench Nodes=$cl_node Default=YES MaxTime=INFINITE State=UP
 CONF
 	export SLURM_CONF="$SB_W/slurm.conf"
-	n=0
+	cl_n=0
 	until [ -S "$SB_W/munge/run/munge.sock" ]; do
-		n=$((n + 1))
-		[ $n -lt 100 ] || cluster_fail "munged did not start: $(cat "$SB_W/munge/munged.log" 2>/dev/null)"
+		cl_n=$((cl_n + 1))
+		[ $cl_n -lt 100 ] || cluster_fail "munged did not start: $(cat "$SB_W/munge/munged.log" 2>/dev/null)"
 		sleep 0.1
 	done
 	slurmctld -D -i -f "$SB_W/slurm.conf" >"$SB_W/log/slurmctld.out" 2>&1 &
 	SB_PIDS="$SB_PIDS $!"
 	slurmd -D -f "$SB_W/slurm.conf" >"$SB_W/log/slurmd.out" 2>&1 &
 	SB_PIDS="$SB_PIDS $!"
-	n=0
+	cl_n=0
 	until sinfo -h -o %t 2>/dev/null | grep -q idle; do
-		n=$((n + 1))
-		[ $n -lt 300 ] || cluster_fail "the node did not come up: $(tail -5 "$SB_W/log/slurmctld.log" "$SB_W/log/slurmd.log" 2>&1)"
+		cl_n=$((cl_n + 1))
+		[ $cl_n -lt 300 ] || cluster_fail "the node did not come up: $(tail -5 "$SB_W/log/slurmctld.log" "$SB_W/log/slurmd.log" 2>&1)"
 		sleep 0.1
 	done
 }
@@ -133,11 +132,11 @@ CONF
 # cluster_wait_gone JOB...: until none of the jobs (nor their array tasks) is in the queue
 # (pending, running, completing), at most 600 s.
 cluster_wait_gone() {
-	re="^($(echo "$@" | tr ' ' '|'))(_|\$)"
-	n=0
-	while squeue -h -r -o %i --me 2>/dev/null | grep -Eq "$re"; do
-		n=$((n + 1))
-		[ $n -lt 6000 ] || cluster_fail "jobs $* still in the queue after 600 s"
+	cl_re="^($(echo "$@" | tr ' ' '|'))(_|\$)"
+	cl_n=0
+	while squeue -h -r -o %i --me 2>/dev/null | grep -Eq "$cl_re"; do
+		cl_n=$((cl_n + 1))
+		[ $cl_n -lt 6000 ] || cluster_fail "jobs $* still in the queue after 600 s"
 		sleep 0.1
 	done
 }
