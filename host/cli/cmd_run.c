@@ -326,6 +326,17 @@ static int set_board(struct sb_campaign *c, const char *device, const char *boar
 	return 0;
 }
 
+/* A count option 1..max: -1 to go on, else the usage error's exit code (printed). */
+static int count_option(const char *arg, const char *opt, unsigned max, unsigned *out)
+{
+	uint64_t v;
+
+	if (sb_parse_u64(arg, opt, false, &v) < 0 || !v || v > max)
+		return sb_cli_usage_error("run", "%s %s: 1..%u", opt, arg, max);
+	*out = (unsigned)v;
+	return -1;
+}
+
 /* Options that go only with --slurm, or only without it. -1 to go on, else an exit code. */
 static int check_combination(bool slurm, const struct sb_cli_run_slurm *so,
                              const struct sb_run_options *ro, const char *device, bool dry)
@@ -375,7 +386,6 @@ static int run_run(int argc, char **argv)
 	struct sb_campaign c;
 	struct sb_store *st;
 	bool dry = false;
-	uint64_t v;
 	int ch, e, rc;
 
 	slurm = has_slurm(argc, argv);
@@ -400,13 +410,9 @@ static int run_run(int argc, char **argv)
 		case OPT_SLURM:
 			break;
 		case OPT_SHARDS:
-			if (sb_parse_u64(optarg, "--shards", false, &v) < 0 || !v ||
-			    v > SB_CAMPAIGN_MAX_SHARDS) {
-				rc = sb_cli_usage_error("run", "--shards %s: 1..%d", optarg,
-				                        SB_CAMPAIGN_MAX_SHARDS);
+			if ((rc = count_option(optarg, "--shards", SB_CAMPAIGN_MAX_SHARDS,
+			                       &so.shards)) >= 0)
 				goto out_opts;
-			}
-			so.shards = (unsigned)v;
 			break;
 		case OPT_STATUS:
 			so.status = true;
@@ -418,13 +424,9 @@ static int run_run(int argc, char **argv)
 			ro.resume = true;
 			break;
 		case 'J':
-			if (sb_parse_u64(optarg, "--jobs", false, &v) < 0 || !v ||
-			    v > SB_CAMPAIGN_MAX_DEVICES) {
-				rc = sb_cli_usage_error("run", "--jobs %s: 1..%d", optarg,
-				                        SB_CAMPAIGN_MAX_DEVICES);
+			if ((rc = count_option(optarg, "--jobs", SB_CAMPAIGN_MAX_DEVICES,
+			                       &ro.jobs)) >= 0)
 				goto out_opts;
-			}
-			ro.jobs = (unsigned)v;
 			break;
 		case 'n':
 			dry = true;

@@ -12,7 +12,7 @@ here=$3
 . "$here/compare_lib.sh"
 fail() {
 	echo "board_gres: FAIL: $*" >&2
-	for f in "${dir:-/nonexistent}"/*.out; do [ -f "$f" ] && { echo "== $f" >&2; tail -3 "$f" >&2; }; done
+	cluster_logs "${dir:-}"
 	exit 1
 }
 cluster_start 2

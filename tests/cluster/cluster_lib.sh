@@ -11,6 +11,15 @@
 
 cluster_fail() { echo "cluster: FAIL: $*" >&2; exit 1; }
 
+# cluster_logs DIR: the end of each Slurm log (*.out) in DIR, on stderr (for a test's failure).
+cluster_logs() {
+	for cl_f in "${1:-/nonexistent}"/*.out; do
+		[ -f "$cl_f" ] || continue
+		echo "== $cl_f" >&2
+		tail -3 "$cl_f" >&2
+	done
+}
+
 # Two free TCP ports on the loopback (bound and released; slurmctld and slurmd take them).
 cluster_ports() {
 	python3 - <<'PY'

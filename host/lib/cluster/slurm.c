@@ -192,27 +192,9 @@ static void put_comment_text(FILE *f, const char *s)
 		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-/* Close a memory stream: its text (buf is set by fclose) into *text. */
-static int finish_text(FILE *f, char **buf, char **text)
+/* The body of the job array's script: a case on $SLURM_ARRAY_TASK_ID. */
+static void array_body(FILE *f, const struct sb_slurm_job *j)
 {
-	if (fclose(f) != 0 || !*buf) {
-		free(*buf);
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	}
-	*text = *buf;
-	return 0;
-}
-
-int sb_slurm_array_script(const struct sb_slurm_job *j, char **text)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	fprintf(f, "#!/bin/sh\n# ");
-	put_comment_text(f, j->name);
 	fprintf(f,
 	        ": %u tasks of a Slurm job array, written by stackbench %s.\n"
 	        "# Task $SLURM_ARRAY_TASK_ID runs its command; every argument is quoted.\n"
@@ -233,19 +215,11 @@ int sb_slurm_array_script(const struct sb_slurm_job *j, char **text)
 	        "\t;;\n"
 	        "esac\n",
 	        j->ntasks ? j->ntasks - 1 : 0);
-	return finish_text(f, &buf, text);
 }
 
-int sb_slurm_merge_script(const struct sb_slurm_job *j, char **text)
+/* The body of the merge job's script: its one command. */
+static void merge_body(FILE *f, const struct sb_slurm_job *j)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	fprintf(f, "#!/bin/sh\n# ");
-	put_comment_text(f, j->name);
 	fprintf(f,
 	        ": the merge after the job array, written by stackbench %s.\n"
 	        "# Submitted with: sbatch --parsable --dependency=afterok:ARRAY ... THIS_FILE\n"
@@ -256,7 +230,37 @@ int sb_slurm_merge_script(const struct sb_slurm_job *j, char **text)
 	else
 		fputs("true", f);
 	fputc('\n', f);
-	return finish_text(f, &buf, text);
+}
+
+/* A script as malloc'ed text: "#!/bin/sh", "# NAME" and the body. */
+static int script(const struct sb_slurm_job *j, void (*body)(FILE *, const struct sb_slurm_job *),
+                  char **text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	fprintf(f, "#!/bin/sh\n# ");
+	put_comment_text(f, j->name);
+	body(f, j);
+	if (fclose(f) != 0 || !buf) {
+		free(buf);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	*text = buf;
+	return 0;
+}
+
+int sb_slurm_array_script(const struct sb_slurm_job *j, char **text)
+{
+	return script(j, array_body, text);
+}
+
+int sb_slurm_merge_script(const struct sb_slurm_job *j, char **text)
+{
+	return script(j, merge_body, text);
 }
 
 /* --- sbatch --------------------------------------------------------------------------------- */
