@@ -19,18 +19,18 @@ cat >c.yaml <<'YAML'
 name: halves
 bench: {device: "sim:", profile: hmc-gen2-ac510}
 durations: {bandwidth_s: 0.5}
-sweep: {type: [ro, wo, rw], size: [64, 128], pattern: [16vault, all]}
+sweep: {type: [ro, wo], size: [64, 128], pattern: [16vault, all]}
 YAML
 sed 's/^name: halves/name: halves\nseed: 2/' c.yaml >other.yaml
 
 "$exe" -q run c.yaml --db plain.db >/dev/null || fail "plain run"
 "$exe" -q run c.yaml --shard 0/2 --db a.db >out 2>&1 || fail "shard 0/2: $(cat out)"
-grep -q "shard 0/2 complete: 6 points" out || fail "shard 0/2 summary: $(cat out)"
+grep -q "shard 0/2 complete: 4 points" out || fail "shard 0/2 summary: $(cat out)"
 # the other bench, on its own board URI (the content hash does not change)
 "$exe" -q run c.yaml --shard 1/2 --db b.db --device 'sim:?ports=9' >out 2>&1 || fail "shard 1/2: $(cat out)"
-[ "$(sqlite3 a.db "SELECT shard || '/' || shards || ' ' || shard_points || ' ' || points_total || ' ' || status FROM campaigns")" = "0/2 6 12 complete" ] ||
+[ "$(sqlite3 a.db "SELECT shard || '/' || shards || ' ' || shard_points || ' ' || points_total || ' ' || status FROM campaigns")" = "0/2 4 8 complete" ] ||
 	fail "a.db's campaign row: $(sqlite3 a.db 'SELECT * FROM campaigns')"
-[ "$(sqlite3 a.db "SELECT group_concat(idx) FROM points")" = "0,2,4,6,8,10" ] || fail "shard 0/2 holds $(sqlite3 a.db 'SELECT group_concat(idx) FROM points')"
+[ "$(sqlite3 a.db "SELECT group_concat(idx) FROM points")" = "0,2,4,6" ] || fail "shard 0/2 holds $(sqlite3 a.db 'SELECT group_concat(idx) FROM points')"
 [ "$(sqlite3 b.db "SELECT DISTINCT device FROM points")" = "sim:hmc-gen2-ac510?ports=9" ] || fail "b.db's device"
 [ "$(sqlite3 a.db "SELECT hash FROM campaigns")" = "$(sqlite3 b.db "SELECT hash FROM campaigns")" ] || fail "--device changed the hash"
 # a shard's database does not resume as another shard, nor as the whole campaign
@@ -39,23 +39,23 @@ grep -q "holds shard 0/2; this run is shard 1/2" out || fail "shard mismatch mes
 
 # --- the merge -------------------------------------------------------------------------------
 "$exe" merge a.db b.db --into m.db >out 2>&1 || fail "merge: $(cat out)"
-grep -q "merged 2 databases into 'm.db' (new) as campaign 1 'halves' .*: 12 of 12 points, 12 runs, 0 duplicate runs" out ||
+grep -q "merged 2 databases into 'm.db' (new) as campaign 1 'halves' .*: 8 of 8 points, 8 runs, 0 duplicate runs" out ||
 	fail "merge summary: $(cat out)"
 grep -qx complete out || fail "not complete: $(cat out)"
 [ "$(sqlite3 m.db "SELECT status || ' ' || coalesce(shards, 'whole') FROM campaigns")" = "complete whole" ] || fail "merged campaign row"
 [ "$(sqlite3 m.db "PRAGMA integrity_check")" = ok ] || fail "integrity"
 # every point once, with its own provenance: the shard it ran in, the board it ran on
-[ "$(sqlite3 m.db "SELECT count(*) || ' ' || count(DISTINCT idx) FROM points")" = "12 12" ] || fail "points not once each"
+[ "$(sqlite3 m.db "SELECT count(*) || ' ' || count(DISTINCT idx) FROM points")" = "8 8" ] || fail "points not once each"
 [ "$(sqlite3 m.db "SELECT count(*) FROM points WHERE json_extract(provenance, '\$.shard') != (idx % 2) || '/2'")" = 0 ] ||
 	fail "provenance shard: $(sqlite3 m.db "SELECT idx, json_extract(provenance, '\$.shard') FROM points")"
-[ "$(sqlite3 m.db "SELECT count(*) FROM points WHERE idx % 2 = 1 AND device = 'sim:hmc-gen2-ac510?ports=9' AND json_extract(provenance, '\$.device.uri') = device")" = 6 ] ||
+[ "$(sqlite3 m.db "SELECT count(*) FROM points WHERE idx % 2 = 1 AND device = 'sim:hmc-gen2-ac510?ports=9' AND json_extract(provenance, '\$.device.uri') = device")" = 4 ] ||
 	fail "the second bench's board is not kept per point"
 [ "$(sqlite3 m.db "SELECT DISTINCT json_extract(provenance, '\$.device.profile.name') || ' ' || json_extract(provenance, '\$.device.profile.bench') || ' ' || substr(json_extract(provenance, '\$.device.profile.content_hash'), 1, 8) FROM points")" = "hmc-gen2-ac510 ac510-lab fnv1a64:" ] ||
 	fail "structured profile: $(sqlite3 m.db "SELECT DISTINCT json_extract(provenance, '\$.device') FROM points")"
 # no machine's paths in what is shared: the profile named, not its file
 sqlite3 m.db "SELECT provenance FROM points UNION ALL SELECT provenance FROM campaigns" | grep -q '"detail":"[^"]*/' &&
 	fail "a path in device.detail: $(sqlite3 m.db 'SELECT provenance FROM points LIMIT 1')"
-[ "$(sqlite3 m.db "SELECT json_extract(data, '\$.sources[0].file') || ' ' || json_extract(data, '\$.sources[1].shard') || ' ' || json_extract(data, '\$.points') FROM events WHERE kind = 'merge'")" = "a.db 1/2 12" ] ||
+[ "$(sqlite3 m.db "SELECT json_extract(data, '\$.sources[0].file') || ' ' || json_extract(data, '\$.sources[1].shard') || ' ' || json_extract(data, '\$.points') FROM events WHERE kind = 'merge'")" = "a.db 1/2 8" ] ||
 	fail "merge event: $(sqlite3 m.db "SELECT data FROM events WHERE kind = 'merge'")"
 # the results equal a plain run's (the board URI aside: the second bench named another)
 sqlite3 m.db "UPDATE points SET device = 'sim:hmc-gen2-ac510'" && cp m.db m2.db
@@ -65,7 +65,7 @@ same_export "$exe" plain.db m2.db || fail "merged export differs from a plain ru
 # the same run in two inputs with the same results: kept once
 cp a.db a-copy.db
 "$exe" merge a.db a-copy.db b.db --into dup.db >out 2>&1 || fail "merge with a duplicate: $(cat out)"
-grep -q "12 of 12 points, 12 runs, 6 duplicate runs dropped" out || fail "duplicates: $(cat out)"
+grep -q "8 of 8 points, 8 runs, 4 duplicate runs dropped" out || fail "duplicates: $(cat out)"
 sqlite3 dup.db "UPDATE points SET device = 'sim:hmc-gen2-ac510'"
 same_results plain.db dup.db || fail "merge with a duplicate differs from a plain run"
 
@@ -99,14 +99,14 @@ refuse "a truncated shard" 4 "b-cut.db.*\(damaged\|truncated\)" a.db b-cut.db --
 refuse "a truncated shard, into an existing database" 4 "b-cut.db.*\(damaged\|truncated\)" a.db b-cut.db --into m.db
 echo "not a database" >junk.db
 refuse "a file that is not a database" 4 "junk.db" a.db junk.db --into new.db
-refuse "missing points" 4 "hold 6 finished of the 12 points .*missing or unfinished: 1, 3, 5, 7, 9, 11" a.db --into new.db
+refuse "missing points" 4 "hold 4 finished of the 8 points .*missing or unfinished: 1, 3, 5, 7)" a.db --into new.db
 refuse "the target among the inputs" 2 "is the input" a.db b.db --into b.db
 
 # --partial: the campaign resumes where the shards stopped
 "$exe" merge a.db --into part.db --partial >out 2>&1 || fail "--partial: $(cat out)"
-grep -q "6 of 12 points" out || fail "--partial summary: $(cat out)"
+grep -q "4 of 8 points" out || fail "--partial summary: $(cat out)"
 [ "$(sqlite3 part.db "SELECT status FROM campaigns")" = interrupted ] || fail "partial status"
 "$exe" -q run c.yaml --db part.db --resume >out 2>&1 || fail "resume the partial merge: $(cat out)"
-grep -q "6 run now, 6 stored before" out || fail "resume ran: $(cat out)"
+grep -q "4 run now, 4 stored before" out || fail "resume ran: $(cat out)"
 same_results plain.db part.db || fail "partial merge + resume differs from a plain run"
 echo "merge_refusals: ok"
