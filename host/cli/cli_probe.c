@@ -346,7 +346,8 @@ int sb_cli_probe(const struct sb_cli_probe_opts *o)
 
 		root = cJSON_CreateObject();
 		cJSON_AddStringToObject(root, "schema", "stackbench-probe");
-		cJSON_AddStringToObject(root, "schema_version", "1.0");
+		/* 1.1: provenance.device.profile, .shard, .slurm */
+		cJSON_AddStringToObject(root, "schema_version", "1.1");
 		sb_provenance_init(&prov);
 		if (p.dev)
 			sb_provenance_device(&prov, p.dev);

@@ -90,7 +90,8 @@ static int print_json(const struct row *rows, size_t n)
 		return SB_EXIT_FAILURE;
 	/* docs/cli.md: a JSON document says what it is, and what made it */
 	cJSON_AddStringToObject(root, "schema", "stackbench-devices");
-	cJSON_AddStringToObject(root, "schema_version", "1.0");
+	/* 1.1: provenance.device.profile, .shard, .slurm */
+	cJSON_AddStringToObject(root, "schema_version", "1.1");
 	sb_provenance_init(&prov);
 	if ((pj = sb_provenance_cjson(&prov)))
 		cJSON_AddItemToObject(root, "provenance", pj);

@@ -68,7 +68,8 @@ static int print_json(const struct sb_found_instrument *f, int n)
 
 	/* docs/cli.md: a JSON document says what it is, and what made it */
 	cJSON_AddStringToObject(root, "schema", "stackbench-instruments");
-	cJSON_AddStringToObject(root, "schema_version", "1.0");
+	/* 1.1: provenance.device.profile, .shard, .slurm */
+	cJSON_AddStringToObject(root, "schema_version", "1.1");
 	sb_provenance_init(&prov);
 	if ((pj = sb_provenance_cjson(&prov)))
 		cJSON_AddItemToObject(root, "provenance", pj);

@@ -46,14 +46,16 @@ static const char *json_str(const cJSON *o, const char *a, const char *b)
 
 /*
  * The facts of a campaign's provenance (docs/provenance.md) a comparison names its sides by:
- * host, device, model profile, build. The profile is read from the sim transport's account
- * in device.detail ("... profile NAME (PATH, fnv1a64 HASH), bench ..."): the one place to
- * change when provenance gives it structured fields.
+ * host, device, model profile, build. The profile comes from device.profile (name and content
+ * hash); provenance written before those fields has it only in the sim transport's account,
+ * device.detail ("... profile NAME (PATH, fnv1a64 HASH), bench ...").
  */
 static void provenance_facts(const char *json, struct sb_report_source *s)
 {
 	cJSON *p = json ? cJSON_Parse(json) : NULL;
+	const cJSON *dev = cJSON_GetObjectItemCaseSensitive(p, "device");
 	const char *detail = json_str(p, "device", "detail"), *prof, *hash;
+	const char *name = json_str(dev, "profile", "name");
 
 	snprintf(s->host, sizeof(s->host), "%s", json_str(p, "host", "name"));
 	snprintf(s->device, sizeof(s->device), "%s", json_str(p, "device", "uri"));
@@ -61,7 +63,11 @@ static void provenance_facts(const char *json, struct sb_report_source *s)
 	         json_str(p, "stackbench", "git")[0] ? " git " : "",
 	         json_str(p, "stackbench", "git"));
 	s->profile[0] = '\0';
-	if ((prof = strstr(detail, "profile "))) {
+	if (name[0]) {
+		hash = strchr(json_str(dev, "profile", "content_hash"), ':');
+		snprintf(s->profile, sizeof(s->profile), "%.100s%s%.8s", name, hash ? " " : "",
+		         hash ? hash + 1 : "");
+	} else if ((prof = strstr(detail, "profile "))) {
 		size_t n = strcspn(prof + 8, " (,");
 
 		hash = strstr(prof, "fnv1a64 ");
