@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The GUPS engine, the FPGA infrastructure, the links and the cube: types shared by the
- * engine's files. Time is kept in ticks of 1/3 ps, so the 187.5 MHz user clock (16000 ticks),
- * link flits (3200 ticks at 15 Gb/s x 8 lanes) and DRAM timings mix without drift.
+ * The family-neutral part of the board model's engine: the GUPS ports (tag pools, outstanding
+ * requests, rw write-backs, counters), the user-clock timing and the engine statistics. The
+ * memory family behind the ports (hmc.h: the FPGA's HMC controller, the links and the cube) is
+ * apart, so that another family can sit behind the same ports.
  */
 #ifndef SB_MODEL_ENGINE_H
 #define SB_MODEL_ENGINE_H
@@ -10,27 +11,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "calendar.h"
 #include "gups_addrgen.h"
+#include "timebase.h"
 
-#define SB_TICKS_PER_PS 3ull
-#define SB_TICK_NEVER UINT64_MAX
-
-/* ---- calendars: reservations on a slotted resource, allowing gaps ------------------------ */
-
-#define SB_CAL_WORDS 1024 /* 65536 slots of look-ahead */
-#define SB_CAL_SLOTS (SB_CAL_WORDS * 64ull)
-
-struct sb_calendar {
-	uint64_t slot_ticks; /* length of a slot */
-	uint64_t base;       /* absolute slot number of bit 0 of word base_word */
-	unsigned base_word;
-	uint64_t overflow; /* absolute slot from which everything is taken (beyond the window) */
-	uint64_t full;     /* every slot in [base, full) is taken (or in the past) */
-	uint64_t bits[SB_CAL_WORDS];
-	uint64_t fullw[SB_CAL_WORDS / 64]; /* bit per word of bits[] that is all taken */
-};
-
-/* ---- small binary heaps (fixed capacity) ------------------------------------------------- */
+/* ---- outstanding requests of a port ------------------------------------------------------ */
 
 struct sb_done {         /* a request outstanding at a port (24 bytes: heap entries move) */
 	uint64_t t_done; /* response reaches the port (SB_TICK_NEVER: lost) */
@@ -116,7 +101,6 @@ struct sb_port {
 	unsigned tags;         /* reads outstanding */
 	uint64_t tag_used;     /* tag pool: bit t set while tag t is out */
 	unsigned outstanding;  /* non-posted requests outstanding */
-	/* outstanding requests, min-heap on t_done */
 	/* Outstanding requests: payloads in slots[], a binary min-heap of 8-byte keys
 	 * (completion cycle << SB_DONE_IDX_BITS | slot) so that heap moves stay small. */
 	struct sb_done *slots;
@@ -142,71 +126,11 @@ struct sb_port {
 	uint64_t d_reads, d_writes, d_read_data, d_lat_sum, d_lat_count, d_iters;
 };
 
-/* ---- the cube ---------------------------------------------------------------------------- */
-
-struct sb_vault {
-	uint64_t bank_free[16]; /* bank ready for the next activate */
-	uint64_t refresh_phase; /* offset of this vault's refresh windows */
-	struct sb_calendar bus; /* data bus transfers (tCCD slots) */
-	struct sb_calendar act; /* activates (same slots): tRRD and tFAW are checked on it */
-	uint64_t *admit;        /* ring of the last vault_queue admission starts */
-	unsigned admit_pos;
-	uint64_t activates;
-};
-
-#define SB_LINK_TOKENS_MAX 4096
-
-struct sb_link {
-	uint64_t tx_free;      /* request direction: next free (requests arrive in order) */
-	uint64_t in_fwd;       /* cube input: the last packet left the input buffer (in order) */
-	uint64_t *tok_free;    /* token ring: when the flit that last held each token left */
-	uint64_t tok_count;    /* flits sent so far (position in the token ring) */
-	struct sb_calendar rx; /* response direction */
-	uint64_t req_flits, resp_flits;
-};
-
-/*
- * Division by a constant without a divide instruction (Granlund-Montgomery): exact for
- * dividends below 2^60 ticks (4.4 days of simulated time).
- */
-struct sb_divider {
-	uint64_t d, m;
-	unsigned shift;
-};
-
-static inline uint64_t sb_div(const struct sb_divider *v, uint64_t x)
-{
-	return (uint64_t)(((unsigned __int128)x * v->m) >> v->shift);
-}
-
-static inline uint64_t sb_div_up(const struct sb_divider *v, uint64_t x)
-{
-	uint64_t q = sb_div(v, x);
-
-	return q * v->d == x ? q : q + 1;
-}
-
-/* Timing parameters converted to ticks. */
+/* The user clock of the FPGA design, in ticks, and what the ports take from it. */
 struct sb_timing {
-	struct sb_divider div_cycle, div_flit, div_slot, div_trefi, div_trefi_hot;
-	unsigned bus_shift; /* log2(bus_bytes) */
-	uint64_t cycle, flit;
-	uint64_t tx_fixed;    /* TX path latency besides port occupancy and the link */
-	uint64_t tx_transmit; /* transmit overhead */
-	uint64_t rx_path;
-	uint64_t cube_in, cube_out, xbar_local, xbar_remote;
-	uint64_t dram_slot; /* tCCD: the grid of column transfers and activates */
-	uint64_t trcd, tcl, tcwl, tras, trc, trp, trtp, twr, trfc, trefi;
-	unsigned rd_data_slots; /* activate to first read transfer, in dram slots */
-	unsigned wr_data_slots;
-	unsigned rrd_slots;  /* tRRD in dram slots */
-	unsigned faw_slots;  /* tFAW in dram slots */
-	unsigned gap_slots;  /* idle bus slots after each access (bus turnaround) */
-	unsigned packet_gap; /* extra flit times of a data-carrying packet on a link direction */
+	struct sb_divider div_cycle;
+	uint64_t cycle;
 	unsigned cmd_cycles; /* a user port takes a command at most every cmd_cycles cycles */
-	unsigned tokens;     /* link flow-control tokens (flits) */
-	unsigned bus_bytes;
-	unsigned search_limit; /* attempts a vault may make to place an access (a fault beyond) */
 };
 
 struct sb_engine_stats {

@@ -59,15 +59,16 @@ static uint64_t lcm64(uint64_t a, uint64_t b, uint64_t limit)
 	return a / g * b;
 }
 
-/* The time quantum a jump must be a multiple of. */
+/* The time quantum a jump must be a multiple of: the user clock and the memory family's
+ * periods (for the HMC: the flit, the DRAM slot, the refresh interval). */
 static uint64_t quantum(const struct sb_model *m)
 {
-	const struct sb_timing *t = &m->tm;
 	uint64_t limit = 1000000000ull * SB_TICKS_PER_PS; /* 1 ms */
-	uint64_t q = lcm64(t->cycle, t->flit, limit);
+	uint64_t period[8], q = m->tm.cycle;
+	unsigned n = sb_cube_periods(m, period, 8);
 
-	q = q ? lcm64(q, t->dram_slot, limit) : 0;
-	q = q ? lcm64(q, t->trefi, limit) : 0;
+	for (unsigned i = 0; i < n && q; i++)
+		q = lcm64(q, period[i], limit);
 	return q;
 }
 
@@ -132,16 +133,6 @@ static uint64_t scale(uint64_t delta, uint64_t num, uint64_t den)
 	return (uint64_t)((unsigned __int128)delta * num / den);
 }
 
-static void shift_calendar(struct sb_calendar *c, uint64_t dt)
-{
-	uint64_t slots = dt / c->slot_ticks;
-
-	c->base += slots;
-	c->full += slots;
-	if (c->overflow)
-		c->overflow += slots;
-}
-
 static void shift_time(struct sb_model *m, uint64_t dt)
 {
 	for (unsigned i = 0; i < m->nports; i++) {
@@ -162,31 +153,9 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 		sb_engine_done_rebuild(m, p);
 		for (unsigned k = 0; k < p->nwb; k++)
 			p->wb[k].t_ready += dt;
-		shift_calendar(&p->rx, dt);
+		sb_cal_shift(&p->rx, dt);
 	}
-	for (unsigned l = 0; l < m->nlinks; l++) {
-		struct sb_link *lk = &m->link[l];
-
-		lk->tx_free += dt;
-		if (lk->in_fwd)
-			lk->in_fwd += dt;
-		for (unsigned k = 0; k < m->tm.tokens; k++)
-			if (lk->tok_free[k])
-				lk->tok_free[k] += dt;
-		shift_calendar(&lk->rx, dt);
-	}
-	for (unsigned v = 0; v < m->nvaults; v++) {
-		struct sb_vault *vv = &m->vault[v];
-
-		for (unsigned b = 0; b < 16; b++)
-			if (vv->bank_free[b])
-				vv->bank_free[b] += dt;
-		for (unsigned k = 0; k < m->prof.vault_queue; k++)
-			if (vv->admit[k])
-				vv->admit[k] += dt;
-		shift_calendar(&vv->bus, dt);
-		shift_calendar(&vv->act, dt);
-	}
+	sb_cube_shift(m, dt);
 }
 
 /* Jump dt ticks ahead, extrapolating the increments of the last complete window. */

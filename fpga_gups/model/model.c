@@ -163,7 +163,7 @@ static void hmc_write(struct sb_model *m, uint32_t reg, uint32_t value, uint32_t
 		}
 		break;
 	case SB_HMC_CTRL_ADDR_MODE:
-		sb_engine_set_addr_mode(m, SB_FIELD_GET(SB_HMC_CTRL_ADDR_MODE_BLOCK, value));
+		sb_cube_set_addr_mode(m, SB_FIELD_GET(SB_HMC_CTRL_ADDR_MODE_BLOCK, value));
 		break;
 	case SB_HMC_CTRL_FLOW_THRESHOLD:
 		sb_engine_flow_update(m);
@@ -419,9 +419,7 @@ void sb_model_set_request_hook(struct sb_model *m, sb_model_request_fn fn, void 
 /* All-bank refreshes of every vault since the model started, at the rate of each period. */
 static uint64_t refreshes_until(const struct sb_model *m, uint64_t now)
 {
-	uint64_t trefi = m->hot ? m->tm.trefi / 2 : m->tm.trefi;
-
-	return m->refresh_base + (now - m->refresh_t0) / trefi * m->nvaults;
+	return m->refresh_base + (now - m->refresh_t0) / sb_cube_trefi(m) * m->cube.nvaults;
 }
 
 void sb_model_get_activity(const struct sb_model *m, struct sb_model_activity *a)

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "hmc.h"
 #include "profile.h"
 #include "regfile.h"
 #include "replay.h"
@@ -15,8 +16,8 @@
 #define SB_MODEL_DMA_MAX 4
 #define SB_MAX_PORTS 9
 #define SB_MAX_VAULTS 16
-#define SB_MAX_LINKS 4
 #define SB_STREAM_ENTRIES 28
+#define SB_TAG_DEPTH 64u /* reads a GUPS port can have in flight (its tag pool) */
 
 struct sb_model_dma {
 	void *host;
@@ -76,16 +77,15 @@ struct sb_model {
 	sb_model_request_fn req_hook;
 	void *req_hook_ctx;
 
-	/* engine */
+	/* engine (family-neutral) */
 	struct sb_timing tm;
-	unsigned nports, nlinks, nvaults, nbanks;
-	unsigned vault_shift, bank_shift; /* from the address-mapping mode */
+	unsigned nports;
 	unsigned flow_limit; /* outstanding requests per port (hmc_ctrl.flow_threshold) */
 	struct sb_port port[SB_MAX_PORTS];
 	uint64_t port_next[SB_MAX_PORTS]; /* copy of each port's t_next, for a quick scan */
-	struct sb_link link[SB_MAX_LINKS];
-	struct sb_vault *vault; /* nvaults */
-	double temp_c;          /* cube temperature from the bench (refresh rate) */
+	/* the memory family: the HMC controller, links and cube (hmc.h) */
+	struct sb_hmc cube;
+	double temp_c; /* cube temperature from the bench (refresh rate) */
 	bool hot;
 	uint64_t refresh_base; /* refreshes counted up to refresh_t0 */
 	uint64_t refresh_t0;   /* tick the refresh rate last changed */
@@ -126,33 +126,60 @@ uint64_t sb_model_cycles(const struct sb_model *m);
 void sb_model_raise_irq(struct sb_model *m, uint32_t bits);
 void *sb_model_dma_ptr(struct sb_model *m, uint64_t bus_addr, size_t len);
 
-/* engine.c: the GUPS engine, infrastructure, links, cube. */
+/* engine.c: the run loop, set-up, thermal failure and cube reset (family-neutral). */
 int sb_engine_init(struct sb_model *m);
 void sb_engine_release(struct sb_model *m);
 int sb_engine_run(struct sb_model *m, uint64_t until);
+void sb_engine_cube_reset(struct sb_model *m);
+void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
+void sb_engine_wake(struct sb_model *m);
+
+/* ports.c: the GUPS ports. */
+SB_MODEL_INTERNAL int sb_ports_init(struct sb_model *m);
+SB_MODEL_INTERNAL void sb_ports_release(struct sb_model *m);
+SB_MODEL_INTERNAL void sb_port_schedule(struct sb_model *m, struct sb_port *p);
+SB_MODEL_INTERNAL void sb_port_step(struct sb_model *m, struct sb_port *p);
+SB_MODEL_INTERNAL void sb_port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool write,
+                                     uint64_t addr, unsigned flits, unsigned stream);
 void sb_engine_settle(struct sb_model *m, uint64_t now);
 uint64_t sb_engine_port_read(struct sb_model *m, unsigned port, uint32_t reg, uint64_t stored);
 void sb_engine_port_write(struct sb_model *m, unsigned port, uint32_t reg, uint32_t pulses);
 void sb_engine_ports_reset(struct sb_model *m);
-void sb_engine_cube_reset(struct sb_model *m);
-void sb_engine_set_addr_mode(struct sb_model *m, unsigned mode);
-/* Address decoding of the current address-mapping mode (HMC specification, address mapping). */
-void sb_engine_map(const struct sb_model *m, uint64_t addr, unsigned *vault, unsigned *bank,
-                   unsigned *quadrant);
-void sb_engine_thermal_fail(struct sb_model *m, uint64_t tick);
 void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announce);
 unsigned sb_engine_port_link(const struct sb_model *m, unsigned port);
-void sb_engine_wake(struct sb_model *m);
 void sb_engine_done_rebuild(struct sb_model *m, struct sb_port *p);
 void sb_engine_flow_update(struct sb_model *m);
+
+/*
+ * The cycle after the response's first beat reached the port: where the latency monitors (GUPS
+ * ports and stream entries, like the RTL) stop. t_done is after the last beat; a read response
+ * has one beat per flit of data, a write response one beat.
+ */
+static inline uint64_t sb_done_first_beat(const struct sb_model *m, const struct sb_done *d)
+{
+	unsigned beats = done_write(d) ? 1 : done_flits(d);
+
+	return d->t_done - (uint64_t)(beats - 1) * m->prof.port_flit_cycles * m->tm.cycle;
+}
+
 /* ff.c: steady-state fast-forward */
 void sb_engine_ff_begin(struct sb_model *m, uint64_t t);
 int sb_engine_ff_try(struct sb_model *m, uint64_t t, uint64_t until);
 /* At the start of an advance: jump at once when the steady state of the last advance holds. */
 void sb_engine_ff_resume(struct sb_model *m, uint64_t now, uint64_t until);
-/* stream.c and trace capture */
+
+/* stream.c: stream GUPS and the memory contents it checks. */
+SB_MODEL_INTERNAL void sb_stream_issue(struct sb_model *m, struct sb_port *p, uint64_t t);
+SB_MODEL_INTERNAL void sb_stream_complete(struct sb_model *m, const struct sb_done *d, bool lost);
+SB_MODEL_INTERNAL void sb_mem_write(struct sb_memory *mem, uint64_t addr, unsigned flits,
+                                    uint32_t seed, bool always);
+SB_MODEL_INTERNAL void sb_mem_clear(struct sb_memory *mem, uint32_t new_power_seed);
 uint64_t sb_engine_stream_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
 void sb_engine_stream_write(struct sb_model *m, const struct sb_regloc *l, uint32_t pulses);
+
+/* trace.c: trace capture */
+SB_MODEL_INTERNAL void sb_trace_record(struct sb_model *m, const struct sb_port *p,
+                                       const struct sb_done *d, unsigned tag);
 uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
 void sb_engine_trace_write(struct sb_model *m, const struct sb_regloc *l, uint32_t value,
                            uint32_t pulses);

@@ -16,11 +16,6 @@
 #include "model_internal.h"
 #include "stackbench/log.h"
 
-static inline uint64_t max64(uint64_t a, uint64_t b)
-{
-	return a > b ? a : b;
-}
-
 static void clear_stats(struct sb_replay *r)
 {
 	r->issued = r->completed = r->reads = r->writes = r->lat_sum = r->lag_sum = 0;
@@ -132,7 +127,7 @@ uint64_t sb_replay_next(const struct sb_model *m, const struct sb_port *p)
 		return SB_TICK_NEVER;
 	/* Issue happens on clock edges. */
 	due = (due + m->tm.cycle - 1) / m->tm.cycle * m->tm.cycle;
-	return max64(p->t_free, due);
+	return sb_max64(p->t_free, due);
 }
 
 bool sb_replay_take(struct sb_model *m, struct sb_port *p, uint64_t t, struct sb_replay_req *rq)
@@ -161,7 +156,7 @@ bool sb_replay_take(struct sb_model *m, struct sb_port *p, uint64_t t, struct sb
 	r->lag_sum += lag;
 	if (lag > r->lag_max)
 		r->lag_max = lag > UINT32_MAX ? UINT32_MAX : (uint32_t)lag;
-	sb_engine_map(m, d->addr, &vault, &bank, &quad);
+	sb_cube_map(m, d->addr, &vault, &bank, &quad);
 	if (vault < SB_RPL_VAULTS) {
 		r->vault[vault].requests++;
 		r->vault[vault].lag_sum += lag;
@@ -198,7 +193,7 @@ void sb_replay_complete(struct sb_model *m, struct sb_port *p, const struct sb_d
 		r->lat_min = lat;
 	if (lat > r->lat_max)
 		r->lat_max = lat;
-	sb_engine_map(m, done_addr(d), &vault, &bank, &quad);
+	sb_cube_map(m, done_addr(d), &vault, &bank, &quad);
 	if (vault < SB_RPL_VAULTS) {
 		r->vault[vault].lat_sum += lat;
 		if (lat > r->vault[vault].lat_max)

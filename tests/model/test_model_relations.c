@@ -592,7 +592,7 @@ Test(relations, a_vault_that_cannot_place_an_access_is_an_error_not_a_silent_exi
 	struct sb_point_result r;
 
 	bench_open(&b, NULL, NULL, 0);
-	b.m->tm.search_limit = 1; /* any access that needs a second attempt faults */
+	b.m->cube.tm.search_limit = 1; /* any access that needs a second attempt faults */
 	sb_point_spec_init(&s, 9);
 	s.duration_ns = 100000;
 	s.fast_forward = false;

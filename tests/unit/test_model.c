@@ -40,16 +40,16 @@ Test(model, address_mapping_per_mode)
 	for (unsigned i = 0; i < 3; i++) {
 		uint64_t addr = (11ull << modes[i].vlo) | (6ull << (modes[i].vlo + 4)) | 0x10;
 
-		sb_engine_set_addr_mode(b.m, modes[i].mode);
-		sb_engine_map(b.m, addr, &v, &k, &q);
+		sb_cube_set_addr_mode(b.m, modes[i].mode);
+		sb_cube_map(b.m, addr, &v, &k, &q);
 		cr_assert_eq(v, 11, "mode %u vault", modes[i].mode);
 		cr_assert_eq(k, 6, "mode %u bank", modes[i].mode);
 		cr_assert_eq(q, 2, "vault 11 is in quadrant 2");
 	}
 	/* 128 B mode: sequential 128 B blocks go across vaults first, then banks. */
-	sb_engine_set_addr_mode(b.m, 2);
+	sb_cube_set_addr_mode(b.m, 2);
 	for (unsigned blk = 0; blk < 32; blk++) {
-		sb_engine_map(b.m, blk * 128ull, &v, &k, &q);
+		sb_cube_map(b.m, blk * 128ull, &v, &k, &q);
 		cr_assert_eq(v, blk % 16);
 		cr_assert_eq(k, blk / 16);
 	}
@@ -58,7 +58,7 @@ Test(model, address_mapping_per_mode)
 		unsigned seen[16] = {0};
 
 		for (uint64_t a = 0x40000; a < 0x41000; a += 128) {
-			sb_engine_map(b.m, a, &v, &k, &q);
+			sb_cube_map(b.m, a, &v, &k, &q);
 			seen[v] |= 1u << k;
 		}
 		for (unsigned i = 0; i < 16; i++)
