@@ -31,7 +31,9 @@ struct sb_hmc_timing {
 	uint64_t rx_path;
 	uint64_t cube_in, cube_out, xbar_local, xbar_remote;
 	uint64_t dram_slot; /* tCCD: the grid of column transfers and activates */
-	uint64_t trcd, tcl, tcwl, tras, trc, trp, trtp, twr, trfc, trefi;
+	uint64_t trcd, tcl, tcwl, tras, trc, trp, trtp, twr, twtr, trfc, trefi;
+	uint64_t token_return;  /* a freed token reaches the FPGA's link layer: the next response
+	                        * packet's build, its first flit, the RX path */
 	unsigned rd_data_slots; /* activate to first read transfer, in dram slots */
 	unsigned wr_data_slots;
 	unsigned rrd_slots;  /* tRRD in dram slots */
@@ -50,6 +52,9 @@ struct sb_vault {
 	struct sb_calendar act; /* activates (same slots): tRRD and tFAW are checked on it */
 	uint64_t *admit;        /* ring of the last vault_queue admission starts */
 	unsigned admit_pos;
+	uint64_t *bank_admit; /* per bank, a ring of the last bank_queue activates of its queue */
+	uint16_t bank_pos[16];
+	uint64_t layer_wr_cmd[8], layer_wr_end[8]; /* last write per layer: command, data end */
 	uint64_t activates;
 };
 

@@ -34,6 +34,7 @@ static void link_timing_init(struct sb_model *m)
 	t->xbar_local = sb_ns_ticks(p->xbar_local_ns);
 	t->xbar_remote = sb_ns_ticks(p->xbar_remote_ns);
 	t->packet_gap = p->packet_gap_flits;
+	t->token_return = t->cube_out + t->flit + t->rx_path;
 	t->tokens = p->link_tokens;
 	sb_divider_init(&t->div_flit, t->flit);
 }
@@ -60,7 +61,9 @@ int sb_cube_init(struct sb_model *m)
 		/* Vaults refresh staggered across the refresh interval. */
 		vv->refresh_phase = h->tm.trefi * v / h->nvaults + (pr->seed % 997) * m->tm.cycle;
 		vv->admit = calloc(pr->vault_queue, sizeof(*vv->admit));
-		if (!vv->admit)
+		vv->bank_admit =
+		    calloc((size_t)h->nbanks * pr->bank_queue, sizeof(*vv->bank_admit));
+		if (!vv->admit || !vv->bank_admit)
 			return sb_error_set(SB_ERR_NOMEM, "out of memory for the cube model");
 	}
 	for (unsigned l = 0; l < h->nlinks; l++) {
@@ -77,8 +80,10 @@ void sb_cube_release(struct sb_model *m)
 	struct sb_hmc *h = &m->cube;
 
 	if (h->vault)
-		for (unsigned v = 0; v < h->nvaults; v++)
+		for (unsigned v = 0; v < h->nvaults; v++) {
 			free(h->vault[v].admit);
+			free(h->vault[v].bank_admit);
+		}
 	free(h->vault);
 	h->vault = NULL;
 	for (unsigned l = 0; l < SB_HMC_MAX_LINKS; l++) {
@@ -110,7 +115,7 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	bool remote = (vault >> 2) != link;
 	uint64_t xbar = remote ? tm->xbar_remote : tm->xbar_local;
 	struct sb_vault *v = &h->vault[vault];
-	uint64_t start, t_cube, t_fwd, t_vault, admit, t_act, t_data, t_resp, s;
+	uint64_t start, t_cube, t_fwd, t_vault, admit, t_act, t_data, t_resp, s, *bq;
 	unsigned transfers =
 	    (unsigned)(((addr & (tm->bus_bytes - 1)) + 16ull * flits + tm->bus_bytes - 1) >>
 	               tm->bus_shift);
@@ -133,18 +138,22 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	if (t_cube >= m->hmc.fail_tick)
 		return SB_TICK_NEVER;
 	t_fwd = sb_max64(t_cube, l->in_fwd);
-	admit = v->admit[v->admit_pos];
+	bq = &v->bank_admit[bank * m->prof.bank_queue + v->bank_pos[bank]];
+	admit = sb_max64(v->admit[v->admit_pos], *bq);
 	if (admit > t_fwd + xbar)
 		t_fwd = admit - xbar;
 	l->in_fwd = t_fwd;
 	for (unsigned i = 0; i < req_flits; i++)
-		l->tok_free[(l->tok_count + i) % tok] = t_fwd;
+		l->tok_free[(l->tok_count + i) % tok] = t_fwd + tm->token_return;
 	l->tok_count += req_flits;
 	t_vault = t_fwd + xbar;
 	t_data = sb_cube_vault_access(m, v, bank, t_vault, write, transfers, &t_act);
 	v->admit[v->admit_pos] = t_act;
 	if (++v->admit_pos == m->prof.vault_queue)
 		v->admit_pos = 0;
+	*bq = t_act;
+	if (++v->bank_pos[bank] == m->prof.bank_queue)
+		v->bank_pos[bank] = 0;
 	if (write) {
 		m->act.writes++;
 		m->act.write_bytes += 16ull * flits;
@@ -223,6 +232,15 @@ void sb_cube_shift(struct sb_model *m, uint64_t dt)
 		for (unsigned k = 0; k < m->prof.vault_queue; k++)
 			if (vv->admit[k])
 				vv->admit[k] += dt;
+		for (unsigned k = 0; k < h->nbanks * m->prof.bank_queue; k++)
+			if (vv->bank_admit[k])
+				vv->bank_admit[k] += dt;
+		for (unsigned k = 0; k < 8; k++) {
+			if (vv->layer_wr_cmd[k])
+				vv->layer_wr_cmd[k] += dt;
+			if (vv->layer_wr_end[k])
+				vv->layer_wr_end[k] += dt;
+		}
 		sb_cal_shift(&vv->bus, dt);
 		sb_cal_shift(&vv->act, dt);
 	}

@@ -43,6 +43,7 @@ void sb_cube_dram_timing_init(struct sb_model *m)
 	t->trp = dram_ticks(p->trp_ns, ck);
 	t->trtp = dram_ticks(p->trtp_ns, ck);
 	t->twr = dram_ticks(p->twr_ns, ck);
+	t->twtr = dram_ticks(p->twtr_ns, ck);
 	t->trfc = dram_ticks(p->trfc_ns, ck);
 	t->trefi = dram_ticks(p->trefi_ns, ck);
 	t->rd_data_slots = (unsigned)sb_ceil_div(t->trcd + t->tcl, t->dram_slot);

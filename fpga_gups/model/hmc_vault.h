@@ -100,6 +100,15 @@ static inline uint64_t sb_cube_vault_access(struct sb_model *m, struct sb_vault 
 		occ = sb_max64(t->tras, t->trcd + (transfers - 1) * slot + t->trtp) + t->trp;
 	occ = sb_max64(occ, t->trc);
 	a = sb_div_up(&t->div_slot, sb_max64(t_in, v->bank_free[bank]));
+	if (!write) {
+		/* Write to read on one layer (DRAM die): the read command comes tWTR after the
+		 * end of the layer's last write data, unless it goes before that write. */
+		unsigned layer = bank >> 1;
+		uint64_t rd = a * slot + t->trcd;
+
+		if (rd >= v->layer_wr_cmd[layer] && rd < v->layer_wr_end[layer] + t->twtr)
+			a = sb_div_up(&t->div_slot, v->layer_wr_end[layer] + t->twtr - t->trcd);
+	}
 	for (tries = 0;; tries++) {
 		uint64_t r, b;
 
@@ -127,6 +136,12 @@ static inline uint64_t sb_cube_vault_access(struct sb_model *m, struct sb_vault 
 	sb_cal_take(&v->bus, a + d, busy);
 	sb_cal_take(&v->act, a, 1);
 	v->bank_free[bank] = a * slot + occ;
+	if (write) {
+		unsigned layer = bank >> 1;
+
+		v->layer_wr_cmd[layer] = a * slot + t->trcd;
+		v->layer_wr_end[layer] = (a + d + transfers) * slot;
+	}
 	v->activates++;
 	m->act.activates++;
 	*t_act = a * slot;

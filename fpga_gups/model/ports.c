@@ -333,14 +333,15 @@ static unsigned tag_alloc(struct sb_port *p)
  * beat per cycle (a write response: one beat), after the responses already booked on it.
  * Returns the tick after the last beat.
  */
-static uint64_t port_response(struct sb_model *m, struct sb_port *p, uint64_t t_arrive,
+static uint64_t port_response(struct sb_model *m, struct sb_port *p, uint64_t t_arrive, bool write,
                               unsigned data_beats)
 {
 	unsigned beats = data_beats * m->prof.port_flit_cycles;
+	unsigned hold = beats + (write ? 0 : m->prof.port_packet_cycles);
 	uint64_t c = sb_div_up(&m->tm.div_cycle, t_arrive);
 
-	c = sb_cal_find(&p->rx, c, beats);
-	sb_cal_take(&p->rx, c, beats);
+	c = sb_cal_find(&p->rx, c, hold);
+	sb_cal_take(&p->rx, c, hold);
 	return (c + beats) * m->tm.cycle;
 }
 
@@ -355,16 +356,18 @@ void sb_port_issue(struct sb_model *m, struct sb_port *p, uint64_t t, bool write
 	uint64_t t_done;
 	unsigned tag = write || posted ? 0 : tag_alloc(p);
 
-	/* The port's packet holds its request interface one flit per cycle; a new command waits
-	 * cmd_cycles from the last (the read of an rw pair too), a write-back only for the flits. */
-	p->t_pkt = t + (uint64_t)pkt * m->prof.port_flit_cycles * m->tm.cycle;
-	p->t_free = sb_max64(
-	    p->t_free,
-	    t + sb_max64(m->tm.cmd_cycles, (uint64_t)pkt * m->prof.port_flit_cycles) * m->tm.cycle);
+	/* The port's packet holds its request interface one flit per cycle, a write (it carries
+	 * data) port_packet_cycles more; a new command waits cmd_cycles from the last (the read of
+	 * an rw pair too), a write-back only for the packet. */
+	uint64_t hold =
+	    (uint64_t)pkt * m->prof.port_flit_cycles + (write ? m->prof.port_packet_cycles : 0);
+
+	p->t_pkt = t + hold * m->tm.cycle;
+	p->t_free = sb_max64(p->t_free, t + sb_max64(m->tm.cmd_cycles, hold) * m->tm.cycle);
 	t_done = sb_cube_request(m, p->link, t, write, posted, addr, flits, &errstat);
 	if (t_done != SB_TICK_NEVER)
 		t_done = posted ? sb_div_up(&m->tm.div_cycle, t_done) * m->tm.cycle
-		                : port_response(m, p, t_done, write ? 1 : flits);
+		                : port_response(m, p, t_done, write, write ? 1 : flits);
 	m->st.requests++;
 	if (stream == SB_DONE_REPLAY) /* replayed requests are not the port's own */
 		;

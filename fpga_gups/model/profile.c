@@ -67,33 +67,23 @@ static const struct sb_yaml_num infra_keys[] = {
     QK(init_time_ps, 0, 1e13),       UK(port_flit_cycles, 1, 16),    UK(tx_f2p_cycles, 0, 1000),
     UK(tx_arb_cycles, 0, 1000),      UK(tx_seq_crc_cycles, 0, 1000), UK(tx_serdes_cycles, 0, 1000),
     UK(tx_transmit_cycles, 0, 1000), UK(port_cmd_cycles, 1, 32),     DK(rx_path_ns, 0, 100000),
-    UK(max_outstanding, 1, 1024),
+    UK(port_packet_cycles, 0, 32),   UK(max_outstanding, 1, 1024),
 };
 
 static const struct sb_yaml_num cube_keys[] = {
     UK(hmc_rev, 1, 2),           UK(capacity_mb, 256, 16384),  UK(vaults, 16, 16),
     UK(banks_per_vault, 8, 16),  DK(cube_in_ns, 0, 10000),     DK(cube_out_ns, 0, 10000),
     DK(xbar_local_ns, 0, 10000), DK(xbar_remote_ns, 0, 10000), UK(vault_queue, 1, 1024),
+    UK(bank_queue, 1, 1024),
 };
 
 static const struct sb_yaml_num dram_keys[] = {
-    DK(tck_ns, 0.1, 100),
-    DK(tcl_ns, 0, 1000),
-    DK(tcwl_ns, 0, 1000),
-    DK(trcd_ns, 0, 1000),
-    DK(trp_ns, 0, 1000),
-    DK(tras_ns, 0, 1000),
-    DK(trc_ns, 0, 1000),
-    DK(tccd_ns, 0.1, 1000),
-    DK(trrd_ns, 0, 1000),
-    DK(tfaw_ns, 0, 1000),
-    DK(twr_ns, 0, 1000),
-    DK(trtp_ns, 0, 1000),
-    DK(trfc_ns, 0, 10000),
-    DK(trefi_ns, 100, 1e7),
-    UK(bus_bytes, 16, 64),
-    DK(hot_refresh_c, 0, 200),
-    DK(bus_turnaround_ns, 0, 1000),
+    DK(tck_ns, 0.1, 100),  DK(tcl_ns, 0, 1000),       DK(tcwl_ns, 0, 1000),
+    DK(trcd_ns, 0, 1000),  DK(trp_ns, 0, 1000),       DK(tras_ns, 0, 1000),
+    DK(trc_ns, 0, 1000),   DK(tccd_ns, 0.1, 1000),    DK(trrd_ns, 0, 1000),
+    DK(tfaw_ns, 0, 1000),  DK(twr_ns, 0, 1000),       DK(twtr_ns, 0, 1000),
+    DK(trtp_ns, 0, 1000),  DK(trfc_ns, 0, 10000),     DK(trefi_ns, 100, 1e7),
+    UK(bus_bytes, 16, 64), DK(hot_refresh_c, 0, 200), DK(bus_turnaround_ns, 0, 1000),
 };
 
 static const struct sb_yaml_num sim_keys[] = {
@@ -145,6 +135,7 @@ static int apply_opt(struct sb_profile *p, const struct sb_model_opt *o)
 	    {"lanes", 8, 16, offsetof(struct sb_profile, lanes), false},
 	    {"lane_rate_mbps", 10000, 30000, offsetof(struct sb_profile, lane_rate_mbps), false},
 	    {"vault_queue", 1, 1024, offsetof(struct sb_profile, vault_queue), false},
+	    {"bank_queue", 1, 1024, offsetof(struct sb_profile, bank_queue), false},
 	    {"seed", 0, UINT64_MAX, offsetof(struct sb_profile, seed), true},
 	};
 	char what[96];

@@ -45,8 +45,10 @@ struct sb_profile {
 	uint32_t tx_serdes_cycles;   /* conversion to the SerDes protocol */
 	uint32_t tx_transmit_cycles; /* transmit overhead besides one cycle per flit */
 	uint32_t port_cmd_cycles; /* a user port takes a command at most every this many cycles */
-	double rx_path_ns;        /* response path from the link to the port */
-	uint32_t max_outstanding; /* hard cap of outstanding requests per port (model memory) */
+	uint32_t port_packet_cycles; /* cycles a data-carrying packet (write request, read response)
+	                              * holds a user port beyond its flits (per-packet handling) */
+	double rx_path_ns;           /* response path from the link to the port */
+	uint32_t max_outstanding;    /* hard cap of outstanding requests per port (model memory) */
 
 	/* cube */
 	uint32_t hmc_rev;
@@ -58,10 +60,11 @@ struct sb_profile {
 	double xbar_local_ns;  /* link to a vault of its own quadrant */
 	double xbar_remote_ns; /* link to a vault of another quadrant */
 	uint32_t vault_queue;  /* requests a vault controller holds */
+	uint32_t bank_queue; /* requests each bank's command queue in the vault controller holds */
 
 	/* DRAM (ns) */
 	double tck_ns, tcl_ns, tcwl_ns, trcd_ns, trp_ns, tras_ns, trc_ns, tccd_ns, trrd_ns;
-	double tfaw_ns, twr_ns, trtp_ns, trfc_ns, trefi_ns;
+	double tfaw_ns, twr_ns, twtr_ns, trtp_ns, trfc_ns, trefi_ns;
 	double bus_turnaround_ns; /* idle vault data bus between the transfers of two accesses */
 	uint32_t bus_bytes;       /* vault data bus transfer size */
 	double hot_refresh_c;     /* above this temperature refresh runs twice as often */

@@ -198,6 +198,13 @@ struct ResponderCfg {
 	unsigned err_pct = 0;       /* responses with an injected ERRSTAT */
 	unsigned errstat = 0x21;    /* the ERRSTAT injected */
 	unsigned tag_bits = 6;
+	/* The vendor controller and the cube as the board model has them (docs/model.md): a data
+	 * packet holds the user port pkt_cycles beyond its beats (no response for pkt_cycles
+	 * after a read response's last beat, wr_ready low for pkt_cycles after a write's last
+	 * data beat), and bounded queues back-pressure the commands: cmd_ready is low while
+	 * queue_max commands are outstanding (0: no bound). */
+	unsigned pkt_cycles = 0;
+	unsigned queue_max = 0;
 };
 
 /*
@@ -228,6 +235,9 @@ struct Responder {
 	uint64_t reads = 0, writes = 0;
 	Beat corrupt_mask;     /* XORed into read data when nonzero */
 	bool hold_rsp = false; /* no responses while set */
+	uint64_t rsp_free = 0; /* no response starts before this cycle (pkt_cycles) */
+	uint64_t wr_free = 0;  /* no write data beat before this cycle (pkt_cycles) */
+	uint64_t queue_full_cycles = 0;
 
 	Responder(Rng &r, ResponderCfg c) : cfg(c), rng(r)
 	{
@@ -245,12 +255,16 @@ struct Responder {
 	/* Decide the inputs for this cycle (called with the design's outputs for the cycle). */
 	void drive(UPortPins &u, uint64_t cycle)
 	{
-		u.cmd_ready = rng.chance(cfg.cmd_ready_pct);
-		u.wr_ready = rng.chance(cfg.wr_ready_pct) && !wq.empty();
+		bool full = cfg.queue_max && outstanding() + wq.size() >= cfg.queue_max;
+
+		u.cmd_ready = rng.chance(cfg.cmd_ready_pct) && !full;
+		u.wr_ready = rng.chance(cfg.wr_ready_pct) && !wq.empty() && cycle >= wr_free;
 		u.rsp_valid = false;
 		u.rsp_dinv = false;
 		u.rsp_errstat = 0;
-		if (cur < 0 && !hold_rsp && !rng.chance(cfg.rsp_idle_pct)) {
+		if (full)
+			queue_full_cycles++;
+		if (cur < 0 && !hold_rsp && cycle >= rsp_free && !rng.chance(cfg.rsp_idle_pct)) {
 			/* Out of order: any due response, chosen at random. */
 			std::vector<int> due;
 			for (size_t i = 0; i < pend.size(); i++)
@@ -335,6 +349,7 @@ struct Responder {
 			if (++wbeat == w.size) {
 				wbeat = 0;
 				wq.pop_front();
+				wr_free = cycle + 1 + cfg.pkt_cycles;
 			}
 		}
 		if (u.rsp_valid && cur >= 0) {
@@ -354,6 +369,8 @@ struct Responder {
 					errors++;
 			}
 			if (++p.sent == p.beats) {
+				if (p.read)
+					rsp_free = cycle + 1 + cfg.pkt_cycles;
 				in_flight[p.tag]--;
 				pend.erase(pend.begin() + cur);
 				cur = -1;

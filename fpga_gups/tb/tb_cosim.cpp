@@ -29,6 +29,7 @@
 #include "tb_top_bench.h"
 
 extern "C" {
+#include "profile.h"
 #include "sb_model.h"
 }
 
@@ -127,7 +128,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sb_model_set_request_hook(m, model_hook, nullptr);
+	/* The RTL runs against the controller and cube timing the model has: a data packet holds
+	 * the user port port_packet_cycles beyond its beats, and bounded queues (a vault's
+	 * vault_queue) back-pressure the commands. */
+	struct sb_profile prof;
+	if (sb_profile_load(&prof, profile ? profile : SB_PROFILE_DEFAULT, nullptr, 0) < 0) {
+		fprintf(stderr, "tb_cosim: cannot load the profile\n");
+		return 1;
+	}
 	ResponderCfg rc;
+	rc.pkt_cycles = prof.port_packet_cycles;
+	rc.queue_max = prof.vault_queue;
 	Bench b(seed, rc);
 	b.reset();
 
@@ -187,7 +198,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 100000 && !(sb_model_irq_pending(m) & SB_IRQ_PENDING_PORTS_DONE_MASK);
 	     i++)
 		sb_model_advance(m, 1000000); /* 1 us */
-	TB_CHECK(sb_model_irq_pending(m) & SB_IRQ_PENDING_PORTS_DONE_MASK, "model: every port done");
+	TB_CHECK(sb_model_irq_pending(m) & SB_IRQ_PENDING_PORTS_DONE_MASK,
+	         "model: every port done");
 
 	Seen rtl[NPORTS];
 	const size_t from_start[NLINKS] = {};
@@ -195,7 +207,8 @@ int main(int argc, char **argv)
 	uint64_t total = 0;
 	for (unsigned p = 0; p < NPORTS; p++) {
 		Seen &a = rtl[p], &c = g_model[p];
-		TB_CHECK(!c.rd.empty() || !c.wr.empty(), "port %u: the model issued no requests", p);
+		TB_CHECK(!c.rd.empty() || !c.wr.empty(), "port %u: the model issued no requests",
+		         p);
 		TB_EQ(a.rd.size() + a.wr.size(), N_REQ, "RTL requests of the port");
 		TB_EQ(c.rd.size() + c.wr.size(), N_REQ, "model requests of the port");
 		compare(p, "read", a.rd, c.rd);
@@ -259,11 +272,12 @@ int main(int argc, char **argv)
 		uint64_t lo = model_rd(off);
 		return lo | (uint64_t)model_rd(off + 4) << 32;
 	};
-	for (int i = 0; i < 200 && !(b.read(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK); i++)
+	for (int i = 0; i < 200 && !(b.read(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK);
+	     i++)
 		b.idle(2000);
 	TB_CHECK(b.read(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK, "RTL: replay done");
-	for (int i = 0; i < 100000 && !(model_rd(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK);
-	     i++)
+	for (int i = 0;
+	     i < 100000 && !(model_rd(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK); i++)
 		sb_model_advance(m, 1000000);
 	TB_CHECK(model_rd(R + SB_REPLAY_STATUS) & SB_REPLAY_STATUS_IDLE_MASK, "model: replay done");
 	Seen rtl_r[NPORTS], model_r[NPORTS];
@@ -287,11 +301,15 @@ int main(int argc, char **argv)
 	TB_EQ(b.read(R + SB_REPLAY_BAD), model_rd(R + SB_REPLAY_BAD), "skipped descriptors");
 	TB_EQ(b.read64(R + SB_REPLAY_ISSUED), replayed, "issued = requests seen");
 	for (unsigned v = 0; v < 16; v++) {
-		TB_EQ(b.read64(R + SB_REPLAY_VAULT_REQUESTS(v)), model_rd64(R + SB_REPLAY_VAULT_REQUESTS(v)),
-		      "vault requests, RTL vs model");
+		TB_EQ(b.read64(R + SB_REPLAY_VAULT_REQUESTS(v)),
+		      model_rd64(R + SB_REPLAY_VAULT_REQUESTS(v)), "vault requests, RTL vs model");
 		TB_EQ(b.read(R + SB_REPLAY_VAULT_FLITS(v)), model_rd(R + SB_REPLAY_VAULT_FLITS(v)),
 		      "vault data flits, RTL vs model");
 	}
+	printf("tb_cosim: controller timing: %u cycles per data packet, queues of %u (full for "
+	       "%" PRIu64 " / %" PRIu64 " link-cycles)\n",
+	       rc.pkt_cycles, rc.queue_max, b.resp[0].queue_full_cycles,
+	       b.resp[1].queue_full_cycles);
 	printf("tb_cosim: %" PRIu64 " replayed requests compared over %u ports (%u descriptors, %u "
 	       "skipped)\n",
 	       replayed, NPORTS, NDESC, b.read(R + SB_REPLAY_BAD));

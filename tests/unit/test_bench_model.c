@@ -185,7 +185,9 @@ Test(bench_model, model_against_the_calibration_data)
 	cr_assert_float_eq(find_row(rows, n, "cooling power to hold 50 C, +16 GB/s, mean")->model,
 	                   1.5, 0.25);
 	cr_assert_float_eq(find_row(rows, n, "camera at the write failure")->model, 75.0, 0.05);
-	cr_assert_float_eq(find_row(rows, n, "camera at the read failure")->model, 90.0, 0.05);
+	/* The study: the write limit (about 75 C) is about 10 C below the read limit. */
+	cr_assert_float_eq(find_row(rows, n, "camera at the read failure")->model, 75.0 + 10.0,
+	                   0.05);
 	cr_assert_geq(find_row(rows, n, "smallest junction - camera")->model, 4.5);
 	cr_assert_leq(find_row(rows, n, "largest junction - camera")->model, 10.5);
 }
@@ -322,10 +324,11 @@ Test(bench_model, read_traffic_survives_past_80)
 	cr_assert_gt(st.spot_c, 80.0, "camera %.2f", st.spot_c);
 	cr_assert_gt(st.junction_c, P.failure.write_junction_c, "hotter than writes survive");
 	cr_assert_float_eq(ev.threshold_c, P.failure.read_junction_c, 1e-9);
-	/* Far beyond what the board can do, reads fail too, near 90 at the camera. */
+	/* Far beyond what the board can do, reads fail too: near 85 at the camera, about 10 C
+	 * above the write limit (the study). */
 	cr_assert(drive(bm, SB_REQ_RO, 45, 400, 0.05, &ev));
 	sb_bench_model_state(bm, &st);
-	cr_assert_float_eq(st.fail_spot_c, 90.0, 1.0, "camera %.2f", st.fail_spot_c);
+	cr_assert_float_eq(st.fail_spot_c, 75.0 + 10.0, 1.0, "camera %.2f", st.fail_spot_c);
 	sb_bench_model_free(bm);
 }
 

@@ -443,6 +443,9 @@ Test(model, gen1_profile_has_eight_banks_per_vault)
 	bench_open(&b, NULL, NULL, 0);
 	b16 = bench_bw(b.dev, SB_REQ_RO, 128, "all");
 	bench_close(&b);
-	/* The links bound both: 10 Gb/s lanes carry two thirds of 15 Gb/s lanes. */
-	cr_assert_float_eq(b8 / b16, 10.0 / 15.0, 0.02, "Gen1 %.2f vs Gen2 %.2f GB/s", b8, b16);
+	/* The links bound Gen1: 10 Gb/s lanes carry two thirds of the 25 GB/s that 15 Gb/s lanes
+	 * carry (128 B responses: 9 flits and 3 of per-packet handling). The AC-510's ports are
+	 * below its links. */
+	cr_assert_float_eq(b8, 25.0 * 10.0 / 15.0, 0.02 * b8, "Gen1 %.2f GB/s", b8);
+	cr_assert_gt(b16, b8, "Gen1 %.2f vs Gen2 %.2f GB/s", b8, b16);
 }
