@@ -106,7 +106,8 @@ static inline uint64_t sb_cube_vault_access(struct sb_model *m, struct sb_vault 
 		unsigned layer = bank >> 1;
 		uint64_t rd = a * slot + t->trcd;
 
-		if (rd >= v->layer_wr_cmd[layer] && rd < v->layer_wr_end[layer] + t->twtr)
+		if (v->layer_wr_end[layer] && rd >= v->layer_wr_cmd[layer] &&
+		    rd < v->layer_wr_end[layer] + t->twtr)
 			a = sb_div_up(&t->div_slot, v->layer_wr_end[layer] + t->twtr - t->trcd);
 	}
 	for (tries = 0;; tries++) {

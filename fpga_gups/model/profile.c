@@ -113,6 +113,11 @@ static int check_profile(const struct sb_yaml *y, struct fy_node *root, struct s
 		return sb_yaml_error(y, sb_yaml_get(root, "dram"), SB_ERR_PARSE,
 		                     "keys 'tfaw_ns', 'trrd_ns', 'bus_turnaround_ns': the model "
 		                     "handles at most 16, 8 and 8 tCCD slots");
+	if (8 * p->port_flit_cycles + p->port_packet_cycles > 58)
+		return sb_yaml_error(
+		    y, sb_yaml_get(root, "infrastructure"), SB_ERR_PARSE,
+		    "keys 'port_flit_cycles' x 8 + 'port_packet_cycles' exceed the 58 "
+		    "cycles a response may hold a port for in the model");
 	if (p->first_port + p->ports > p->ports_per_link * p->links)
 		return sb_yaml_error(
 		    y, sb_yaml_get(root, "board"), SB_ERR_PARSE,

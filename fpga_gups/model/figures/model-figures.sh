@@ -43,7 +43,7 @@ done >"$work/sizes.dat"
 
 # Latency against offered load: small-scale GUPS, n ports spread over the links (0,4,1,5,...),
 # ro 128 B, per pattern; and 16 vaults with ports 0..n-1 (link 0 first).
-for p in 1bank 4bank 1vault 2vault all; do
+for p in 1bank 4bank 1vault 2vault 4vault all; do
 	for n in 1 2 3 4 5 6 7 8 9; do
 		out=$(j --duration-s 20 --ports $n --port-order spread --pattern $p)
 		printf '%s %s %d\n' "$(echo "$out" | get bandwidth_gbps)" \
@@ -127,12 +127,16 @@ plot 'load-1bank.dat' using 1:($2/1000) with linespoints title '1 bank', \
      'load-4bank.dat' using 1:($2/1000) with linespoints title '4 banks', \
      'load-1vault.dat' using 1:($2/1000) with linespoints title '1 vault', \
      'load-2vault.dat' using 1:($2/1000) with linespoints title '2 vaults', \
+     'load-4vault.dat' using 1:($2/1000) with linespoints title '4 vaults', \
      'load-all.dat' using 1:($2/1000) with linespoints title '16 vaults', \
      'load-all.dat' using 1:($2/1000):(sprintf('%d', $3)) with labels offset 0.8,0.6 notitle, \
      'load-first.dat' using 1:($2/1000) with linespoints dt 2 title '16 vaults, ports 0..n-1'
 GP
 
-# The study gives the stream result as a ratio: mark 1.5 x the model's 28 x 16 B latency.
+# The study gives the stream result as a ratio: mark 1.5 x the model's 28 x 16 B latency. Its
+# minimum latencies (711 ns at 128 B, stamped when the port has received the response, and about
+# 655 ns at 16 B) are marked at one request; the model's monitors stamp the first beat, 37 ns
+# before a 128 B response is received.
 mark=$(awk '$1 == 28 { printf "%.1f", 1.5 * $2 }' "$work/stream.dat")
 plot model-stream "mark = $mark" <<'GP'
 set title 'Low-load latency: stream groups on one port (model)'
@@ -143,7 +147,10 @@ set key bottom right
 plot 'stream.dat' using 1:2 with linespoints title '16 B', \
      '' using 1:3 with linespoints title '64 B', \
      '' using 1:4 with linespoints title '128 B', \
-     547 with lines dt 2 lc 'black' title 'study: FPGA infrastructure 547 ns', \
+     547 with lines dt 2 lc 'black' title 'study: FPGA infrastructure 547 ns (its minimum)', \
+     '+' using (1):(711) every ::0::0 with points pt 2 ps 2 lw 2 lc 'black' \
+         title 'study: minimum 711 ns at 128 B (received), about 655 at 16 B', \
+     '+' using (1):(655) every ::0::0 with points pt 2 ps 2 lw 2 lc 'black' notitle, \
      '+' using (28):(mark) every ::0::0 with points pt 1 ps 2 lw 2 lc 'black' \
          title 'study: 28 x 128 B about 1.5 x 28 x 16 B'
 GP
