@@ -24,7 +24,7 @@ block() { awk -v b="@@ block $1" '$0 == b { f = 1; next } /^@@ block / { f = 0 }
 block 1 | grep -q "^mask_lo" || fail "pivot table: $(block 1)"
 seed=$(sqlite3 results.db "SELECT seed FROM points ORDER BY rowid LIMIT 1")
 block 1 | grep -q " sim: $seed$" || fail "provenance seed $seed not printed: $(block 1)"
-block 2 | grep -q "^20 samples; mean bandwidth 25.0 GB/s$" || fail "samples: $(block 2)"
+block 2 | grep -q "^20 samples; mean bandwidth 22.5 GB/s$" || fail "samples: $(block 2)"
 block 3 | grep -q "^start *1$" || fail "events: $(block 3)"
 block 4 | grep -q "^quick sim:$" || fail "exports: $(block 4)"
 echo "analysis_guide: ok (4 blocks)"

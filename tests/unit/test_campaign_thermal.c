@@ -352,7 +352,7 @@ Test(campaign_thermal, forced_failure_is_recovered_and_every_point_accounted_for
 	                   fail_c, 1e-9);
 	/* The cube serves again: the next point ran whole, from the cooled bench. */
 	cr_assert_eq(value("SELECT count(*) FROM points WHERE idx = 3 AND failed = 0 AND "
-	                   "bandwidth_gbps > 24 AND elapsed_ns = 60000000000"),
+	                   "bandwidth_gbps > 22 AND elapsed_ns = 60000000000"),
 	             1);
 	cr_assert_leq(value("SELECT temp_c_start FROM points WHERE idx = 3"),
 	              value("SELECT json_extract(data, '$.reached_c') FROM events WHERE kind = "
@@ -373,11 +373,12 @@ static void stop_on_failure(void *ctx, const struct sb_run_progress *p)
 		s->flag = 1;
 }
 
-/* Cfg4, wo at full bandwidth: fails every time (30 s points). */
+/* Cfg4, wo at full bandwidth (20.8 GB/s): fails every time (120 s points: from the Cfg2 idle
+ * temperature the camera passes 75 C after about a minute). */
 static const char *always = "name: always\n"
                             "kind: thermal\n"
                             "instruments: sim\n"
-                            "durations: {thermal_s: 30}\n"
+                            "durations: {thermal_s: 120}\n"
                             "sample_interval_ms: 1000\n"
                             "recovery: {retries: 2}\n"
                             "sweep: {cooling: Cfg4, type: [wo, ro]}\n";
@@ -442,7 +443,7 @@ Test(campaign_thermal, without_retries_a_failed_point_runs_once)
 }
 
 /*
- * A retry that succeeds: ro at full bandwidth (25 GB/s) heats Cfg4 past 80 C in 120 s, so the
+ * A retry that succeeds: ro at full bandwidth (22.5 GB/s) heats Cfg4 past 78 C in 120 s, so the
  * write traffic after it fails at once (the junction is above the write threshold); the recovery cools the bench
  * (twice: the first reset finds the cube still too hot) and the retry runs whole.
  */
