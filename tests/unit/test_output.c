@@ -2,10 +2,13 @@
 /* Atomic outputs and gnuplot quoting (stackbench/output.h, stackbench/gnuplot.h). */
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "stackbench/error.h"
@@ -124,6 +127,100 @@ Test(output, errors_name_the_path)
 	cr_assert_eq(sb_output_open(&o, dir), SB_ERR_INVAL);
 	cr_assert(strstr(sb_error_detail(), "it is a folder"), "%s", sb_error_detail());
 	cr_assert_eq(sb_output_open(&o, ""), SB_ERR_INVAL);
+}
+
+/* Read a FIFO to its end in a child; returns the child's PID (its output in path.got). */
+static pid_t fifo_reader(const char *fifo, const char *got)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		char buf[256];
+		int in = open(fifo, O_RDONLY), out = open(got, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		ssize_t n;
+
+		if (in < 0 || out < 0)
+			_exit(1);
+		while ((n = read(in, buf, sizeof(buf))) > 0)
+			if (write(out, buf, (size_t)n) != n)
+				_exit(1);
+		_exit(n < 0);
+	}
+	return pid;
+}
+
+/* Issue 21, defect 12: a FIFO, a character device and /dev/stdout are written through, never
+ * replaced by the rename; a block device is refused; a regular file is still replaced. */
+Test(output, devices_and_fifos_are_written_through_not_replaced)
+{
+	char fifo[128], got[128], chr[128], blk[128], folder[128];
+	struct sb_outdir od;
+	struct stat st;
+	int status, fd;
+	pid_t pid;
+	char *s;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(got, sizeof(got), "%s/got", dir);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid = fifo_reader(fifo, got);
+	cr_assert_eq(sb_write_file_atomic(fifo, "through\n", 8), 0, "%s", sb_error_detail());
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO was replaced");
+	s = slurp(got);
+	cr_assert_str_eq(s, "through\n");
+	free(s);
+	cr_assert_eq(entries(dir), 2, "a temporary file was left");
+
+	/* /dev/stdout and /dev/fd/N: the descriptor, written as it is. */
+	cr_assert_eq(sb_output_kind("/dev/stdout", &fd), SB_OUTPUT_FD);
+	cr_assert_eq(fd, 1);
+	cr_assert_eq(sb_output_kind("/proc/self/fd/7", &fd), SB_OUTPUT_FD);
+	cr_assert_eq(fd, 7);
+	cr_assert_eq(sb_output_kind("/dev/null", &fd), SB_OUTPUT_THROUGH);
+	cr_assert_eq(sb_write_file_atomic("/dev/null", "x", 1), 0, "%s", sb_error_detail());
+	cr_assert_eq(stat("/dev/null", &st), 0);
+	cr_assert(S_ISCHR(st.st_mode));
+
+	/* A folder of outputs whose target file is a FIFO: copied through it. */
+	snprintf(folder, sizeof(folder), "%s/figs", dir);
+	cr_assert_eq(mkdir(folder, 0700), 0);
+	snprintf(fifo, sizeof(fifo), "%s/a.txt", folder);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid = fifo_reader(fifo, got);
+	{
+		char path[PATH_MAX];
+
+		cr_assert_eq(sb_outdir_open(&od, folder), 0);
+		cr_assert_eq(sb_outdir_claim(&od, "a.txt", path, sizeof(path)), 0);
+		cr_assert_eq(sb_write_file_atomic(path, "staged\n", 7), 0);
+		cr_assert_eq(sb_outdir_commit(&od), 0, "%s", sb_error_detail());
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(lstat(fifo, &st), 0);
+	cr_assert(S_ISFIFO(st.st_mode), "the FIFO in the folder was replaced");
+	s = slurp(got);
+	cr_assert_str_eq(s, "staged\n");
+	free(s);
+
+	/* Device nodes made with mknod (as root): a character device (the numbers of /dev/null)
+	 * is written through, a block device refused, neither replaced. */
+	if (geteuid() != 0)
+		return;
+	snprintf(chr, sizeof(chr), "%s/null", dir);
+	snprintf(blk, sizeof(blk), "%s/blk", dir);
+	cr_assert_eq(mknod(chr, S_IFCHR | 0666, makedev(1, 3)), 0);
+	cr_assert_eq(mknod(blk, S_IFBLK | 0600, makedev(7, 250)), 0);
+	cr_assert_eq(sb_write_file_atomic(chr, "gone\n", 5), 0, "%s", sb_error_detail());
+	cr_assert_eq(lstat(chr, &st), 0);
+	cr_assert(S_ISCHR(st.st_mode), "the character device was replaced by a regular file");
+	cr_assert_eq(sb_write_file_atomic(blk, "x", 1), SB_ERR_INVAL);
+	cr_assert(strstr(sb_error_detail(), "it is a block device"), "%s", sb_error_detail());
+	cr_assert_eq(lstat(blk, &st), 0);
+	cr_assert(S_ISBLK(st.st_mode));
 }
 
 Test(output, outputs_that_are_inputs_are_refused)

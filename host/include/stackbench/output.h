@@ -7,6 +7,14 @@
  * symbolic link planted at a predictable name is never followed, and rename replaces a link at
  * the target instead of writing through it. The folder is synced after the rename.
  *
+ * What is at the target decides how it is written (sb_output_kind()):
+ *   - nothing, or a regular file (or a link to one, or a dangling link): temporary file and
+ *     rename, as above;
+ *   - a character device or a FIFO (a terminal, /dev/null, a pipe; directly or through a link)
+ *     and /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written through, never
+ *     replaced (renaming over /dev/null would break every program on the machine);
+ *   - anything else (a folder, a block device, a socket): refused with an error naming it.
+ *
  *   struct sb_output o;
  *   if ((e = sb_output_check_inputs(path, inputs, n)) < 0 || (e = sb_output_open(&o, path)) < 0)
  *           return e;
@@ -31,13 +39,31 @@ extern "C" {
 struct sb_output {
 	FILE *f;             /* write here */
 	char path[PATH_MAX]; /* the target ("-": standard output) */
-	char tmp[PATH_MAX];  /* the temporary file ("" for standard output) */
+	char tmp[PATH_MAX];  /* the temporary file ("" for standard output or a written-through
+	                        target) */
+	int through;         /* 1: written through (a device, a FIFO, a descriptor), not replaced */
+};
+
+/* How an output path is written (what is there now). */
+enum sb_output_kind {
+	SB_OUTPUT_REPLACE, /* nothing or a regular file: a temporary file renamed into place */
+	SB_OUTPUT_THROUGH, /* a character device or a FIFO: opened and written as it is */
+	SB_OUTPUT_FD,      /* "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N */
+	SB_OUTPUT_REFUSED, /* a folder, a block device, a socket */
 };
 
 /*
- * Start writing path ("-": standard output, written directly). The file gets mode 0666 less the
- * umask, as fopen would give it. Returns 0, SB_ERR_NOT_FOUND (no such folder), SB_ERR_PERM,
- * SB_ERR_IO, SB_ERR_INVAL (path too long, or a folder).
+ * Classify an output path; *fd is the descriptor for SB_OUTPUT_FD. For SB_OUTPUT_REFUSED the
+ * error detail says what the path is ("cannot write 'x': it is a block device; ...") and the
+ * return is SB_ERR_INVAL; otherwise the kind.
+ */
+int sb_output_kind(const char *path, int *fd);
+
+/*
+ * Start writing path ("-": standard output, written directly; see above for devices). A new
+ * file gets mode 0666 less the umask, as fopen would give it. Returns 0, SB_ERR_NOT_FOUND (no
+ * such folder), SB_ERR_PERM, SB_ERR_IO, SB_ERR_INVAL (path too long, a folder, a block device
+ * or a socket).
  */
 int sb_output_open(struct sb_output *o, const char *path);
 /* Finish: flush, sync, rename into place, sync the folder. Removes the temporary file on
@@ -81,8 +107,10 @@ int sb_outdir_claimf(struct sb_outdir *d, char *path, size_t size, const char *f
 int sb_outdir_claimed(const struct sb_outdir *d, const char *name);
 /*
  * Move every claimed file that exists in the staging folder into the target folder, sync it,
- * and remove the staging folder (with anything unclaimed left in it). Returns 0 or SB_ERR_IO;
- * frees d's contents in any case.
+ * and remove the staging folder (with anything unclaimed left in it). A name whose target is a
+ * character device or a FIFO is copied through it instead; one that is a folder, a block
+ * device or a socket fails the commit (SB_ERR_INVAL, before anything is moved). Returns 0,
+ * SB_ERR_INVAL or SB_ERR_IO; frees d's contents in any case.
  */
 int sb_outdir_commit(struct sb_outdir *d);
 /* Remove the staging folder and everything in it; frees d's contents. */

@@ -52,25 +52,103 @@ static mode_t default_mode(void)
 	return 0666 & ~mask;
 }
 
+/* The descriptor "-", /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N name, or -1. */
+static int fd_path(const char *path)
+{
+	static const char *const prefixes[] = {"/dev/fd/", "/proc/self/fd/"};
+	long n;
+	char *end;
+
+	if (!strcmp(path, "-") || !strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
+		size_t len = strlen(prefixes[i]);
+
+		if (strncmp(path, prefixes[i], len) || path[len] < '0' || path[len] > '9')
+			continue;
+		n = strtol(path + len, &end, 10);
+		if (!*end && n >= 0 && n < 1 << 20)
+			return (int)n;
+	}
+	return -1;
+}
+
+static const char *file_kind(mode_t m)
+{
+	return S_ISDIR(m)    ? "a folder"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISSOCK(m) ? "a socket"
+	                     : "not a regular file";
+}
+
+int sb_output_kind(const char *path, int *fd)
+{
+	struct stat st;
+
+	if ((*fd = fd_path(path)) >= 0)
+		return SB_OUTPUT_FD;
+	/* Follows links: a link to a device is written through, a dangling one replaced. */
+	if (stat(path, &st) < 0 || S_ISREG(st.st_mode))
+		return SB_OUTPUT_REPLACE;
+	if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+		return SB_OUTPUT_THROUGH;
+	return sb_error_set(SB_ERR_INVAL,
+	                    "cannot write '%s': it is %s (outputs go to regular files, replaced "
+	                    "atomically, or through character devices, FIFOs and standard output)",
+	                    path, file_kind(st.st_mode));
+}
+
+/* A character device or a FIFO (or a descriptor): written as it is, never replaced. */
+static int open_through(struct sb_output *o, const char *path, int kind, int fd)
+{
+	struct stat st;
+	int e;
+
+	o->through = 1;
+	if (kind == SB_OUTPUT_FD && (fd == STDOUT_FILENO || fd == STDERR_FILENO)) {
+		o->f = fd == STDOUT_FILENO ? stdout : stderr;
+		return 0;
+	}
+	if (kind == SB_OUTPUT_FD)
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	else
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		return sb_error_set(sb_errno_code(e), "cannot write '%s': %s", path, strerror(e));
+	}
+	/* It may have changed since it was classified: a device or a FIFO still, or nothing. */
+	if (kind == SB_OUTPUT_THROUGH &&
+	    (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))) {
+		close(fd);
+		return sb_error_set(SB_ERR_INVAL, "cannot write '%s': it changed while opened",
+		                    path);
+	}
+	if (!(o->f = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		return sb_error_set(sb_errno_code(e), "cannot write '%s': %s", path, strerror(e));
+	}
+	return 0;
+}
+
 int sb_output_open(struct sb_output *o, const char *path)
 {
 	char dir[PATH_MAX], base[PATH_MAX];
-	struct stat st;
-	int fd, e;
+	int fd, e, kind;
 
 	memset(o, 0, sizeof(*o));
-	if (!strcmp(path, "-")) {
-		o->f = stdout;
-		sb_strlcpy(o->path, path, sizeof(o->path));
-		return 0;
-	}
 	if (!*path)
 		return sb_error_set(SB_ERR_INVAL, "empty output file name");
 	if (sb_strlcpy(o->path, path, sizeof(o->path)) >= sizeof(o->path) ||
 	    sb_strlcpy(base, path, sizeof(base)) >= sizeof(base))
 		return sb_error_set(SB_ERR_INVAL, "path too long: '%s'", path);
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return sb_error_set(SB_ERR_INVAL, "cannot write '%s': it is a folder", path);
+	if ((kind = sb_output_kind(path, &fd)) < 0)
+		return kind;
+	if (kind != SB_OUTPUT_REPLACE)
+		return open_through(o, path, kind, fd);
 	if ((e = dir_of(path, dir, sizeof(dir))) < 0)
 		return e;
 	if ((size_t)snprintf(o->tmp, sizeof(o->tmp), "%s/.%s.XXXXXX", dir, basename(base)) >=
@@ -100,12 +178,25 @@ int sb_output_commit(struct sb_output *o)
 
 	if (!o->f)
 		return sb_error_set(SB_ERR_STATE, "output '%s' is not open", o->path);
-	if (o->f == stdout) {
+	if (o->f == stdout || o->f == stderr) {
+		FILE *f = o->f;
+
 		o->f = NULL;
-		if (fflush(stdout) != 0 || ferror(stdout))
-			return sb_error_set(SB_ERR_IO, "cannot write to standard output: %s",
+		if (fflush(f) != 0 || ferror(f))
+			return sb_error_set(SB_ERR_IO, "cannot write to '%s': %s", o->path,
 			                    strerror(errno));
 		return 0;
+	}
+	if (o->through) {
+		/* A device or a FIFO: nothing to rename, nothing to sync. */
+		if (fflush(o->f) != 0 || ferror(o->f))
+			e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path,
+			                 strerror(errno));
+		if (fclose(o->f) != 0 && !e)
+			e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path,
+			                 strerror(errno));
+		o->f = NULL;
+		return e;
 	}
 	if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) < 0)
 		e = sb_error_set(SB_ERR_IO, "cannot write '%s': %s", o->path, strerror(errno));
@@ -130,8 +221,10 @@ void sb_output_abort(struct sb_output *o)
 {
 	if (!o->f)
 		return;
-	if (o->f == stdout) {
-		fflush(stdout);
+	if (o->f == stdout || o->f == stderr) {
+		fflush(o->f);
+	} else if (o->through) {
+		fclose(o->f);
 	} else {
 		fclose(o->f);
 		if (o->tmp[0])
@@ -328,17 +421,54 @@ int sb_outdir_claimf(struct sb_outdir *d, char *path, size_t size, const char *f
 	return sb_outdir_claim(d, name, path, size);
 }
 
+/* Copy a staged file through a device or a FIFO at the target (never replacing it). */
+static int copy_through(const char *from, const char *to)
+{
+	struct sb_output o;
+	char buf[65536];
+	size_t n;
+	FILE *in;
+	int e;
+
+	if (!(in = fopen(from, "rbe")))
+		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", from, strerror(errno));
+	if ((e = sb_output_open(&o, to)) < 0) {
+		fclose(in);
+		return e;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, o.f) != n)
+			break;
+	if (ferror(in) || ferror(o.f)) {
+		e = sb_error_set(SB_ERR_IO, "cannot copy '%s' to '%s': %s", from, to,
+		                 strerror(errno));
+		sb_output_abort(&o);
+	} else {
+		e = sb_output_commit(&o);
+	}
+	fclose(in);
+	return e;
+}
+
 int sb_outdir_commit(struct sb_outdir *d)
 {
 	char from[PATH_MAX], to[PATH_MAX];
-	int e = 0;
+	int e = 0, k, fd;
 
+	/* What is at each target decides how it is written; refused targets fail it all. */
+	for (size_t i = 0; i < d->n && !e; i++) {
+		snprintf(to, sizeof(to), "%s/%s", d->dir, d->names[i]);
+		if ((k = sb_output_kind(to, &fd)) < 0)
+			e = k;
+	}
 	for (size_t i = 0; i < d->n && !e; i++) {
 		snprintf(from, sizeof(from), "%s/%s", d->stage, d->names[i]);
 		snprintf(to, sizeof(to), "%s/%s", d->dir, d->names[i]);
 		if (access(from, F_OK) < 0)
 			continue;
-		if (rename(from, to) < 0)
+		if (sb_output_kind(to, &fd) == SB_OUTPUT_THROUGH)
+			e = copy_through(from, to);
+		else if (rename(from, to) < 0)
 			e = sb_error_set(sb_errno_code(errno), "cannot rename '%s' to '%s': %s",
 			                 from, to, strerror(errno));
 	}
