@@ -120,8 +120,9 @@ int sb_meter_acc_take(struct sb_meter_acc *a, const char *conn, unsigned stall_m
  * it against other users, with the errors and hints every instrument on a node gives (one rule
  * for all: docs/instruments.md): SB_ERR_NOT_FOUND ("is the instrument plugged in?
  * ('stackbench instruments' lists what is)"), SB_ERR_PERM ("install the udev rules and join
- * group 'stackbench'"), SB_ERR_BUSY ("held by PID N (COMMAND)"), SB_ERR_IO. The detail names
- * path (meter_common.c).
+ * group 'stackbench'"), SB_ERR_INVAL (not a character device: only character devices are
+ * instruments), SB_ERR_BUSY ("held by PID N (COMMAND)"), SB_ERR_IO. The detail names path
+ * (meter_common.c).
  */
 int sb_node_open(const char *path, int *fd);
 /* Open a serial line raw at baud, 8N1, as sb_node_open (a node that is not a tty is left as it

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -137,6 +138,7 @@ static speed_t baud_code(unsigned baud)
 int sb_node_open(const char *path, int *out)
 {
 	struct sb_lock_holder h;
+	struct stat st;
 	int fd = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC), e;
 
 	*out = -1;
@@ -157,6 +159,15 @@ int sb_node_open(const char *path, int *out)
 			return sb_error_set(SB_ERR_BUSY, "'%s' is busy: another process holds it",
 			                    path);
 		return sb_error_set(SB_ERR_IO, "cannot open '%s': %s", path, strerror(e));
+	}
+	/* Instruments are character devices (a tty, a USBTMC node): a regular file or a block
+	 * device named as one would be written to and read to its end. */
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s' is not an instrument: not a character device (a tty or a "
+		                    "USBTMC node)",
+		                    path);
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		sb_lock_flock_holder(fd, &h);

@@ -17,12 +17,14 @@ extern "C" {
 #define SB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /*
- * Read a whole file into a NUL-terminated malloc'ed buffer (*len excludes the NUL).
- * Returns 0, SB_ERR_NOT_FOUND, SB_ERR_PERM, SB_ERR_IO or SB_ERR_NOMEM.
+ * Read a whole regular file into a NUL-terminated malloc'ed buffer (*len excludes the NUL).
+ * Anything else (a FIFO, a device, a folder) is refused without blocking (SB_ERR_INVAL "not a
+ * regular file"): where a file is expected, only a file is read. Returns 0, SB_ERR_NOT_FOUND,
+ * SB_ERR_PERM, SB_ERR_INVAL, SB_ERR_IO or SB_ERR_NOMEM.
  */
 int sb_read_file(const char *path, char **data, size_t *len);
-/* Same, refusing files larger than max bytes (SB_ERR_PARSE "larger than"): /dev/zero or a
- * runaway file cannot exhaust memory. */
+/* Same, refusing files larger than max bytes (SB_ERR_PARSE "larger than"): a runaway file
+ * cannot exhaust memory. */
 int sb_read_file_max(const char *path, size_t max, char **data, size_t *len);
 
 /*

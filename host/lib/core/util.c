@@ -22,13 +22,35 @@ int sb_read_file_max(const char *path, size_t max, char **data, size_t *len)
 	FILE *f;
 	char *buf = NULL;
 	size_t size = 0, used = 0, n;
-	int err;
+	struct stat st;
+	int err, fd;
 
-	f = fopen(path, "rb");
-	if (!f) {
+	/* Regular files only: a FIFO would hang the reader, a device be read without end. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		err = errno;
 		return sb_error_set(sb_errno_code(err), "cannot open '%s': %s", path,
 		                    strerror(err));
+	}
+	if (fstat(fd, &st) < 0) {
+		err = errno;
+		close(fd);
+		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path, strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return sb_error_set(SB_ERR_INVAL, "cannot read '%s': it is not a regular file%s",
+		                    path,
+		                    S_ISFIFO(st.st_mode)  ? " (a FIFO)"
+		                    : S_ISCHR(st.st_mode) ? " (a character device)"
+		                    : S_ISBLK(st.st_mode) ? " (a block device)"
+		                    : S_ISDIR(st.st_mode) ? " (a folder)"
+		                                          : "");
+	}
+	if (fcntl(fd, F_SETFL, 0) < 0 || !(f = fdopen(fd, "rb"))) {
+		err = errno;
+		close(fd);
+		return sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path, strerror(err));
 	}
 	for (;;) {
 		if (used + 4096 + 1 > size) {
