@@ -72,6 +72,25 @@ int sb_device_open(struct sb_device **dev, const char *uri);
 /* Close and free; NULL is ignored. */
 void sb_device_close(struct sb_device *dev);
 
+/*
+ * Board handles handed from a process that may open a board to one that may not (stackbenchd
+ * opens its pci: and dev: boards as root and hands them to each job's process, which runs as
+ * the submitting user). The board is then driven by the same transport code on the handed
+ * descriptor; nothing else changes.
+ *
+ * sb_device_handle_open(): open what the transport of a pci: or dev: URI opens — pci: enables
+ * the function and opens its register BAR's sysfs resource file, dev: opens the node, both
+ * read-write. Returns the descriptor (O_CLOEXEC) or SB_ERR_URI (sim: has none) or the open's
+ * error, named in the detail.
+ *
+ * sb_device_handle_give(): from now on sb_device_open() of a URI of the same scheme and path
+ * (its options may differ) uses a duplicate of fd instead of opening the board. Takes fd over
+ * (also on failure). Returns 0, SB_ERR_URI, SB_ERR_EXISTS (one was given already) or
+ * SB_ERR_RANGE (more than SB_CAMPAIGN_MAX_DEVICES).
+ */
+int sb_device_handle_open(const char *uri);
+int sb_device_handle_give(const char *uri, int fd);
+
 const char *sb_device_uri(const struct sb_device *dev);
 const char *sb_device_transport(const struct sb_device *dev);
 

@@ -59,8 +59,10 @@ int sb_pcidev_register_bar(uint16_t vendor, uint16_t device);
 const char *sb_pcidev_kind_name(enum sb_pcidev_kind kind);
 
 /*
- * The sysfs PCI tree (default "/sys/bus/pci"; its devices/ folder lists the functions). Tests
- * and tools point it at a copy. Process-wide; set it before scanning or opening pci: URIs.
+ * The sysfs PCI tree (default $STACKBENCH_SYSFS_PCI, else "/sys/bus/pci"; its devices/ folder
+ * lists the functions). Tests and tools point it at a copy (a recorded tree, or a made one
+ * whose resource file is a plain file). Process-wide; set it before scanning or opening pci:
+ * URIs.
  */
 void sb_pcidev_set_sysfs_root(const char *dir);
 const char *sb_pcidev_sysfs_root(void);

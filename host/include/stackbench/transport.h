@@ -64,7 +64,21 @@ struct sb_transport_ops {
 	int (*replay_dma_alloc)(void *priv, size_t len, struct sb_dma_buf *buf);
 	int (*replay_dma_setup)(void *priv, const struct sb_dma_buf *buf, unsigned ring_log2);
 	int (*replay_dma_submit)(void *priv, struct sb_dma_buf *buf, uint32_t tail);
+	/*
+	 * Optional, for boards a privileged process opens for another (sb_device_handle_open):
+	 * open what open() would open of the board (the descriptor it drives it through) and
+	 * return it (O_CLOEXEC), or a negative SB_ERR_*. open() then uses a handle given with
+	 * sb_device_handle_give() instead (sb_transport_given_fd()).
+	 */
+	int (*handle_open)(const struct sb_uri *uri);
 };
+
+/*
+ * For open(): the handle given for uri's scheme and path with sb_device_handle_give(), as a
+ * duplicate the transport owns (O_CLOEXEC); -1 when none was given; SB_ERR_IO when it cannot
+ * be duplicated.
+ */
+int sb_transport_given_fd(const struct sb_uri *uri);
 
 /* The built-in transports. */
 extern const struct sb_transport_ops sb_transport_sim;

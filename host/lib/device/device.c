@@ -2,8 +2,12 @@
 /*
  * The device: a transport plus the register blocks found on it.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sb_regmap.h"
 #include "stackbench/device.h"
@@ -206,6 +210,82 @@ fail_alloc:
 	return err;
 }
 
+/* ---- handed board handles ---------------------------------------------------------------- */
+
+#define MAX_GIVEN 16
+
+static struct given {
+	enum sb_uri_scheme scheme;
+	char path[SB_URI_PATH_MAX];
+	int fd;
+} given[MAX_GIVEN];
+static unsigned ngiven;
+static pthread_mutex_t given_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const struct sb_transport_ops *transport_of(enum sb_uri_scheme s)
+{
+	return s == SB_URI_SIM   ? &sb_transport_sim
+	       : s == SB_URI_PCI ? &sb_transport_pci
+	                         : &sb_transport_dev;
+}
+
+int sb_device_handle_open(const char *text)
+{
+	const struct sb_transport_ops *ops;
+	struct sb_uri uri;
+	int e;
+
+	if ((e = sb_uri_parse(text, &uri)) < 0)
+		return e;
+	ops = transport_of(uri.scheme);
+	if (!ops->handle_open)
+		return sb_error_set(SB_ERR_URI, "'%s': a %s: board has no handle to hand over",
+		                    text, ops->name);
+	if ((e = ops->handle_open(&uri)) < 0)
+		return sb_error_wrap(e, "board '%s'", text);
+	return e;
+}
+
+int sb_device_handle_give(const char *text, int fd)
+{
+	struct sb_uri uri;
+	int e = 0;
+
+	if ((e = sb_uri_parse(text, &uri)) < 0 || !transport_of(uri.scheme)->handle_open) {
+		close(fd);
+		return e < 0 ? e : sb_error_set(SB_ERR_URI, "'%s': no handle to take", text);
+	}
+	pthread_mutex_lock(&given_mu);
+	for (unsigned i = 0; i < ngiven && !e; i++)
+		if (given[i].scheme == uri.scheme && !strcmp(given[i].path, uri.path))
+			e = sb_error_set(SB_ERR_EXISTS, "a handle of '%s' was given already", text);
+	if (!e && ngiven == MAX_GIVEN)
+		e = sb_error_set(SB_ERR_RANGE, "more than %d board handles", MAX_GIVEN);
+	if (!e) {
+		given[ngiven].scheme = uri.scheme;
+		memcpy(given[ngiven].path, uri.path, sizeof(uri.path));
+		given[ngiven++].fd = fd;
+	}
+	pthread_mutex_unlock(&given_mu);
+	if (e)
+		close(fd);
+	return e;
+}
+
+int sb_transport_given_fd(const struct sb_uri *uri)
+{
+	int fd = -1;
+
+	pthread_mutex_lock(&given_mu);
+	for (unsigned i = 0; i < ngiven && fd == -1; i++)
+		if (given[i].scheme == uri->scheme && !strcmp(given[i].path, uri->path) &&
+		    (fd = fcntl(given[i].fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			fd = sb_error_set(SB_ERR_IO, "cannot duplicate the handle of '%s': %s",
+			                  uri->path, strerror(errno));
+	pthread_mutex_unlock(&given_mu);
+	return fd;
+}
+
 int sb_device_open(struct sb_device **dev, const char *text)
 {
 	const struct sb_transport_ops *ops;
@@ -216,17 +296,7 @@ int sb_device_open(struct sb_device **dev, const char *text)
 	*dev = NULL;
 	if ((err = sb_uri_parse(text, &uri)) < 0)
 		return err;
-	switch (uri.scheme) {
-	case SB_URI_SIM:
-		ops = &sb_transport_sim;
-		break;
-	case SB_URI_PCI:
-		ops = &sb_transport_pci;
-		break;
-	default:
-		ops = &sb_transport_dev;
-		break;
-	}
+	ops = transport_of(uri.scheme);
 	if ((err = ops->open(&uri, &priv)) < 0)
 		return sb_error_wrap(err, "cannot open '%s'", text);
 	return sb_device_open_transport(dev, ops, priv, text);

@@ -21,7 +21,7 @@
 #include "stackbench/pcidev.h"
 #include "stackbench/util.h"
 
-static char sysfs_root[PATH_MAX] = "/sys/bus/pci";
+static char sysfs_root[PATH_MAX];
 
 void sb_pcidev_set_sysfs_root(const char *dir)
 {
@@ -30,6 +30,9 @@ void sb_pcidev_set_sysfs_root(const char *dir)
 
 const char *sb_pcidev_sysfs_root(void)
 {
+	/* Unless set: $STACKBENCH_SYSFS_PCI (a recorded or made tree, for tests), else sysfs. */
+	if (!sysfs_root[0])
+		sb_pcidev_set_sysfs_root(getenv("STACKBENCH_SYSFS_PCI"));
 	return sysfs_root;
 }
 

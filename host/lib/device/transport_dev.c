@@ -131,6 +131,26 @@ static int identify(struct devt *d)
 	return 0;
 }
 
+/* Open the node read-write (what a handed handle stands for). */
+static int dev_handle_open(const struct sb_uri *uri)
+{
+	int fd = open(uri->path, O_RDWR | O_CLOEXEC), e;
+
+	if (fd >= 0)
+		return fd;
+	e = errno;
+	if (e == ENOENT)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "no device node '%s' (is the stackbench module loaded?)",
+		                    uri->path);
+	if (e == EACCES || e == EPERM)
+		return sb_error_set(SB_ERR_PERM,
+		                    "cannot open '%s': %s (is the user in the stackbench "
+		                    "group? see docs/driver.md)",
+		                    uri->path, strerror(e));
+	return sb_error_set(errno_to_sb(e), "cannot open '%s': %s", uri->path, strerror(e));
+}
+
 static int dev_open(const struct sb_uri *uri, void **priv)
 {
 	const char *access_opt = sb_uri_opt(uri, "access");
@@ -149,21 +169,9 @@ static int dev_open(const struct sb_uri *uri, void **priv)
 	if (!d)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	memcpy(d->path, uri->path, sizeof(d->path));
-	d->fd = open(uri->path, O_RDWR | O_CLOEXEC);
-	if (d->fd < 0) {
-		e = errno;
-		if (e == ENOENT)
-			err = sb_error_set(SB_ERR_NOT_FOUND,
-			                   "no device node '%s' (is the stackbench module loaded?)",
-			                   uri->path);
-		else if (e == EACCES || e == EPERM)
-			err = sb_error_set(SB_ERR_PERM,
-			                   "cannot open '%s': %s (is the user in the stackbench "
-			                   "group? see docs/driver.md)",
-			                   uri->path, strerror(e));
-		else
-			err = sb_error_set(errno_to_sb(e), "cannot open '%s': %s", uri->path,
-			                   strerror(e));
+	/* A handle given by the process that owns the board (stackbenchd), else our own. */
+	if ((d->fd = sb_transport_given_fd(uri)) < 0 && (d->fd = dev_handle_open(uri)) < 0) {
+		err = d->fd;
 		goto fail_open;
 	}
 	if ((err = identify(d)) < 0)
@@ -515,4 +523,5 @@ const struct sb_transport_ops sb_transport_dev = {
     .replay_dma_submit = dev_replay_dma_submit,
     .pci_address = dev_pci_address,
     .describe = dev_describe,
+    .handle_open = dev_handle_open,
 };

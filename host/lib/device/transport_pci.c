@@ -63,16 +63,13 @@ static int enable_device(const char *dir)
 	return 0;
 }
 
-static int pci_open(const struct sb_uri *uri, void **priv)
+/* The register BAR's resource file of the function (path) and its number, from the URI. */
+static int bar_path(const struct sb_uri *uri, char *path, size_t size)
 {
 	const char *bar_opt = sb_uri_opt(uri, "bar");
-	char dir[4200], path[4300], driver[64];
 	uint16_t vendor, device;
 	uint64_t bar = 0;
-	struct stat st;
-	struct pci *p;
-	void *map;
-	int err, e;
+	int err;
 
 	for (unsigned i = 0; i < uri->nopts; i++)
 		if (strcmp(uri->opts[i].key, "bar"))
@@ -83,26 +80,56 @@ static int pci_open(const struct sb_uri *uri, void **priv)
 	if (bar > 5)
 		return sb_error_set(SB_ERR_URI, "pci: option 'bar': %llu is not a BAR (0..5)",
 		                    (unsigned long long)bar);
+	if (!bar_opt && sb_pcidev_read_ids(uri->path, &vendor, &device) == 0 &&
+	    sb_pcidev_register_bar(vendor, device) > 0)
+		bar = (uint64_t)sb_pcidev_register_bar(vendor, device);
+	snprintf(path, size, "%s/devices/%s/resource%llu", sb_pcidev_sysfs_root(), uri->path,
+	         (unsigned long long)bar);
+	return 0;
+}
+
+/* Enable the function and open its register BAR's resource file read-write (root's part). */
+static int pci_handle_open(const struct sb_uri *uri)
+{
+	char dir[4200], path[4300];
+	int fd, err, e;
+
+	if ((err = bar_path(uri, path, sizeof(path))) < 0)
+		return err;
 	snprintf(dir, sizeof(dir), "%s/devices/%s", sb_pcidev_sysfs_root(), uri->path);
 	if (access(dir, F_OK) < 0)
 		return sb_error_set(SB_ERR_NOT_FOUND, "no PCI function %s (no '%s')", uri->path,
 		                    dir);
-	if (!bar_opt && sb_pcidev_read_ids(uri->path, &vendor, &device) == 0 &&
-	    sb_pcidev_register_bar(vendor, device) > 0)
-		bar = (uint64_t)sb_pcidev_register_bar(vendor, device);
 	if ((err = enable_device(dir)) < 0)
 		return err;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	snprintf(path, sizeof(path), "%s/resource%llu", dir, (unsigned long long)bar);
-	sb_strlcpy(p->bdf, uri->path, sizeof(p->bdf));
-	p->fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
-	if (p->fd < 0) {
+	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	if (fd < 0) {
 		e = errno;
-		err = sb_error_set(errno_to_sb(e), "cannot open '%s': %s", path, strerror(e));
-		goto fail_open;
+		return sb_error_set(errno_to_sb(e), "cannot open '%s': %s", path, strerror(e));
 	}
+	return fd;
+}
+
+static int pci_open(const struct sb_uri *uri, void **priv)
+{
+	char path[4300], driver[64];
+	struct stat st;
+	struct pci *p;
+	void *map;
+	int err, e, fd;
+
+	if ((err = bar_path(uri, path, sizeof(path))) < 0)
+		return err;
+	/* A handle given by the process that owns the board (stackbenchd), else our own. */
+	if ((fd = sb_transport_given_fd(uri)) < 0 && (fd = pci_handle_open(uri)) < 0)
+		return fd;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		close(fd);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	sb_strlcpy(p->bdf, uri->path, sizeof(p->bdf));
+	p->fd = fd;
 	if (fstat(p->fd, &st) < 0 || st.st_size < 16) {
 		err = sb_error_set(SB_ERR_IO, "'%s' has no usable size (BAR not memory?)", path);
 		goto fail_map;
@@ -129,7 +156,6 @@ static int pci_open(const struct sb_uri *uri, void **priv)
 
 fail_map:
 	close(p->fd);
-fail_open:
 	free(p);
 	return err;
 }
@@ -214,4 +240,5 @@ const struct sb_transport_ops sb_transport_pci = {
     .wait_ns = hw_wait_ns,
     .pci_address = pci_address,
     .describe = pci_describe,
+    .handle_open = pci_handle_open,
 };
