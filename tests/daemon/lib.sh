@@ -7,8 +7,10 @@ cleanup_hook() { :; }
 trap 'cleanup_hook; kill_daemon; rm -rf "$work"' EXIT
 export STACKBENCH_LOCK_DIR="$work/locks"
 export STACKBENCH_SOCKET="$work/s.sock"
-mkdir -p "$STACKBENCH_LOCK_DIR"
-chmod 1777 "$STACKBENCH_LOCK_DIR" # as /run/lock: every user takes locks there
+mkdir -p "$STACKBENCH_LOCK_DIR/stackbench"
+chmod 1777 "$STACKBENCH_LOCK_DIR" # as /run/lock: every user takes campaign locks there
+# the boards' lock folder, as tmpfiles.d makes /run/lock/stackbench: root's (or ours), 2770
+chmod 2770 "$STACKBENCH_LOCK_DIR/stackbench"
 
 fail() {
 	echo "$name: FAIL: $*" >&2

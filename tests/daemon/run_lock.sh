@@ -3,7 +3,7 @@
 # process runs in the same database is refused at once with the holder's PID (exit 3), and
 # runs once the holder is gone (killed: its stale lock is taken over); boards held by another
 # process (a flock on a dev: node, a pci: lock file) are refused with the holder's PID; a
-# daemon holds the campaigns it runs against the CLI too.
+# daemon's job (its process) holds the campaign it runs against the CLI too.
 #   run_lock.sh STACKBENCH STACKBENCHD DATA_DIR
 set -eu
 name=daemon.run_lock
@@ -72,7 +72,7 @@ rc=0
 grep -q "board 'dev:$work/stackbench9' is busy, held by PID [0-9]* (flock " "$work/out" ||
 	fail "dev: message: $(cat "$work/out")"
 stop_holder
-hold "$STACKBENCH_LOCK_DIR/stackbench-pci-0000:99:00.0.lock"
+hold "$STACKBENCH_LOCK_DIR/stackbench/stackbench-pci-0000:99:00.0.lock"
 rc=0
 "$exe" point --device pci:99:00.0 >"$work/out" 2>&1 || rc=$?
 [ "$rc" -eq 3 ] && grep -q "board 'pci:99:00.0' is busy, held by PID [0-9]* (flock " "$work/out" ||
@@ -89,7 +89,10 @@ id=$("$exe" submit "$data/slow.yaml" --db "$work/d.db" 2>/dev/null) || fail "sub
 wait_points "$work/d.db" 1
 rc=0
 "$exe" run "$data/slow.yaml" --db "$work/d.db" --resume >"$work/out" 2>&1 || rc=$?
-[ "$rc" -eq 3 ] && grep -q "held by PID $dpid (.*stackbenchd" "$work/out" ||
+# The job's own process holds it (the daemon runs each job in one: its "pid").
+jpid=$("$exe" queue --json | tr -d ' \t\n' | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
+[ -n "$jpid" ] && [ "$jpid" != "$dpid" ] || fail "the running job has no process of its own: '$jpid'"
+[ "$rc" -eq 3 ] && grep -q "held by PID $jpid (stackbenchd --job-process" "$work/out" ||
 	fail "run against the daemon's job: $rc $(cat "$work/out")"
 "$exe" cancel "$id" >/dev/null || fail "cancel"
 "$exe" follow "$id" >/dev/null 2>&1 && fail "a cancelled job followed as done"

@@ -20,11 +20,15 @@
 #include "stackbench/lock.h"
 
 static char dir[] = "/tmp/sb-lock-XXXXXX";
+static char bdir[64]; /* the boards' lock folder in it */
 
 static void setup(void)
 {
 	cr_assert_not_null(mkdtemp(dir));
 	setenv("STACKBENCH_LOCK_DIR", dir, 1);
+	snprintf(bdir, sizeof(bdir), "%s/stackbench", dir);
+	cr_assert_eq(mkdir(bdir, 0770), 0);
+	cr_assert_str_eq(sb_board_lock_dir(), bdir);
 }
 
 static void teardown(void)
@@ -100,7 +104,7 @@ Test(lock, pci_board_busy_names_the_holder_then_is_taken_over)
 	end(pid);
 	/* Its process died (SIGKILL): the lock is free, the file is rewritten for us. */
 	cr_assert_eq(sb_board_lock(&l, "pci:0000:3b:00.0"), 0, "%s", sb_error_detail());
-	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:3b:00.0.lock", dir);
+	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:3b:00.0.lock", bdir);
 	f = fopen(path, "r");
 	cr_assert_not_null(f);
 	cr_assert_not_null(fgets(text, sizeof(text), f));
@@ -116,7 +120,7 @@ Test(lock, stale_file_of_a_dead_process_is_taken_over)
 	struct sb_lock *l;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:01:00.0.lock", dir);
+	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:01:00.0.lock", bdir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f);
 	fprintf(f, "pid 999999\ncommand stackbench run old.yaml\n");
@@ -187,10 +191,31 @@ Test(lock, symlinked_lock_file_is_refused)
 	struct sb_lock *l;
 
 	snprintf(target, sizeof(target), "%s/elsewhere", dir);
-	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:02:00.0.lock", dir);
+	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:02:00.0.lock", bdir);
 	cr_assert_eq(symlink(target, path), 0);
 	cr_assert_eq(sb_board_lock(&l, "pci:02:00.0"), SB_ERR_IO);
 	cr_assert_eq(access(target, F_OK), -1, "nothing was created through the link");
+}
+
+/* Issue 21, defect 9: in a world-writable folder anyone could make and hold a board's lock
+ * file; the folder is refused, and lock files are made 0660 (the group's), not 0666. */
+Test(lock, board_lock_folder_must_not_be_world_writable)
+{
+	char path[256];
+	struct sb_lock *l;
+	struct stat st;
+
+	cr_assert_eq(chmod(bdir, 01777), 0);
+	cr_assert_eq(sb_board_lock(&l, "pci:04:00.0"), SB_ERR_PERM);
+	cr_assert(strstr(sb_error_detail(), "is world-writable: anyone could hold a board's lock"),
+	          "%s", sb_error_detail());
+	snprintf(path, sizeof(path), "%s/stackbench-pci-0000:04:00.0.lock", bdir);
+	cr_assert_eq(access(path, F_OK), -1, "nothing was created there");
+	cr_assert_eq(chmod(bdir, 02770), 0);
+	cr_assert_eq(sb_board_lock(&l, "pci:04:00.0"), 0, "%s", sb_error_detail());
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0660, "mode %o", (unsigned)(st.st_mode & 07777));
+	sb_lock_release(l);
 }
 
 Test(lock, parse_holder_text)

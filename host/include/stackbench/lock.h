@@ -7,13 +7,17 @@
  * and the next one takes them over at once:
  *   - dev:/dev/NAME   flock on the device node itself (and on the PCI lock file below when
  *                     sysfs names the board's PCI function);
- *   - pci:DDDD:BB:DD.F  a lock file keyed by the function, "stackbench-pci-DDDD:BB:DD.F.lock";
+ *   - pci:DDDD:BB:DD.F  a lock file keyed by the function, "stackbench-pci-DDDD:BB:DD.F.lock",
+ *                     in the boards' lock folder (sb_board_lock_dir());
  *   - sim:            no lock: a simulated board is private to the process that opens it;
  *   - a campaign      a lock file keyed by the database file (device and inode) and the
  *                     campaign's name.
- * Lock files live in sb_lock_dir() and hold the holder's PID and command line, so that a
- * second user is told who holds the board ("board 'pci:0000:3b:00.0' is busy, held by PID
- * 4242 (stackbench run sweep.yaml)"); a file naming a dead process is simply taken over.
+ * Lock files hold the holder's PID and command line, so that a second user is told who holds
+ * the board ("board 'pci:0000:3b:00.0' is busy, held by PID 4242 (stackbench run sweep.yaml)");
+ * a file naming a dead process is simply taken over. Campaign locks live in sb_lock_dir(),
+ * which every user may write; boards' lock files in sb_board_lock_dir(), which only root and
+ * the group 'stackbench' may (root:stackbench 2770, installed by tmpfiles.d): anyone who can
+ * open a lock file can hold it, and no user outside the group may keep a board from its daemon.
  */
 #ifndef STACKBENCH_LOCK_H
 #define STACKBENCH_LOCK_H
@@ -31,6 +35,14 @@ struct sb_lock;
  * /run/lock, /var/lock and /tmp (all processes of the machine must agree on it).
  */
 const char *sb_lock_dir(void);
+
+/*
+ * The folder of the boards' lock files: $STACKBENCH_LOCK_DIR/stackbench, else
+ * /run/lock/stackbench. It must be a folder owned by root (or the calling user) that others
+ * cannot write (a board lock in any other is refused, SB_ERR_PERM, saying so); when missing,
+ * root creates it root:stackbench 2770. Files in it are created 0660.
+ */
+const char *sb_board_lock_dir(void);
 
 /*
  * Take the lock of the board of a device URI for the calling process, without waiting.

@@ -2,6 +2,7 @@
 /* Board and campaign locks (see stackbench/lock.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -37,6 +38,56 @@ const char *sb_lock_dir(void)
 		if (access(dirs[i], W_OK | X_OK) == 0)
 			return dirs[i];
 	return "/tmp";
+}
+
+#define BOARD_LOCK_GROUP "stackbench"
+
+const char *sb_board_lock_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("STACKBENCH_LOCK_DIR");
+
+	snprintf(dir, sizeof(dir), "%s/stackbench", env && *env ? env : "/run/lock");
+	return dir;
+}
+
+/*
+ * The boards' lock folder must be a folder no one but root (or this user) and its group can
+ * write: in a world-writable one, anyone could make (and hold) a board's lock file and keep
+ * the daemon from starting. Missing, root makes it root:stackbench 2770.
+ */
+static int check_board_dir(const char *dir)
+{
+	struct stat sb;
+	struct group *g;
+
+	if (lstat(dir, &sb) < 0 && errno == ENOENT && geteuid() == 0) {
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+			return sb_error_set(sb_errno_code(errno),
+			                    "cannot make the boards' lock folder '%s': %s", dir,
+			                    strerror(errno));
+		if ((g = getgrnam(BOARD_LOCK_GROUP)) &&
+		    (chown(dir, 0, g->gr_gid) < 0 || chmod(dir, 02770) < 0))
+			sb_warn("cannot give '%s' to the group '%s': %s", dir, BOARD_LOCK_GROUP,
+			        strerror(errno));
+	}
+	if (lstat(dir, &sb) < 0)
+		return sb_error_set(
+		    sb_errno_code(errno),
+		    "the boards' lock folder '%s': %s (make it root:" BOARD_LOCK_GROUP
+		    " mode 2770: 'systemd-tmpfiles --create' with stackbench "
+		    "installed, or 'install -d -m 2770 -g " BOARD_LOCK_GROUP " %s' as root)",
+		    dir, strerror(errno), dir);
+	if (!S_ISDIR(sb.st_mode))
+		return sb_error_set(SB_ERR_PERM, "the boards' lock folder '%s' is not a folder",
+		                    dir);
+	if ((sb.st_uid != 0 && sb.st_uid != geteuid()) || (sb.st_mode & S_IWOTH))
+		return sb_error_set(
+		    SB_ERR_PERM,
+		    "the boards' lock folder '%s' is %s: anyone could hold a board's lock; it must "
+		    "be root's (group " BOARD_LOCK_GROUP ", mode 2770)",
+		    dir, sb.st_mode & S_IWOTH ? "world-writable" : "another user's");
+	return 0;
 }
 
 /* Replace control characters (a command line is anyone's text) and trailing blanks. */
@@ -179,11 +230,11 @@ void sb_lock_flock_holder(int fd, struct sb_lock_holder *h)
 }
 
 /*
- * Open (creating when missing, mode 0666 so that every user may take it over) a lock file.
- * Never follows a symbolic link; refuses anything but a regular file. *writable says whether
- * the holder's text can be written.
+ * Open (creating when missing, with mode: 0666 so that every user may take it over, 0660 for
+ * the group in the boards' folder) a lock file. Never follows a symbolic link; refuses anything
+ * but a regular file. *writable says whether the holder's text can be written.
  */
-static int open_lock_file(const char *path, int *out, bool *writable)
+static int open_lock_file(const char *path, mode_t mode, int *out, bool *writable)
 {
 	const int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
 	struct stat sb;
@@ -202,10 +253,10 @@ static int open_lock_file(const char *path, int *out, bool *writable)
 		}
 		if (err != ENOENT)
 			break;
-		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, 0666)) >= 0) {
-			if (fchmod(fd, 0666) < 0)
-				sb_dbg("lock file '%s': cannot make it 0666: %s", path,
-				       strerror(errno));
+		if ((fd = open(path, O_RDWR | O_CREAT | O_EXCL | flags, mode)) >= 0) {
+			if (fchmod(fd, mode) < 0)
+				sb_dbg("lock file '%s': cannot make it %04o: %s", path,
+				       (unsigned)mode, strerror(errno));
 			break;
 		}
 		err = errno;
@@ -263,12 +314,12 @@ static int take(int fd, bool lock_file, bool writable, const char *path, const c
 	                    h.command[0] ? h.command : "command unknown");
 }
 
-static int lock_file_path(struct sb_lock *l, const char *path, const char *what)
+static int lock_file_path(struct sb_lock *l, const char *path, mode_t mode, const char *what)
 {
 	bool writable = false;
 	int fd = -1, e;
 
-	if ((e = open_lock_file(path, &fd, &writable)) < 0)
+	if ((e = open_lock_file(path, mode, &fd, &writable)) < 0)
 		return e;
 	if ((e = take(fd, true, writable, path, what)) < 0) {
 		close(fd);
@@ -305,9 +356,13 @@ static int lock_pci(struct sb_lock *l, const char *bdf, const char *uri)
 {
 	char path[PATH_MAX], what[SB_URI_PATH_MAX + 64];
 
-	snprintf(path, sizeof(path), "%s/stackbench-pci-%s.lock", sb_lock_dir(), bdf);
+	int e;
+
+	if ((e = check_board_dir(sb_board_lock_dir())) < 0)
+		return sb_error_wrap(e, "board '%s'", uri);
+	snprintf(path, sizeof(path), "%s/stackbench-pci-%s.lock", sb_board_lock_dir(), bdf);
 	snprintf(what, sizeof(what), "board '%s' is busy", uri);
-	return lock_file_path(l, path, what);
+	return lock_file_path(l, path, 0660, what);
 }
 
 static int lock_node(struct sb_lock *l, const char *node, const char *uri)
@@ -385,7 +440,7 @@ int sb_lock_file(struct sb_lock **out, const char *path, const char *what)
 	*out = NULL;
 	if (!(l = calloc(1, sizeof(*l))))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((e = lock_file_path(l, path, what)) < 0) {
+	if ((e = lock_file_path(l, path, 0666, what)) < 0) {
 		sb_lock_release(l);
 		return e;
 	}
