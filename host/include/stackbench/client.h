@@ -25,16 +25,26 @@ extern "C" {
 
 /*
  * The daemon's default folders: as root /run/stackbench and /var/lib/stackbench; otherwise
- * $XDG_RUNTIME_DIR/stackbench (else /tmp/stackbench-UID) and $XDG_STATE_HOME/stackbench
- * (else $HOME/.local/state/stackbench). Returns 0 or SB_ERR_RANGE (does not fit).
+ * $XDG_RUNTIME_DIR/stackbench (else the state folder) and $XDG_STATE_HOME/stackbench (else
+ * $HOME/.local/state/stackbench, else /tmp/stackbench-UID). Returns 0 or SB_ERR_RANGE (does
+ * not fit).
  */
 int sb_daemon_runtime_dir(char *buf, size_t size);
 int sb_daemon_state_dir(char *buf, size_t size);
 
 /*
+ * Whether a user's daemon folder is theirs alone: a folder (not a link) owned by the calling
+ * user with no group or other permission bits. 0, or SB_ERR_PERM / SB_ERR_NOT_FOUND with a
+ * detail naming the folder, its owner or mode.
+ */
+int sb_daemon_dir_ok(const char *dir);
+
+/*
  * The socket a client talks to: opt when given, else $STACKBENCH_SOCKET, else the calling
- * user's daemon (sb_daemon_runtime_dir()/stackbench.sock) when that socket exists, else the
- * system daemon's /run/stackbench/stackbench.sock. Returns 0 or SB_ERR_RANGE.
+ * user's daemon (sb_daemon_runtime_dir()/stackbench.sock) when that socket exists (its folder
+ * must pass sb_daemon_dir_ok(), else SB_ERR_PERM: another user may have made it to pose as
+ * the daemon), else the system daemon's /run/stackbench/stackbench.sock. Returns 0,
+ * SB_ERR_PERM or SB_ERR_RANGE.
  */
 int sb_daemon_socket_path(const char *opt, char *buf, size_t size);
 
@@ -64,9 +74,11 @@ int sb_linebuf_feed(struct sb_linebuf *lb, const char *data, size_t n,
 struct sb_client;
 
 /*
- * Connect to the daemon's socket. Returns 0, SB_ERR_NOT_FOUND (no daemon listening there;
- * the detail says how to start one or name another socket), SB_ERR_PERM (not allowed to
- * reach the socket), SB_ERR_RANGE (path too long), SB_ERR_IO or SB_ERR_NOMEM.
+ * Connect to the daemon's socket, and check who serves it (SO_PEERCRED) before anything is
+ * sent: root, the calling user, or the system daemon's user (the owner of /run/stackbench).
+ * Returns 0, SB_ERR_NOT_FOUND (no daemon listening there; the detail says how to start one or
+ * name another socket), SB_ERR_PERM (not allowed to reach the socket, or served by another
+ * user), SB_ERR_RANGE (path too long), SB_ERR_IO or SB_ERR_NOMEM.
  */
 int sb_client_connect(struct sb_client **c, const char *path);
 

@@ -40,6 +40,7 @@ static int user_dir(char *buf, size_t size, const char *what, const char *xdg_va
 		return put(buf, size, what, xdg, "/stackbench");
 	if (home_sub && home && home[0] == '/')
 		return put(buf, size, what, home, home_sub);
+	/* Last resort: another user can make this name first (sb_daemon_dir_ok refuses it). */
 	snprintf(tmp, sizeof(tmp), "/tmp/stackbench-%lu", (unsigned long)getuid());
 	return put(buf, size, what, tmp, "");
 }
@@ -48,6 +49,9 @@ int sb_daemon_runtime_dir(char *buf, size_t size)
 {
 	if (geteuid() == 0)
 		return put(buf, size, "runtime", SB_DAEMON_SYSTEM_RUNTIME_DIR, "");
+	/* Without $XDG_RUNTIME_DIR, the state folder under $HOME (no one else can make it). */
+	if (!getenv("XDG_RUNTIME_DIR") || getenv("XDG_RUNTIME_DIR")[0] != '/')
+		return sb_daemon_state_dir(buf, size);
 	return user_dir(buf, size, "runtime", "XDG_RUNTIME_DIR", NULL);
 }
 
@@ -56,6 +60,27 @@ int sb_daemon_state_dir(char *buf, size_t size)
 	if (geteuid() == 0)
 		return put(buf, size, "state", SB_DAEMON_SYSTEM_STATE_DIR, "");
 	return user_dir(buf, size, "state", "XDG_STATE_HOME", "/.local/state/stackbench");
+}
+
+int sb_daemon_dir_ok(const char *dir)
+{
+	struct stat sb;
+
+	if (lstat(dir, &sb) < 0)
+		return sb_error_set(sb_errno_code(errno), "'%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(sb.st_mode))
+		return sb_error_set(SB_ERR_PERM, "'%s' is not a folder", dir);
+	if (sb.st_uid != getuid())
+		return sb_error_set(SB_ERR_PERM,
+		                    "'%s' belongs to user %lu, not to you (user %lu): another user "
+		                    "made it; remove it, or set XDG_RUNTIME_DIR or --socket",
+		                    dir, (unsigned long)sb.st_uid, (unsigned long)getuid());
+	if (sb.st_mode & 077)
+		return sb_error_set(SB_ERR_PERM,
+		                    "'%s' has mode %04o: a daemon's private folder must be 0700 "
+		                    "(chmod 700 '%s')",
+		                    dir, (unsigned)(sb.st_mode & 07777), dir);
+	return 0;
 }
 
 int sb_daemon_socket_path(const char *opt, char *buf, size_t size)
@@ -72,9 +97,35 @@ int sb_daemon_socket_path(const char *opt, char *buf, size_t size)
 	if ((e = sb_daemon_runtime_dir(dir, sizeof(dir))) < 0 ||
 	    (e = put(buf, size, "socket", dir, "/" SB_DAEMON_SOCKET_NAME)) < 0)
 		return e;
-	if (stat(buf, &sb) == 0 && S_ISSOCK(sb.st_mode))
-		return 0;
+	/* The user's own daemon: only in a folder that is theirs alone. */
+	if (stat(buf, &sb) == 0 && S_ISSOCK(sb.st_mode)) {
+		if (geteuid() == 0 || (e = sb_daemon_dir_ok(dir)) == 0)
+			return 0;
+		return sb_error_wrap(e, "refusing the socket '%s'", buf);
+	}
 	return put(buf, size, "socket", SB_DAEMON_SYSTEM_RUNTIME_DIR, "/" SB_DAEMON_SOCKET_NAME);
+}
+
+/* Whether the daemon on the other end may be talked to: root, ourselves, or the system
+ * daemon's user (the owner of /run/stackbench, which only root can make). */
+static int check_peer(struct sb_client *c)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+	struct stat sb;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		return sb_error_set(SB_ERR_IO, "'%s': cannot tell who serves it: %s", c->path,
+		                    strerror(errno));
+	if (uc.uid == 0 || uc.uid == getuid() || uc.uid == geteuid())
+		return 0;
+	if (lstat(SB_DAEMON_SYSTEM_RUNTIME_DIR, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+	    sb.st_uid == uc.uid)
+		return 0;
+	return sb_error_set(SB_ERR_PERM,
+	                    "'%s' is served by user %lu (PID %ld), neither root, you nor the "
+	                    "system daemon's user: not sending it anything",
+	                    c->path, (unsigned long)uc.uid, (long)uc.pid);
 }
 
 int sb_client_connect(struct sb_client **out, const char *path)
@@ -115,6 +166,8 @@ int sb_client_connect(struct sb_client **out, const char *path)
 			                 strerror(err));
 		goto fail;
 	}
+	if ((e = check_peer(c)) < 0)
+		goto fail;
 	*out = c;
 	return 0;
 fail:
