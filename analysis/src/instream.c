@@ -88,7 +88,8 @@ static int codec_init(struct sb_instream *s)
 	case SB_CODEC_XZ: {
 		lzma_stream *x = calloc(1, sizeof(*x));
 
-		if (!x || lzma_stream_decoder(x, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK) {
+		/* A bounded decoder: the header of a few bytes declares the dictionary. */
+		if (!x || lzma_stream_decoder(x, SB_XZ_MEMLIMIT, LZMA_CONCATENATED) != LZMA_OK) {
 			free(x);
 			return sb_error_set(SB_ERR_NOMEM, "out of memory");
 		}
@@ -159,6 +160,14 @@ static int codec_step(struct sb_instream *s, const uint8_t *in, size_t in_len, u
 	} else if (rc == LZMA_BUF_ERROR) {
 		return s->in_eof ? truncated(s) : 0;
 	} else if (rc != LZMA_OK) {
+		if (rc == LZMA_MEMLIMIT_ERROR)
+			return sb_error_set(
+			    SB_ERR_PARSE,
+			    "cannot decompress '%s' (xz): it needs %llu MiB to decode (its "
+			    "dictionary), over the memory limit of %llu MiB (xz -9 needs "
+			    "65 MiB)",
+			    s->name, (unsigned long long)(lzma_memusage(x) >> 20),
+			    (unsigned long long)(SB_XZ_MEMLIMIT >> 20));
 		return corrupt(s, rc == LZMA_MEM_ERROR      ? "out of memory"
 		                  : rc == LZMA_FORMAT_ERROR ? "not an xz stream"
 		                  : rc == LZMA_DATA_ERROR   ? "corrupt data"

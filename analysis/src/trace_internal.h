@@ -17,6 +17,10 @@ enum sb_codec { SB_CODEC_NONE, SB_CODEC_GZIP, SB_CODEC_ZSTD, SB_CODEC_XZ };
  * Bytes of a file, standard input or memory, decompressed on the way when they are gzip, zstd or
  * xz (instream.c). Corrupt or truncated compressed data is SB_ERR_PARSE naming the input.
  */
+/* Memory the xz decoder may use (its dictionary and state): a file declaring more is refused
+ * before anything is allocated. xz -9 needs 65 MiB; xz's own default limit is a share of RAM. */
+#define SB_XZ_MEMLIMIT (256ull << 20)
+
 struct sb_instream {
 	int fd;
 	bool own_fd;

@@ -207,6 +207,9 @@ static int merge_batch(struct sb_capture *c, size_t n)
 	bool sorted = true;
 	int err;
 
+	/* A drain that found nothing: no batch (it may not even be allocated yet). */
+	if (!n)
+		return 0;
 	for (size_t q = 1; q < n && sorted; q++)
 		sorted = b[q].time >= b[q - 1].time;
 	if (!sorted) {
