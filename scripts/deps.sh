@@ -22,6 +22,9 @@ qemu-system-x86 linux-image-amd64 linux-headers-amd64 busybox-static cpio kmod
 clang-14 libclang-rt-14-dev
 help2man bash-completion python3-pandas
 libmicrohttpd-dev libsystemd-dev chromium
+# stackbenchd's units rated by systemd-analyze security; the multi-user daemon tests run as
+# throwaway users in a private mount namespace (unshare, setpriv)
+systemd util-linux
 # the cooling rig: its firmware (an ATmega328P, firmware/) and the simavr board of its tests
 gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 "

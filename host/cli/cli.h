@@ -46,6 +46,7 @@ extern const struct sb_cli_command sb_cmd_follow;
 extern const struct sb_cli_command sb_cmd_cancel;
 extern const struct sb_cli_command sb_cmd_pause;
 extern const struct sb_cli_command sb_cmd_resume;
+extern const struct sb_cli_command sb_cmd_dashboard;
 
 /* The progress display of run and follow (cmd_run.c), on stderr: a bar on a terminal, else
  * one line per point ("stackbench CMD: point 3/21 ..."). */

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* stackbench submit: queue a campaign file on stackbenchd. */
 #include <getopt.h>
+#include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -23,7 +26,10 @@ static void submit_help(FILE *out)
 	    "                         [--socket PATH]\n"
 	    "\n"
 	    "Queue a campaign file (YAML; docs/campaigns.md) on stackbenchd, which runs it on\n"
-	    "its boards into the results database and resumes it after its own restarts.\n"
+	    "its boards into the results database, as you, and resumes it after its own\n"
+	    "restarts. Before it is queued, a process of the daemon's running as you reads the\n"
+	    "campaign and the files it names and checks the database: a campaign it refuses,\n"
+	    "or a database you cannot write or whose folder does not exist, is not queued.\n"
 	    "Prints the job's id on stdout (follow it with 'stackbench follow ID').\n"
 	    "\n"
 	    "  -d, --db PATH       results database (default: $STACKBENCH_DB or stackbench.db,\n"
@@ -34,8 +40,9 @@ static void submit_help(FILE *out)
 	    "                      daemon's, else /run/stackbench/stackbench.sock)\n"
 	    "  -h, --help          this help\n"
 	    "\n"
-	    "Exit codes: 0 queued, 1 refused, 3 no daemon (or no board for the campaign),\n"
-	    "4 the campaign file is refused (its file, line and key are named).\n");
+	    "Exit codes: 0 queued, 1 refused (not permitted, too long, checks timed out), 2 a\n"
+	    "bad database path, 3 no daemon, no board for the campaign or a limit reached, 4\n"
+	    "the campaign file is refused (its file, line and key are named).\n");
 }
 
 /* An absolute path for the daemon (which does not share our current folder). */
@@ -50,6 +57,19 @@ static int absolute(const char *path, char *out, size_t size)
 	return snprintf(out, size, "%s/%s", cwd, path) < (int)size ? 0 : -1;
 }
 
+/* "DEV:INO" of the folder of path (what the daemon compares with what it sees). */
+static int db_dir_id(const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (stat(dirname(dir), &st) < 0)
+		return -1;
+	snprintf(buf, size, "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
+	return 0;
+}
+
 static int submit_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -58,10 +78,11 @@ static int submit_run(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
 	};
 	const char *db = sb_cli_default_db(), *sock = NULL;
-	char dbabs[PATH_MAX], fileabs[PATH_MAX], *text;
+	char dbabs[PATH_MAX], fileabs[PATH_MAX], dirid[48], *text;
 	cJSON *req, *reply, *job;
 	long long prio = 0, jobs = 1;
 	size_t len;
+	mode_t mask;
 	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "d:J:h", opts, NULL)) != -1) {
@@ -111,8 +132,15 @@ static int submit_run(int argc, char **argv)
 	/* The file name as stored in the campaign (and for its default name): up to 255 bytes. */
 	cJSON_AddStringToObject(req, "file", strlen(fileabs) < 256 ? fileabs : argv[optind]);
 	cJSON_AddStringToObject(req, "db", dbabs);
+	/* The database's folder as we see it: a daemon with a private /tmp sees another. */
+	if (db_dir_id(dbabs, dirid, sizeof(dirid)) == 0)
+		cJSON_AddStringToObject(req, "db_dir_id", dirid);
 	cJSON_AddNumberToObject(req, "priority", (double)prio);
 	cJSON_AddNumberToObject(req, "jobs", (double)jobs);
+	/* The job makes files as we would: with our mask. */
+	mask = umask(0);
+	umask(mask);
+	cJSON_AddNumberToObject(req, "umask", mask & 0777);
 	free(text);
 	if ((rc = sb_cli_daemon_simple("submit", sock, req, &reply)) != SB_EXIT_OK)
 		return rc;

@@ -1,25 +1,38 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dashboard: libmicrohttpd, a thread per connection (at most HTTP_MAX_CONN), GET only.
+ * The dashboard: libmicrohttpd, a thread per connection, GET only.
  *   /, /dashboard.js, /dashboard.css   the page (embedded, assets.h)
  *   /api/status                        the status and the queue (JSON)
  *   /events                            server-sent events: the event ring (samples at most
  *                                      every SSE_SAMPLE_S per board and connection)
- * Bound to a loopback address, requests must name it in Host (no DNS rebinding); any other
- * address needs a token, checked on every request (Authorization: Bearer, ?token= or the
- * cookie set when the page is loaded with ?token=).
+ * Every request on every address needs the daemon's token (made at start unless given; written
+ * for root and the group; `stackbench dashboard` prints the URL with it): Authorization:
+ * Bearer, ?token= or the cookie set when the page is loaded with ?token=. Bound to a loopback
+ * address, requests must also name it in Host (no DNS rebinding).
+ *
+ * Connections are accepted here (a thread), not by libmicrohttpd, so that each counts against
+ * its client: on a loopback address the user that owns the peer socket (the kernel says, peer.c),
+ * elsewhere the address. One client holds at most http-per-client of the http-clients
+ * connections: one user's event streams cannot take the dashboard from the others.
+ *
+ * Actions (a later version: pause, cancel from the page) are to be state-changing POSTs that
+ * check_access() admits only with the token in a header (Authorization or X-Stackbench-Token)
+ * and an Origin naming the dashboard itself, never by the cookie or ?token= alone (CSRF).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
@@ -29,16 +42,36 @@
 #include "stackbench/error.h"
 #include "stackbench/log.h"
 
-#define HTTP_MAX_CONN 32
 #define SSE_KEEPALIVE_S 15
 #define SSE_SAMPLE_S 0.1
 #define COOKIE "sbd_token"
+
+/* Connections handed to libmicrohttpd whose thread has not reported them yet: their share,
+ * by descriptor (open, so unique, until libmicrohttpd closes it after reporting it). */
+#define PENDING_MAX 64
+
+/* A client's share of the connections: a user (loopback) or an address. */
+struct share {
+	char key[64];
+	unsigned n;
+};
 
 struct sbd_http {
 	struct MHD_Daemon *mhd;
 	struct sbd *d;
 	bool loopback;
 	char token[256];
+	int lfd;     /* the listening socket */
+	int stop_fd; /* eventfd: the acceptor ends */
+	pthread_t acceptor;
+	bool acceptor_running;
+	pthread_mutex_t mu; /* the shares */
+	unsigned total;
+	struct share *shares; /* http_clients of them at most */
+	struct {
+		int fd;
+		struct share *share;
+	} pending[PENDING_MAX];
 };
 
 struct sse {
@@ -113,16 +146,14 @@ static bool host_ok(const char *host)
 	return false;
 }
 
-/* 0: allowed; 1: allowed and the page set the cookie; -1: refused (reply queued in *ret). */
+/* 0: allowed; -1: refused (reply queued in *ret); *set_cookie when ?token= came (the page). */
 static int check_access(struct sbd_http *h, struct MHD_Connection *conn, enum MHD_Result *ret,
                         bool *set_cookie)
 {
 	const char *auth, *q, *ck;
 
 	*set_cookie = false;
-	if (!h->token[0]) {
-		if (host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
-			return 0;
+	if (h->loopback && !host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"))) {
 		*ret = reply_text(conn, 403,
 		                  "stackbenchd: the Host header must name the loopback "
 		                  "address the dashboard listens on\n");
@@ -140,8 +171,8 @@ static int check_access(struct sbd_http *h, struct MHD_Connection *conn, enum MH
 	if (ck && token_equal(ck, h->token))
 		return 0;
 	*ret = reply_text(conn, 401,
-	                  "stackbenchd: this dashboard needs its token: open it as "
-	                  "/?token=TOKEN (stackbenchd --http-token-file)\n");
+	                  "stackbenchd: this dashboard needs its token: open the URL that "
+	                  "'stackbench dashboard' prints (/?token=TOKEN)\n");
 	return -1;
 }
 
@@ -402,76 +433,334 @@ static int parse_addr(const char *text, struct sockaddr_storage *ss, socklen_t *
 	return 0;
 }
 
-int sbd_http_check(const char *http, const char *token)
+int sbd_http_check(const char *http)
 {
 	struct sockaddr_storage ss;
 	bool loopback = false;
 	socklen_t len;
-	int e;
 
 	if (!http[0])
 		return 0;
-	if ((e = parse_addr(http, &ss, &len, &loopback)) < 0)
-		return e;
-	if (!loopback && !token[0])
-		return sb_error_set(SB_ERR_PERM,
-		                    "--http '%s' is not a loopback address: the dashboard would be "
-		                    "open to the network; give it a token (--http-token-file FILE)",
-		                    http);
-	return 0;
+	return parse_addr(http, &ss, &len, &loopback);
+}
+
+/* ---- connections and their shares ---------------------------------------------------------- */
+
+/* Who a connection counts against: "uid N" on loopback (the kernel says whose the peer
+ * socket is), else its address. */
+static void client_key(int fd, const struct sockaddr_storage *ss, char *key, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN] = "?";
+	uid_t uid;
+
+	if (sbd_peer_uid(fd, &uid) == 0) {
+		snprintf(key, size, "uid %lu", (unsigned long)uid);
+		return;
+	}
+	sb_error_clear();
+	if (ss->ss_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr, addr, sizeof(addr));
+	else if (ss->ss_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr, addr,
+		          sizeof(addr));
+	snprintf(key, size, "address %s", addr);
+}
+
+/* Take a share for key; NULL when the client (or the dashboard) has all it may have. */
+static struct share *take_share(struct sbd_http *h, const char *key)
+{
+	const struct sbd_limits *l = &h->d->opt.limits;
+	struct share *free_slot = NULL, *s = NULL;
+
+	pthread_mutex_lock(&h->mu);
+	for (unsigned i = 0; i < l->http_clients && !s; i++) {
+		if (h->shares[i].n && !strcmp(h->shares[i].key, key))
+			s = &h->shares[i];
+		else if (!h->shares[i].n && !free_slot)
+			free_slot = &h->shares[i];
+	}
+	if (!s && free_slot) {
+		s = free_slot;
+		snprintf(s->key, sizeof(s->key), "%s", key);
+	}
+	if (!s || h->total >= l->http_clients || s->n >= l->http_per_client)
+		s = NULL;
+	else {
+		s->n++;
+		h->total++;
+	}
+	pthread_mutex_unlock(&h->mu);
+	return s;
+}
+
+static void give_share(struct sbd_http *h, struct share *s)
+{
+	pthread_mutex_lock(&h->mu);
+	if (s->n)
+		s->n--;
+	if (h->total)
+		h->total--;
+	pthread_mutex_unlock(&h->mu);
+}
+
+/* Park a share for the connection on fd until its thread reports it; false when full. */
+static bool park(struct sbd_http *h, int fd, struct share *s)
+{
+	bool ok = false;
+
+	pthread_mutex_lock(&h->mu);
+	for (unsigned i = 0; i < PENDING_MAX && !ok; i++)
+		if (!h->pending[i].share) {
+			h->pending[i].fd = fd;
+			h->pending[i].share = s;
+			ok = true;
+		}
+	pthread_mutex_unlock(&h->mu);
+	return ok;
+}
+
+static struct share *unpark(struct sbd_http *h, int fd)
+{
+	struct share *s = NULL;
+
+	pthread_mutex_lock(&h->mu);
+	for (unsigned i = 0; i < PENDING_MAX && !s; i++)
+		if (h->pending[i].share && h->pending[i].fd == fd) {
+			s = h->pending[i].share;
+			h->pending[i].share = NULL;
+		}
+	pthread_mutex_unlock(&h->mu);
+	return s;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+	struct sbd_http *h = cls;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		*socket_context = ci ? unpark(h, ci->connect_fd) : NULL;
+	} else if (*socket_context) {
+		give_share(h, *socket_context);
+		*socket_context = NULL;
+	}
+}
+
+#define LINGER_MAX 64 /* refused connections waiting for their client's end */
+#define LINGER_S 0.5  /* ... at most this long */
+
+/* A refused connection: its answer sent, the connection is closed once the client has sent
+ * what it will (closing on unread bytes would reset it before the answer is read). */
+struct lingering {
+	int fd;
+	double until;
+};
+
+static void refuse_http(struct lingering *l, unsigned *n, int fd)
+{
+	static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain"
+	                           "\r\nConnection: close\r\n\r\nstackbenchd: this client has "
+	                           "all the dashboard connections it may have\n";
+	char drain[4096];
+
+	while (recv(fd, drain, sizeof(drain), MSG_DONTWAIT) > 0)
+		;
+	if (send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0 || *n == LINGER_MAX) {
+		close(fd);
+		return;
+	}
+	shutdown(fd, SHUT_WR);
+	l[*n].fd = fd;
+	l[(*n)++].until = sbd_now() + LINGER_S;
+}
+
+static void *acceptor(void *arg)
+{
+	struct sbd_http *h = arg;
+	struct lingering l[LINGER_MAX];
+	struct pollfd p[2 + LINGER_MAX];
+	unsigned n = 0;
+
+	for (;;) {
+		double now = sbd_now(), first = 0;
+		int timeout = -1, r;
+
+		p[0] = (struct pollfd){.fd = h->lfd, .events = POLLIN};
+		p[1] = (struct pollfd){.fd = h->stop_fd, .events = POLLIN};
+		for (unsigned i = 0; i < n; i++) {
+			p[2 + i] = (struct pollfd){.fd = l[i].fd, .events = POLLIN};
+			if (!first || l[i].until < first)
+				first = l[i].until;
+		}
+		if (n)
+			timeout = first > now ? (int)((first - now) * 1e3) + 1 : 0;
+		if ((r = poll(p, 2 + n, timeout)) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents)
+			break;
+		/* Refused connections whose clients are done, or whose time is up. */
+		for (unsigned i = n; i-- > 0;) {
+			char drain[4096];
+			ssize_t k = 0;
+
+			if (p[2 + i].revents)
+				while ((k = recv(l[i].fd, drain, sizeof(drain), MSG_DONTWAIT)) > 0)
+					;
+			if ((p[2 + i].revents && k <= 0 && errno != EAGAIN) ||
+			    sbd_now() >= l[i].until) {
+				close(l[i].fd);
+				l[i] = l[--n];
+			}
+		}
+		if (p[0].revents & POLLIN) {
+			struct sockaddr_storage ss;
+			socklen_t len = sizeof(ss);
+			struct share *s;
+			char key[64];
+			int fd;
+
+			if ((fd = accept4(h->lfd, (struct sockaddr *)&ss, &len, SOCK_CLOEXEC)) < 0)
+				continue;
+			client_key(fd, &ss, key, sizeof(key));
+			if (!(s = take_share(h, key))) {
+				sb_dbg(
+				    "dashboard: refusing a connection of %s (its share is taken)",
+				    key);
+				refuse_http(l, &n, fd);
+				continue;
+			}
+			if (!park(h, fd, s)) {
+				give_share(h, s);
+				refuse_http(l, &n, fd);
+				continue;
+			}
+			/* Refused by libmicrohttpd (it closed fd): never reported, not counted. */
+			if (MHD_add_connection(h->mhd, fd, (struct sockaddr *)&ss, len) !=
+			        MHD_YES &&
+			    unpark(h, fd))
+				give_share(h, s);
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		close(l[i].fd);
+	return NULL;
+}
+
+void sbd_http_url(const struct sbd *d, char *buf, size_t size)
+{
+	char host[160];
+
+	buf[0] = '\0';
+	if (!d->http)
+		return;
+	snprintf(host, sizeof(host), "%s", d->http_bound);
+	/* A wildcard address: the browser goes to this host's name. */
+	if (!strncmp(host, "0.0.0.0:", 8) || !strncmp(host, "[::]:", 5)) {
+		char name[64] = "localhost";
+
+		gethostname(name, sizeof(name) - 1);
+		snprintf(buf, size, "http://%s:%s/?token=%s", name, strrchr(host, ':') + 1,
+		         d->http->token);
+		return;
+	}
+	snprintf(buf, size, "http://%s/?token=%s", host, d->http->token);
 }
 
 int sbd_http_start(struct sbd *d)
 {
-	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
+	struct sockaddr_storage ss, bound;
+	socklen_t len, blen = sizeof(bound);
 	struct sbd_http *h;
 	char addr[INET6_ADDRSTRLEN];
-	socklen_t len;
 	bool loopback = false;
-	int e;
+	int e, one = 1;
 
 	if (!d->opt.http[0])
 		return 0;
-	if ((e = sbd_http_check(d->opt.http, d->opt.token)) < 0 ||
-	    (e = parse_addr(d->opt.http, &ss, &len, &loopback)) < 0)
+	if ((e = parse_addr(d->opt.http, &ss, &len, &loopback)) < 0)
 		return e;
-	if (!(h = calloc(1, sizeof(*h))))
+	if (!(h = calloc(1, sizeof(*h))) ||
+	    !(h->shares = calloc(d->opt.limits.http_clients, sizeof(*h->shares)))) {
+		free(h);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
 	h->d = d;
 	h->loopback = loopback;
+	h->stop_fd = -1;
+	pthread_mutex_init(&h->mu, NULL);
 	snprintf(h->token, sizeof(h->token), "%s", d->opt.token);
-	h->mhd =
-	    MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-	                         MHD_USE_ERROR_LOG | (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-	                     0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-	                     MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONN,
-	                     MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)(HTTP_MAX_CONN / 2),
-	                     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-	                     MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
-	if (!h->mhd) {
-		free(h);
-		return sb_error_set(
-		    SB_ERR_IO, "cannot serve the dashboard on '%s' (address in use?)", d->opt.http);
+	if ((h->lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    setsockopt(h->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(h->lfd, (struct sockaddr *)&ss, len) < 0 || listen(h->lfd, 64) < 0 ||
+	    getsockname(h->lfd, (struct sockaddr *)&bound, &blen) < 0) {
+		e = sb_error_set(SB_ERR_IO, "cannot serve the dashboard on '%s': %s", d->opt.http,
+		                 strerror(errno));
+		goto fail;
 	}
-	info = MHD_get_daemon_info(h->mhd, MHD_DAEMON_INFO_BIND_PORT);
-	if (ss.ss_family == AF_INET)
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
+	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	                              MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+	                              (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+	                          0, NULL, NULL, handle, h, MHD_OPTION_CONNECTION_LIMIT,
+	                          (unsigned)d->opt.limits.http_clients + 1,
+	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+	                          MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+	                          MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+	if (!h->mhd || (h->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0) {
+		e = sb_error_set(SB_ERR_IO, "cannot serve the dashboard on '%s'", d->opt.http);
+		goto fail;
+	}
+	if (pthread_create(&h->acceptor, NULL, acceptor, h) != 0) {
+		e = sb_error_set(SB_ERR_IO, "cannot start the dashboard's thread");
+		goto fail;
+	}
+	h->acceptor_running = true;
+	if (bound.ss_family == AF_INET)
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&bound)->sin_addr, addr, sizeof(addr));
 	else
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr, sizeof(addr));
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&bound)->sin6_addr, addr,
+		          sizeof(addr));
 	snprintf(d->http_bound, sizeof(d->http_bound),
-	         ss.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", addr,
-	         info ? (unsigned)info->port : 0u);
+	         bound.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", addr,
+	         (unsigned)ntohs(bound.ss_family == AF_INET6
+	                             ? ((struct sockaddr_in6 *)&bound)->sin6_port
+	                             : ((struct sockaddr_in *)&bound)->sin_port));
 	d->http = h;
-	sb_info("dashboard on http://%s/%s", d->http_bound, h->token[0] ? "?token=..." : "");
+	sb_info("dashboard on http://%s/?token=... (stackbench dashboard prints the URL)",
+	        d->http_bound);
 	return 0;
+fail:
+	if (h->mhd)
+		MHD_stop_daemon(h->mhd);
+	if (h->lfd >= 0)
+		close(h->lfd);
+	if (h->stop_fd >= 0)
+		close(h->stop_fd);
+	pthread_mutex_destroy(&h->mu);
+	free(h->shares);
+	free(h);
+	return e;
 }
 
 void sbd_http_stop(struct sbd *d)
 {
-	if (!d->http)
+	struct sbd_http *h = d->http;
+	uint64_t one = 1;
+
+	if (!h)
 		return;
-	MHD_stop_daemon(d->http->mhd);
-	free(d->http);
+	if (h->acceptor_running) {
+		if (write(h->stop_fd, &one, sizeof(one)) < 0)
+			sb_warn("cannot stop the dashboard's thread: %s", strerror(errno));
+		pthread_join(h->acceptor, NULL);
+	}
+	MHD_stop_daemon(h->mhd);
+	close(h->lfd);
+	close(h->stop_fd);
+	pthread_mutex_destroy(&h->mu);
+	free(h->shares);
+	free(h);
 	d->http = NULL;
 }

@@ -212,6 +212,10 @@ cJSON *sbd_job_json(const struct sbd_job *j)
 
 		for (unsigned i = 0; b && i < j->nboards; i++)
 			cJSON_AddItemToArray(b, cJSON_CreateString(j->d->boards[j->board[i]].uri));
+		/* Its process, running as the submitter (status, and for the submitter's own
+		 * tools). */
+		if (j->proc)
+			cJSON_AddNumberToObject(o, "pid", sbd_proc_pid(j->proc));
 	}
 	return o;
 }
@@ -281,9 +285,9 @@ static cJSON *board_json(struct sbd *d, unsigned i)
 	cJSON_AddNumberToObject(o, "points_done", j->done);
 	cJSON_AddNumberToObject(o, "points_total", j->total ? j->total : j->npoints);
 	add_num_or_null(o, "eta_s", j->eta_s >= 0 ? j->eta_s : NAN);
-	if (b->in_point && b->point && (p = cJSON_AddObjectToObject(o, "point"))) {
-		cJSON_AddNumberToObject(p, "index", b->point->index);
-		cJSON_AddStringToObject(p, "key", b->point->key);
+	if (b->in_point && (p = cJSON_AddObjectToObject(o, "point"))) {
+		cJSON_AddNumberToObject(p, "index", b->point_index);
+		cJSON_AddStringToObject(p, "key", b->point_key);
 		cJSON_AddNumberToObject(p, "attempt", b->attempt);
 	} else {
 		cJSON_AddNullToObject(o, "point");

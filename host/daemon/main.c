@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stackbenchd: the host daemon that owns the bench. Command line, folders, the boards' locks,
- * logging (stderr, the journal under systemd, a file when it detaches), signals, readiness
- * (sd_notify, or a pipe to the parent when it detaches), then the socket server.
+ * the dashboard's token, logging (stderr, the journal under systemd, a file when it detaches),
+ * signals, readiness (sd_notify, or a pipe to the parent when it detaches), then the socket
+ * server. Run with --job-process (by itself only), it is one job's process (jobmain.c).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,39 +36,95 @@
 
 #define DEFAULT_HTTP "127.0.0.1:8470"
 
-enum { OPT_SOCKET = 0x100, OPT_STATE, OPT_HTTP, OPT_TOKEN, OPT_GROUP, OPT_LEVEL };
+#define TOKEN_FILE_NAME "dashboard.token"
+
+enum { OPT_SOCKET = 0x100, OPT_STATE, OPT_HTTP, OPT_TOKEN, OPT_GROUP, OPT_LEVEL, OPT_LIMIT };
+
+/* --limit NAME=VALUE: the names, their defaults and ranges. */
+static const struct limit {
+	const char *name;
+	size_t off;
+	unsigned dflt, min, max;
+	const char *what;
+} limits[] = {
+    {"clients", offsetof(struct sbd_limits, clients), 256, 2, 65536, "socket connections at once"},
+    {"clients-per-user", offsetof(struct sbd_limits, clients_per_user), 16, 1, 65536,
+     "of them of one user (root: no limit)"},
+    {"root-reserved", offsetof(struct sbd_limits, root_reserved), 8, 0, 65535,
+     "of them kept for root"},
+    {"idle-s", offsetof(struct sbd_limits, idle_s), 60, 0, 86400,
+     "a connection idle this long is closed (0: never)"},
+    {"campaign-bytes", offsetof(struct sbd_limits, campaign_bytes), 256 * 1024, 1024,
+     SB_DAEMON_LINE_MAX / 2, "a submitted campaign's text"},
+    {"jobs-per-user", offsetof(struct sbd_limits, jobs_per_user), 50, 1, SBD_MAX_ACTIVE,
+     "active jobs of one user"},
+    {"keep-jobs", offsetof(struct sbd_limits, keep_jobs), 1000, 0, 1000000,
+     "finished jobs kept in queue.db"},
+    {"keep-days", offsetof(struct sbd_limits, keep_days), 30, 0, 36500,
+     "finished jobs older than this leave queue.db (0: no age limit)"},
+    {"grace-s", offsetof(struct sbd_limits, grace_s), 10, 1, 3600,
+     "a job told to stop is killed after this"},
+    {"check-s", offsetof(struct sbd_limits, check_s), 10, 1, 3600,
+     "the checks of a job's files (as its user) must end within this"},
+    {"http-clients", offsetof(struct sbd_limits, http_clients), 64, 1, 4096,
+     "dashboard connections at once"},
+    {"http-per-client", offsetof(struct sbd_limits, http_per_client), 8, 1, 4096,
+     "of them of one user (loopback) or address"},
+};
+
+static unsigned *limit_field(struct sbd_limits *l, const struct limit *x)
+{
+	return (unsigned *)((char *)l + x->off);
+}
 
 static void usage(FILE *out)
 {
 	fprintf(
 	    out,
 	    "usage: stackbenchd [--socket PATH] [--state-dir DIR] [--http ADDR:PORT|none]\n"
-	    "                   [--http-token-file FILE] [--device URI]... [--group NAME]\n"
-	    "                   [--foreground] [-v|-q] [--log-level LEVEL]\n"
+	    "                   [--http-token-file FILE] [--device URI]... [--group NAME|GID]\n"
+	    "                   [--limit NAME=VALUE]... [--foreground] [-v|-q]\n"
+	    "                   [--log-level LEVEL]\n"
 	    "\n"
 	    "The stackbench daemon: owns the boards it is given, keeps a persistent queue of\n"
 	    "campaigns and runs them (one worker per board), serves clients on a Unix socket\n"
 	    "(stackbench submit, queue, follow, cancel, pause, resume; docs/daemon-api.md)\n"
-	    "and a live dashboard over HTTP.\n"
+	    "and a live dashboard over HTTP. Each job runs in a process of its own as the user\n"
+	    "who submitted it; the daemon opens no file a request names.\n"
 	    "\n"
 	    "  --socket PATH          the socket (default: /run/stackbench/stackbench.sock as\n"
-	    "                         root, else $XDG_RUNTIME_DIR/stackbench/stackbench.sock)\n"
+	    "                         root, else $XDG_RUNTIME_DIR/stackbench/stackbench.sock,\n"
+	    "                         without XDG_RUNTIME_DIR in the state folder)\n"
 	    "  --state-dir DIR        the queue database (default: /var/lib/stackbench as root,\n"
 	    "                         else $XDG_STATE_HOME/stackbench)\n"
 	    "  --http ADDR:PORT       the dashboard (default " DEFAULT_HTTP "; 'none': no\n"
 	    "                         dashboard; port 0: any free port)\n"
-	    "  --http-token-file FILE a token (16..255 of A-Z a-z 0-9 . _ ~ -) every dashboard\n"
-	    "                         request must carry; required for a non-loopback ADDR\n"
+	    "  --http-token-file FILE\n"
+	    "                         the token (16..255 of A-Z a-z 0-9 . _ ~ -) every dashboard\n"
+	    "                         request must carry; default: one made at start, written\n"
+	    "                         to SOCKET_DIR/" TOKEN_FILE_NAME
+	    " (root and the group may read\n"
+	    "                         it; 'stackbench dashboard' prints the URL with it)\n"
 	    "  --device URI           a board to own (repeat; default $STACKBENCH_DEVICE or\n"
 	    "                         sim:); sim: boards run any sim: campaign\n"
-	    "  --group NAME           members may use the socket (default stackbench)\n"
+	    "  --group NAME|GID       members may use the socket (default stackbench); their\n"
+	    "                         jobs run as them, so a daemon that is not root needs\n"
+	    "                         CAP_SETUID and CAP_SETGID for them (the installed units)\n"
+	    "  --limit NAME=VALUE     a limit (repeat; below)\n"
 	    "  --foreground           do not detach (what systemd runs)\n"
 	    "  -v, -q, --log-level    more or less logging (default info)\n"
 	    "  -h, --help, -V, --version\n"
 	    "\n"
+	    "Limits (--limit NAME=VALUE, default in brackets):\n");
+	for (size_t i = 0; i < SB_ARRAY_SIZE(limits); i++)
+		fprintf(out, "  %-18s %s [%u]\n", limits[i].name, limits[i].what, limits[i].dflt);
+	fprintf(
+	    out,
+	    "\n"
 	    "Signals: SIGTERM, SIGINT and SIGHUP stop after the current sample of each running\n"
-	    "point; that point is not stored and runs again when the daemon starts next, with\n"
-	    "every job that was running or queued.\n"
+	    "point (a job process that has not stopped after grace-s is killed); that point is\n"
+	    "not stored and runs again when the daemon starts next, with every job that was\n"
+	    "running or queued.\n"
 	    "Exit codes: 0 stopped cleanly, 1 failure, 2 bad command line, 3 a board or the\n"
 	    "state folder is busy.\n");
 }
@@ -141,8 +201,14 @@ static int make_dir(const char *path, mode_t mode)
 	if (lstat(path, &sb) < 0 || !S_ISDIR(sb.st_mode))
 		return sb_error_set(SB_ERR_IO, "'%s' is not a folder", path);
 	if (sb.st_uid != geteuid())
-		return sb_error_set(SB_ERR_PERM, "'%s' belongs to user %lu, not to this daemon's",
+		return sb_error_set(SB_ERR_PERM,
+		                    "'%s' belongs to user %lu, not to this daemon's (another user "
+		                    "made it? remove it, or give --socket / --state-dir)",
 		                    path, (unsigned long)sb.st_uid);
+	/* Ours: no wider than asked (a private folder must stay private; clients check it). */
+	if ((sb.st_mode & 07777 & ~mode) && chmod(path, mode) < 0)
+		return sb_error_set(SB_ERR_PERM, "cannot make '%s' mode %04o: %s", path,
+		                    (unsigned)mode, strerror(errno));
 	return 0;
 }
 
@@ -167,6 +233,50 @@ static int read_token(const char *path, char *out, size_t size)
 	if (!e)
 		memcpy(out, text, len + 1);
 	free(text);
+	return e;
+}
+
+/* A fresh token: 32 random bytes as 43 characters of base64url. */
+static int make_token(char *out, size_t size)
+{
+	static const char abc[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+	unsigned char r[33];
+	size_t o = 0;
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return sb_error_set(SB_ERR_IO, "cannot make the dashboard's token: %s",
+		                    strerror(errno));
+	for (size_t i = 0; i + 2 < sizeof(r) && o + 4 < size; i += 3) {
+		unsigned v = (unsigned)r[i] << 16 | (unsigned)r[i + 1] << 8 | r[i + 2];
+
+		for (int k = 3; k >= 0; k--)
+			out[o++] = abc[(v >> (6 * k)) & 63];
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+/* The token for clients, beside the socket: readable by root, the daemon and the group. */
+static int write_token(struct sbd *d)
+{
+	char tmp[PATH_MAX + 16];
+	size_t len = strlen(d->opt.token);
+	int fd, e = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", d->opt.token_file);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0)
+		return sb_error_set(SB_ERR_IO, "cannot write the dashboard's token beside '%s': %s",
+		                    d->opt.token_file, strerror(errno));
+	if (fchmod(fd, d->have_group ? 0640 : 0600) < 0 ||
+	    (d->have_group && fchown(fd, (uid_t)-1, d->group_gid) < 0) ||
+	    write(fd, d->opt.token, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+	    fsync(fd) < 0 || rename(tmp, d->opt.token_file) < 0)
+		e = sb_error_set(SB_ERR_IO, "cannot write the dashboard's token '%s': %s",
+		                 d->opt.token_file, strerror(errno));
+	close(fd);
+	if (e)
+		unlink(tmp);
 	return e;
 }
 
@@ -201,14 +311,22 @@ static int detach(void)
 static void ready(struct sbd *d, int pipe_fd)
 {
 	char path[PATH_MAX + 32];
-	int null;
+	struct stat st;
+	int null, fd;
 
 	sd_notifyf(0, "READY=1\nMAINPID=%ld", (long)getpid());
 	if (pipe_fd < 0)
 		return;
 	snprintf(path, sizeof(path), "%s/stackbenchd.log", d->opt.state_dir);
-	if (!(log_file = fopen(path, "ae")))
-		sb_warn("cannot open the log '%s': %s", path, strerror(errno));
+	/* Appended to, and only ever a regular file of ours (never through a link). */
+	if ((fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+	               0640)) < 0 ||
+	    fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !(log_file = fdopen(fd, "a"))) {
+		sb_warn("cannot open the log '%s': %s", path,
+		        fd < 0 ? strerror(errno) : "not a regular file");
+		if (fd >= 0)
+			close(fd);
+	}
 	printf("stackbenchd: serving '%s' (PID %ld), log '%s'\n", d->opt.socket_path,
 	       (long)getpid(), path);
 	fflush(stdout);
@@ -259,22 +377,13 @@ static int open_boards(struct sbd *d)
 static int load_job(void *ctx, struct sbd_job *j)
 {
 	struct sbd *d = ctx;
-	char err[1024];
 	struct sbd_job **pp = &d->jobs;
 
 	j->d = d;
-	if (!sbd_job_finished(j->state)) {
-		if (sbd_job_parse(j, err, sizeof(err)) < 0) {
-			snprintf(j->message, sizeof(j->message), "cannot read its campaign: %s",
-			         err);
-			j->state = SBD_FAILED;
-			sbd_iso_time(sbd_now(), j->finished_at, sizeof(j->finished_at));
-			sbd_queue_save(d->q, j);
-		} else if (j->state == SBD_RUNNING) {
-			/* Running when the daemon stopped (or died): it resumes. */
-			j->state = SBD_QUEUED;
-			sb_info("job %" PRId64 " '%s' was running: it resumes", j->id, j->name);
-		}
+	if (j->state == SBD_RUNNING) {
+		/* Running when the daemon stopped (or died): it resumes. */
+		j->state = SBD_QUEUED;
+		sb_info("job %" PRId64 " '%s' was running: it resumes", j->id, j->name);
 	}
 	while (*pp)
 		pp = &(*pp)->next;
@@ -294,6 +403,7 @@ static int parse_args(struct sbd *d, int argc, char **argv, int *level)
 	    {"http-token-file", required_argument, NULL, OPT_TOKEN},
 	    {"device", required_argument, NULL, 'd'},
 	    {"group", required_argument, NULL, OPT_GROUP},
+	    {"limit", required_argument, NULL, OPT_LIMIT},
 	    {"foreground", no_argument, NULL, 'f'},
 	    {"verbose", no_argument, NULL, 'v'},
 	    {"quiet", no_argument, NULL, 'q'},
@@ -308,6 +418,8 @@ static int parse_args(struct sbd *d, int argc, char **argv, int *level)
 
 	snprintf(d->opt.http, sizeof(d->opt.http), "%s", DEFAULT_HTTP);
 	snprintf(d->opt.group, sizeof(d->opt.group), "%s", SBD_DEFAULT_GROUP);
+	for (size_t i = 0; i < SB_ARRAY_SIZE(limits); i++)
+		*limit_field(&d->opt.limits, &limits[i]) = limits[i].dflt;
 	while ((c = getopt_long(argc, argv, "d:fvqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_SOCKET:
@@ -339,6 +451,28 @@ static int parse_args(struct sbd *d, int argc, char **argv, int *level)
 		case OPT_GROUP:
 			snprintf(d->opt.group, sizeof(d->opt.group), "%s", optarg);
 			break;
+		case OPT_LIMIT: {
+			size_t n = strcspn(optarg, "=");
+			size_t i;
+			unsigned long v;
+			char *end;
+
+			for (i = 0; i < SB_ARRAY_SIZE(limits); i++)
+				if (strlen(limits[i].name) == n &&
+				    !strncmp(optarg, limits[i].name, n))
+					break;
+			if (i == SB_ARRAY_SIZE(limits) || !optarg[n])
+				return usage_error(
+				    "--limit '%s': expected NAME=VALUE with a NAME of "
+				    "the list in --help",
+				    optarg);
+			v = strtoul(optarg + n + 1, &end, 10);
+			if (*end || end == optarg + n + 1 || v < limits[i].min || v > limits[i].max)
+				return usage_error("--limit %s: expected %u..%u", optarg,
+				                   limits[i].min, limits[i].max);
+			*limit_field(&d->opt.limits, &limits[i]) = (unsigned)v;
+			break;
+		}
 		case 'f':
 			d->opt.foreground = true;
 			break;
@@ -383,9 +517,20 @@ static int parse_args(struct sbd *d, int argc, char **argv, int *level)
 	if (!d->opt.state_dir[0] &&
 	    sb_daemon_state_dir(d->opt.state_dir, sizeof(d->opt.state_dir)) < 0)
 		return usage_error("the default state folder is too long; give --state-dir");
+	if (d->opt.limits.root_reserved >= d->opt.limits.clients)
+		return usage_error("--limit root-reserved=%u: not below clients=%u",
+		                   d->opt.limits.root_reserved, d->opt.limits.clients);
 	if ((token_file && (e = read_token(token_file, d->opt.token, sizeof(d->opt.token))) < 0) ||
-	    (e = sbd_http_check(d->opt.http, d->opt.token)) < 0)
+	    (e = sbd_http_check(d->opt.http)) < 0)
 		return usage_error("%s", sb_error_detail());
+	/* No token given: one made now, written beside the socket for the clients. */
+	if (!token_file && d->opt.http[0]) {
+		if (make_token(d->opt.token, sizeof(d->opt.token)) < 0)
+			return usage_error("%s", sb_error_detail());
+		snprintf(dir, sizeof(dir), "%s", d->opt.socket_path);
+		snprintf(d->opt.token_file, sizeof(d->opt.token_file), "%s/" TOKEN_FILE_NAME,
+		         dirname(dir));
+	}
 	return 0;
 }
 
@@ -403,7 +548,7 @@ static int serve(struct sbd *d, bool default_http, int pipe_fd)
 		*strrchr(dir, '/') = '\0';
 	else
 		snprintf(dir, sizeof(dir), ".");
-	if ((e = make_dir(d->opt.state_dir, 0750)) < 0 ||
+	if ((e = make_dir(d->opt.state_dir, geteuid() == 0 ? 0750 : 0700)) < 0 ||
 	    (strcmp(dir, ".") && (e = make_dir(dir, geteuid() == 0 ? 0755 : 0700)) < 0))
 		goto fail;
 	/* One daemon per state folder: two would run the same queue. */
@@ -411,21 +556,33 @@ static int serve(struct sbd *d, bool default_http, int pipe_fd)
 	snprintf(what, sizeof(what), "the state folder '%s' is in use", d->opt.state_dir);
 	if ((e = sb_lock_file(&d->state_lock, path, what)) < 0)
 		goto fail;
-	if ((g = getgrnam(d->opt.group))) {
+	if (strspn(d->opt.group, "0123456789") == strlen(d->opt.group)) {
+		/* A group by number (one the user database may not know). */
+		d->group_gid = (gid_t)strtoul(d->opt.group, NULL, 10);
+		d->have_group = true;
+	} else if ((g = getgrnam(d->opt.group))) {
 		d->group_gid = g->gr_gid;
 		d->have_group = true;
 	} else {
 		sb_info("no group '%s': only root and user %lu may use the socket", d->opt.group,
 		        (unsigned long)geteuid());
 	}
-	/* Signals go to a signalfd; every thread started from here on blocks them. */
+	d->can_switch = sbd_can_switch_users();
+	if (d->have_group && !d->can_switch)
+		sb_warn("not root and without CAP_SETUID/CAP_SETGID: this daemon cannot run jobs "
+		        "as their users, so it serves only root and user %lu, not the members of "
+		        "'%s'",
+		        (unsigned long)geteuid(), d->opt.group);
+	/* Signals go to a signalfd; every thread started from here on blocks them. SIGCHLD:
+	 * a job process ended. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGCHLD);
 	pthread_sigmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if ((sfd = signalfd(-1, &mask, SFD_CLOEXEC)) < 0) {
+	if ((sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK)) < 0) {
 		e = sb_error_set(SB_ERR_IO, "signalfd: %s", strerror(errno));
 		goto fail;
 	}
@@ -438,13 +595,16 @@ static int serve(struct sbd *d, bool default_http, int pipe_fd)
 			goto fail;
 		sb_warn("%s; no dashboard", sb_error_detail());
 	}
+	if (d->http && d->opt.token_file[0] && (e = write_token(d)) < 0)
+		goto fail;
 	sb_info("stackbenchd %s serving '%s' (state '%s') with %u board%s", sb_version(),
 	        d->opt.socket_path, d->opt.state_dir, d->nboards, d->nboards == 1 ? "" : "s");
 	ready(d, pipe_fd);
 	rc = sbd_server_run(d, lfd, sfd) < 0 ? 1 : 0;
-	sbd_stop_all(d);
 	sbd_http_stop(d);
 	unlink(d->opt.socket_path);
+	if (d->opt.token_file[0])
+		unlink(d->opt.token_file);
 	sb_info("stopped");
 	goto out;
 fail:
@@ -464,6 +624,9 @@ int main(int argc, char **argv)
 	int level = SB_LOG_INFO, rc, pipe_fd = -1;
 	bool default_http;
 
+	/* One job's process (started by the daemon itself): nothing of the below. */
+	if (argc == 2 && !strcmp(argv[1], "--job-process"))
+		return sbd_job_main();
 	d.wake_fd = -1;
 	d.started = sbd_now();
 	if ((rc = parse_args(&d, argc, argv, &level)) != 0)

@@ -13,7 +13,7 @@
 static const char *const cmd_names[SBD_CMD_COUNT] = {
     [SBD_CMD_HELLO] = "hello",   [SBD_CMD_SUBMIT] = "submit", [SBD_CMD_QUEUE] = "queue",
     [SBD_CMD_STATUS] = "status", [SBD_CMD_FOLLOW] = "follow", [SBD_CMD_CANCEL] = "cancel",
-    [SBD_CMD_PAUSE] = "pause",   [SBD_CMD_RESUME] = "resume",
+    [SBD_CMD_PAUSE] = "pause",   [SBD_CMD_RESUME] = "resume", [SBD_CMD_DASHBOARD] = "dashboard",
 };
 
 const char *sbd_cmd_name(enum sbd_cmd c)
@@ -107,14 +107,21 @@ static const char *get_str(const cJSON *o, const char *name, bool required, size
 
 static const char *parse_submit(const cJSON *o, struct sbd_request *r, char *err, size_t errsize)
 {
-	const char *campaign, *file, *db, *code;
+	const char *campaign, *file, *db, *dir_id, *code;
 	long long v;
 	bool present;
 
 	if ((code = get_str(o, "campaign", true, SB_DAEMON_LINE_MAX, &campaign, err, errsize)) ||
 	    (code = get_str(o, "file", false, SBD_FILE_MAX - 1, &file, err, errsize)) ||
-	    (code = get_str(o, "db", true, SBD_DB_MAX - 1, &db, err, errsize)))
+	    (code = get_str(o, "db", true, SBD_DB_MAX - 1, &db, err, errsize)) ||
+	    (code =
+	         get_str(o, "db_dir_id", false, sizeof(r->db_dir_id) - 1, &dir_id, err, errsize)))
 		return code;
+	if (dir_id &&
+	    (!*dir_id || strspn(dir_id, "0123456789:") != strlen(dir_id) || !strchr(dir_id, ':'))) {
+		snprintf(err, errsize, "field 'db_dir_id': expected DEV:INO");
+		return SBD_E_BAD_REQUEST;
+	}
 	if (!*campaign) {
 		snprintf(err, errsize, "field 'campaign' is empty");
 		return SBD_E_BAD_REQUEST;
@@ -138,6 +145,7 @@ static const char *parse_submit(const cJSON *o, struct sbd_request *r, char *err
 	memcpy(r->campaign, campaign, r->campaign_len + 1);
 	snprintf(r->file, sizeof(r->file), "%s", file ? file : "campaign.yaml");
 	snprintf(r->db, sizeof(r->db), "%s", db);
+	snprintf(r->db_dir_id, sizeof(r->db_dir_id), "%s", dir_id ? dir_id : "");
 	if ((code = get_int(o, "priority", -SBD_PRIORITY_MAX, SBD_PRIORITY_MAX, &v, &present, err,
 	                    errsize)))
 		return code;
@@ -145,6 +153,9 @@ static const char *parse_submit(const cJSON *o, struct sbd_request *r, char *err
 	if ((code = get_int(o, "jobs", 1, SBD_WORKERS_MAX, &v, &present, err, errsize)))
 		return code;
 	r->workers = present ? (unsigned)v : 1;
+	if ((code = get_int(o, "umask", 0, 0777, &v, &present, err, errsize)))
+		return code;
+	r->umask = present ? (int)v : -1;
 	return NULL;
 }
 
@@ -209,7 +220,7 @@ const char *sbd_request_parse(const char *line, size_t len, struct sbd_request *
 		snprintf(
 		    err, errsize,
 		    "unknown command '%s' (hello, submit, queue, status, follow, cancel, pause, "
-		    "resume)",
+		    "resume, dashboard)",
 		    ex);
 		code = SBD_E_UNKNOWN_COMMAND;
 		goto out;

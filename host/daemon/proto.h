@@ -26,13 +26,15 @@ enum sbd_cmd {
 	SBD_CMD_CANCEL,
 	SBD_CMD_PAUSE,
 	SBD_CMD_RESUME,
+	SBD_CMD_DASHBOARD,
 	SBD_CMD_COUNT
 };
 
 /* Error codes of replies ("error": {"code": ..., "message": ...}). */
-#define SBD_E_BAD_JSON "bad_json"               /* not a JSON object */
-#define SBD_E_BAD_REQUEST "bad_request"         /* a field missing, of the wrong type or range */
-#define SBD_E_TOO_LONG "too_long"               /* a line longer than SB_DAEMON_LINE_MAX */
+#define SBD_E_BAD_JSON "bad_json"       /* not a JSON object */
+#define SBD_E_BAD_REQUEST "bad_request" /* a field missing, of the wrong type or range */
+#define SBD_E_TOO_LONG                                                                             \
+	"too_long" /* a line longer than SB_DAEMON_LINE_MAX, a campaign over the limit */
 #define SBD_E_UNKNOWN_COMMAND "unknown_command" /* "cmd" names no command */
 #define SBD_E_VERSION "version"                 /* "v" is not a version this daemon speaks */
 #define SBD_E_NOT_PERMITTED "not_permitted"     /* the peer may not use the daemon (or job) */
@@ -40,7 +42,8 @@ enum sbd_cmd {
 #define SBD_E_BAD_STATE "bad_state"             /* the job's state does not allow it */
 #define SBD_E_BAD_CAMPAIGN "bad_campaign"       /* the campaign file is refused (file, line) */
 #define SBD_E_NO_BOARD "no_board"               /* the campaign needs a board not owned here */
-#define SBD_E_BUSY "busy"                       /* too many clients or jobs */
+#define SBD_E_BUSY "busy"                       /* too many clients or jobs (a limit) */
+#define SBD_E_TIMEOUT "timeout"                 /* the checks as the submitter did not end */
 #define SBD_E_INTERNAL "internal"               /* the daemon failed (database, memory) */
 
 struct sbd_request {
@@ -53,8 +56,11 @@ struct sbd_request {
 	size_t campaign_len;
 	char file[SBD_FILE_MAX];
 	char db[SBD_DB_MAX];
+	char
+	    db_dir_id[48]; /* "DEV:INO" of the database's folder as the client sees it ("": none) */
 	int priority;
 	unsigned workers;
+	int umask; /* the submitter's file creation mask (-1: not given) */
 	/* queue */
 	bool all;
 };

@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The socket: a Unix stream socket (mode 0660, group stackbench when it exists), an epoll
- * loop in the main thread, newline-delimited JSON requests and replies. Every peer is checked
- * with SO_PEERCRED; a refused one gets an error reply to each request. Lines are bounded
- * (SB_DAEMON_LINE_MAX, dropped as they arrive when longer); replies and events queue per
- * client up to a bound: a follower that does not keep up skips events and is told how many
- * ("dropped"), a client whose replies pile up is disconnected. Nothing a client sends stops
- * the loop.
+ * The socket and the main loop: a Unix stream socket (mode 0660, group stackbench when it
+ * exists), an epoll loop in the main thread over it, the signals, the job processes' channels
+ * and a one-second tick; newline-delimited JSON requests and replies. Every peer is checked
+ * with SO_PEERCRED; a refused one gets an error reply to each request. Connections are limited
+ * in all, per user and by idleness, with slots kept for root (struct sbd_limits). Lines are
+ * bounded (SB_DAEMON_LINE_MAX, dropped as they arrive when longer); replies and events queue
+ * per client up to a bound: a follower that does not keep up skips events and is told how many
+ * ("dropped"), a client whose replies pile up is disconnected. A submit is answered when its
+ * check process ends; the client's later requests wait for it, so replies stay in order.
+ * Nothing a client sends stops the loop. A client or process taken out of the loop is freed
+ * only after the batch of epoll events that may still name it.
  */
 #include <errno.h>
 #include <grp.h>
@@ -33,8 +37,11 @@
 #define OUT_FOLLOW_HIGH (256u * 1024u) /* stop copying events into a follower's queue here */
 #define OUT_MAX (8u * 1024u * 1024u)   /* a client whose replies pile up beyond: closed */
 #define READ_CHUNK 65536
+#define STOP_MARGIN_S 5.0 /* after the grace period, how long a stop waits for job processes */
 
 struct client {
+	int watch; /* SBD_WATCH_CLIENT */
+	uint64_t id;
 	int fd;
 	struct sbd_cred cred;
 	bool allowed;
@@ -48,13 +55,18 @@ struct client {
 	uint64_t cursor;    /* next event seq to send */
 	bool closing;       /* close once the output is flushed */
 	bool dead;          /* dropped: freed after the current batch of epoll events */
+	double active;      /* when it last sent something (idle timeout) */
+	bool waiting;       /* a submit's reply is pending: later requests wait */
+	char **held;        /* lines received while waiting, in order */
+	size_t nheld;
 	struct client *next;
 };
 
-struct server {
+struct sbd_server {
 	struct sbd *d;
 	int ep;
 	unsigned nclients;
+	uint64_t next_id;
 	struct client *clients;
 	/* Dropped clients, freed once the epoll batch that may still name them is done: a
 	 * hang-up of a client dropped by pump_all() can be later in the same batch. */
@@ -104,8 +116,7 @@ static void send_error(struct client *c, const char *tag, const char *code, cons
 	send_line(c, sbd_reply_error(tag, code, msg));
 }
 
-/* {"v":1,"tag":...,"ok":true, <fields of o>}: o is taken over. */
-static void send_ok(struct client *c, const char *tag, cJSON *o)
+char *sbd_reply_ok(const char *tag, cJSON *o)
 {
 	cJSON *r = cJSON_CreateObject(), *it;
 	char *text, *line = NULL;
@@ -129,15 +140,17 @@ static void send_ok(struct client *c, const char *tag, cJSON *o)
 		memcpy(line + n, "\n", 2);
 	}
 	cJSON_free(text);
-	if (!line) {
-		send_error(c, tag, SBD_E_INTERNAL, "out of memory");
-		return;
-	}
-	send_line(c, line);
+	return line ? line : sbd_reply_error(tag, SBD_E_INTERNAL, "out of memory");
+}
+
+/* {"v":1,"tag":...,"ok":true, <fields of o>}: o is taken over. */
+static void send_ok(struct client *c, const char *tag, cJSON *o)
+{
+	send_line(c, sbd_reply_ok(tag, o));
 }
 
 /* Copy the events a follower has not seen into its queue, up to the high mark. */
-static void pump(struct server *s, struct client *c)
+static void pump(struct sbd_server *s, struct client *c)
 {
 	struct sbd *d = s->d;
 	uint64_t oldest, dropped = 0;
@@ -176,7 +189,7 @@ static void pump(struct server *s, struct client *c)
 
 /* ---- requests ---------------------------------------------------------------------------- */
 
-static void do_follow(struct server *s, struct client *c, const struct sbd_request *r)
+static void do_follow(struct sbd_server *s, struct client *c, const struct sbd_request *r)
 {
 	struct sbd *d = s->d;
 	cJSON *o = cJSON_CreateObject();
@@ -206,7 +219,7 @@ static void do_follow(struct server *s, struct client *c, const struct sbd_reque
 	send_ok(c, r->tag, o);
 }
 
-static void handle_request(struct server *s, struct client *c, char *line, size_t len)
+static void handle_request(struct sbd_server *s, struct client *c, char *line, size_t len)
 {
 	struct sbd *d = s->d;
 	struct sbd_request r;
@@ -225,8 +238,9 @@ static void handle_request(struct server *s, struct client *c, char *line, size_
 		snprintf(
 		    err, sizeof(err),
 		    "user %lu is not allowed to use stackbenchd (root, its own user and members "
-		    "of the group '%s' are)",
-		    (unsigned long)c->cred.uid, d->opt.group);
+		    "of the group '%s' are%s)",
+		    (unsigned long)c->cred.uid, d->opt.group,
+		    d->can_switch ? "" : ", when it can run their jobs as them");
 		code = SBD_E_NOT_PERMITTED;
 	}
 	if (code) {
@@ -247,22 +261,13 @@ static void handle_request(struct server *s, struct client *c, char *line, size_
 		}
 		send_ok(c, r.tag, o);
 		break;
-	case SBD_CMD_SUBMIT: {
-		struct sbd_job *j = sbd_submit(d, &c->cred, &r, &code, err, sizeof(err));
-
-		if (!j) {
+	case SBD_CMD_SUBMIT:
+		/* Answered when its check (a process as the submitter) ends. */
+		if ((code = sbd_submit(d, c->id, &c->cred, &r, err, sizeof(err))))
 			send_error(c, r.tag, code, err);
-			break;
-		}
-		if ((o = cJSON_CreateObject())) {
-			pthread_mutex_lock(&d->mu);
-			cJSON_AddItemToObject(o, "job", sbd_job_json(j));
-			pthread_mutex_unlock(&d->mu);
-		}
-		send_ok(c, r.tag, o);
-		sbd_schedule(d);
+		else
+			c->waiting = true;
 		break;
-	}
 	case SBD_CMD_QUEUE:
 		if ((o = cJSON_CreateObject())) {
 			pthread_mutex_lock(&d->mu);
@@ -279,6 +284,18 @@ static void handle_request(struct server *s, struct client *c, char *line, size_
 		break;
 	case SBD_CMD_FOLLOW:
 		do_follow(s, c, &r);
+		break;
+	case SBD_CMD_DASHBOARD:
+		if ((o = cJSON_CreateObject())) {
+			char url[512];
+
+			sbd_http_url(d, url, sizeof(url));
+			if (url[0])
+				cJSON_AddStringToObject(o, "url", url);
+			else
+				cJSON_AddNullToObject(o, "url");
+		}
+		send_ok(c, r.tag, o);
 		break;
 	case SBD_CMD_CANCEL:
 	case SBD_CMD_PAUSE:
@@ -303,8 +320,44 @@ static void handle_request(struct server *s, struct client *c, char *line, size_
 	sbd_request_release(&r);
 }
 
+/* A complete line: handled now, or held while a submit of the client waits for its check. */
+static void take_line(struct sbd_server *s, struct client *c, char *line, size_t len)
+{
+	char **h, *copy;
+
+	if (!c->waiting) {
+		handle_request(s, c, line, len);
+		return;
+	}
+	if (!(copy = malloc(len + 1)) || !(h = realloc(c->held, (c->nheld + 1) * sizeof(*h)))) {
+		free(copy);
+		c->closing = true;
+		return;
+	}
+	memcpy(copy, line, len + 1);
+	c->held = h;
+	c->held[c->nheld++] = copy;
+}
+
+/* The held lines, in order, until one waits again. */
+static void run_held(struct sbd_server *s, struct client *c)
+{
+	size_t i = 0;
+
+	while (i < c->nheld && !c->waiting && !c->closing && !c->dead) {
+		char *line = c->held[i++];
+
+		handle_request(s, c, line, strlen(line));
+		free(line);
+	}
+	if (i) {
+		memmove(c->held, c->held + i, (c->nheld - i) * sizeof(*c->held));
+		c->nheld -= i;
+	}
+}
+
 struct feed_ctx {
-	struct server *s;
+	struct sbd_server *s;
 	struct client *c;
 };
 
@@ -321,7 +374,7 @@ static int on_line(void *ctx, char *line, size_t len, int err)
 	}
 	if (len == 0)
 		return 0; /* blank lines are ignored */
-	handle_request(f->s, f->c, line, len);
+	take_line(f->s, f->c, line, len);
 	/* A refused peer gets one reply, then the connection ends. */
 	return f->c->closing ? -1 : 0;
 }
@@ -350,7 +403,7 @@ static void get_cred(int fd, struct sbd_cred *c)
 	/* More groups than we keep (ERANGE): the primary group and membership by name only. */
 }
 
-static void update_events(struct server *s, struct client *c)
+static void update_events(struct sbd_server *s, struct client *c)
 {
 	bool want = c->out_len > c->out_off, in = !c->closing && !c->eof;
 	uint32_t events = (in ? EPOLLIN : 0) | (want ? EPOLLOUT : 0);
@@ -364,7 +417,7 @@ static void update_events(struct server *s, struct client *c)
  * Take a client out of the loop: its socket is closed at once, its memory only by
  * free_dead() after the current batch of events (which may hold another event for it).
  */
-static void drop_client(struct server *s, struct client *c)
+static void drop_client(struct sbd_server *s, struct client *c)
 {
 	if (c->dead)
 		return;
@@ -387,24 +440,69 @@ static void drop_client(struct server *s, struct client *c)
 	s->nclients--;
 }
 
-static void free_dead(struct server *s)
+static void free_dead(struct sbd_server *s)
 {
 	while (s->dead) {
 		struct client *c = s->dead;
 
 		s->dead = c->next;
+		for (size_t i = 0; i < c->nheld; i++)
+			free(c->held[i]);
+		free(c->held);
 		sb_linebuf_release(&c->in);
 		free(c->out);
 		free(c);
 	}
 }
 
-static void accept_clients(struct server *s, int lfd)
+/* Refuse a connection with one error line (why), then close it. */
+static void refuse(int fd, const char *msg)
+{
+	char *line = sbd_reply_error(NULL, SBD_E_BUSY, msg);
+
+	if (line && send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		sb_dbg("a refused client went away");
+	free(line);
+	close(fd);
+}
+
+/* Whether a new connection of cred fits the limits; else why not in msg. */
+static bool fits(struct sbd_server *s, const struct sbd_cred *cred, char *msg, size_t size)
+{
+	const struct sbd_limits *l = &s->d->opt.limits;
+	unsigned mine = 0;
+
+	for (struct client *c = s->clients; c; c = c->next)
+		mine += c->cred.uid == cred->uid;
+	if (s->nclients >= l->clients) {
+		snprintf(msg, size, "too many clients (%u); try again", s->nclients);
+		return false;
+	}
+	if (cred->uid == 0)
+		return true;
+	if (s->nclients + l->root_reserved >= l->clients) {
+		snprintf(msg, size, "too many clients; the last %u connections are kept for root",
+		         l->root_reserved);
+		return false;
+	}
+	if (mine >= l->clients_per_user) {
+		snprintf(msg, size,
+		         "user %lu has %u connections open (the limit per user, --limit "
+		         "clients-per-user)",
+		         (unsigned long)cred->uid, mine);
+		return false;
+	}
+	return true;
+}
+
+static void accept_clients(struct sbd_server *s, int lfd)
 {
 	for (;;) {
 		int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = {.events = EPOLLIN};
+		struct sbd_cred cred;
 		struct client *c;
+		char msg[160];
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
@@ -412,19 +510,23 @@ static void accept_clients(struct server *s, int lfd)
 				        strerror(errno));
 			return;
 		}
-		if (s->nclients >= SBD_MAX_CLIENTS || !(c = calloc(1, sizeof(*c)))) {
-			char *line =
-			    sbd_reply_error(NULL, SBD_E_BUSY, "too many clients; try again");
-
-			if (line && send(fd, line, strlen(line), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
-				sb_dbg("a refused client went away");
-			free(line);
-			close(fd);
+		get_cred(fd, &cred);
+		if (!fits(s, &cred, msg, sizeof(msg))) {
+			sb_dbg("refusing a connection of user %lu: %s", (unsigned long)cred.uid,
+			       msg);
+			refuse(fd, msg);
 			continue;
 		}
+		if (!(c = calloc(1, sizeof(*c)))) {
+			refuse(fd, "out of memory");
+			continue;
+		}
+		c->watch = SBD_WATCH_CLIENT;
+		c->id = ++s->next_id;
 		c->fd = fd;
 		c->events = EPOLLIN;
-		get_cred(fd, &c->cred);
+		c->cred = cred;
+		c->active = sbd_now();
 		c->allowed = sbd_peer_allowed(s->d, &c->cred);
 		if (!c->allowed)
 			sb_info("refusing requests of user %lu (PID %ld) on '%s'",
@@ -444,13 +546,14 @@ static void accept_clients(struct server *s, int lfd)
 }
 
 /* Read what is there; false on an error (the client is gone). */
-static bool client_read(struct server *s, struct client *c)
+static bool client_read(struct sbd_server *s, struct client *c)
 {
 	char buf[READ_CHUNK];
 	struct feed_ctx f = {s, c};
 
-	/* Bounded per wake-up, so one fast sender does not starve the others. */
-	for (int rounds = 0; rounds < 16 && !c->closing && !c->eof; rounds++) {
+	/* Bounded per wake-up, so one fast sender does not starve the others; nothing is read
+	 * while a submit waits (its lines are held). */
+	for (int rounds = 0; rounds < 16 && !c->closing && !c->eof && !c->waiting; rounds++) {
 		ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
 
 		if (n == 0) {
@@ -460,6 +563,7 @@ static bool client_read(struct server *s, struct client *c)
 		}
 		if (n < 0)
 			return errno == EAGAIN || errno == EINTR;
+		c->active = sbd_now();
 		if (sb_linebuf_feed(&c->in, buf, (size_t)n, on_line, &f) < 0 && !c->closing)
 			return false;
 	}
@@ -478,14 +582,40 @@ static int client_write(struct client *c)
 		c->out_off += (size_t)n;
 	}
 	c->out_off = c->out_len = 0;
-	/* Done: closing, or the peer hung up and is no follower (nothing more will come). */
-	return c->closing || (c->eof && !c->follow) ? -1 : 0;
+	/* Done: closing, or the peer hung up and is no follower (nothing more will come) and
+	 * waits for no reply. */
+	return c->closing || (c->eof && !c->follow && !c->waiting && !c->nheld) ? -1 : 0;
 }
 
-static void serve_client(struct server *s, struct client *c, uint32_t events)
+static void flush_client(struct sbd_server *s, struct client *c)
+{
+	pump(s, c);
+	if (client_write(c) < 0) {
+		drop_client(s, c);
+		return;
+	}
+	/* While a submit waits, its socket is not read (the kernel holds what comes). */
+	if (c->waiting && (c->events & EPOLLIN)) {
+		struct epoll_event ev = {.events = c->out_len > c->out_off ? EPOLLOUT : 0,
+		                         .data.ptr = c};
+
+		if (epoll_ctl(s->ep, EPOLL_CTL_MOD, c->fd, &ev) == 0)
+			c->events = ev.events;
+		return;
+	}
+	if (!c->waiting)
+		update_events(s, c);
+}
+
+static void serve_client(struct sbd_server *s, struct client *c, uint32_t events)
 {
 	if (c->dead)
 		return;
+	/* Gone while its submit is checked: the job is queued all the same, unanswered. */
+	if (c->waiting && (events & (EPOLLHUP | EPOLLERR))) {
+		drop_client(s, c);
+		return;
+	}
 	if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !client_read(s, c)) {
 		drop_client(s, c);
 		return;
@@ -494,16 +624,34 @@ static void serve_client(struct server *s, struct client *c, uint32_t events)
 		drop_client(s, c);
 		return;
 	}
-	pump(s, c);
-	if (client_write(c) < 0) {
+	flush_client(s, c);
+}
+
+void sbd_server_reply(struct sbd *d, uint64_t id, char *line)
+{
+	struct sbd_server *s = d->server;
+	struct client *c;
+
+	for (c = s ? s->clients : NULL; c && c->id != id; c = c->next)
+		;
+	if (!c || c->dead) {
+		free(line);
+		return;
+	}
+	send_line(c, line);
+	c->waiting = false;
+	c->active = sbd_now();
+	run_held(s, c);
+	/* Input the kernel held meanwhile. */
+	if (!c->waiting && !c->closing && !c->eof && !client_read(s, c)) {
 		drop_client(s, c);
 		return;
 	}
-	update_events(s, c);
+	flush_client(s, c);
 }
 
 /* New events: top up every follower. */
-static void pump_all(struct server *s)
+static void pump_all(struct sbd_server *s)
 {
 	for (struct client *c = s->clients, *next; c; c = next) {
 		next = c->next;
@@ -514,6 +662,27 @@ static void pump_all(struct server *s)
 			drop_client(s, c);
 		else
 			update_events(s, c);
+	}
+}
+
+/* Connections that asked nothing for the idle time are closed (followers and clients that
+ * wait for a reply are not idle). */
+static void close_idle(struct sbd_server *s)
+{
+	unsigned idle = s->d->opt.limits.idle_s;
+	double now = sbd_now();
+	char msg[96];
+
+	if (!idle)
+		return;
+	for (struct client *c = s->clients, *next; c; c = next) {
+		next = c->next;
+		if (c->follow || c->waiting || c->closing || now - c->active < idle)
+			continue;
+		snprintf(msg, sizeof(msg), "idle for %u s: closed (--limit idle-s)", idle);
+		send_error(c, NULL, SBD_E_TIMEOUT, msg);
+		c->closing = true;
+		flush_client(s, c);
 	}
 }
 
@@ -529,6 +698,21 @@ static void notify_status(struct sbd *d)
 	pthread_mutex_unlock(&d->mu);
 	sd_notifyf(0, "STATUS=%u job%s running, %u queued, %u board%s", running,
 	           running == 1 ? "" : "s", queued, d->nboards, d->nboards == 1 ? "" : "s");
+}
+
+int sbd_server_watch(struct sbd *d, int fd, struct sbd_proc *p, uint32_t events)
+{
+	struct epoll_event ev = {.events = events, .data.ptr = p};
+
+	if (epoll_ctl(d->server->ep, EPOLL_CTL_MOD, fd, &ev) == 0 ||
+	    (errno == ENOENT && epoll_ctl(d->server->ep, EPOLL_CTL_ADD, fd, &ev) == 0))
+		return 0;
+	return sb_error_set(SB_ERR_IO, "epoll: %s", strerror(errno));
+}
+
+void sbd_server_unwatch(struct sbd *d, int fd)
+{
+	epoll_ctl(d->server->ep, EPOLL_CTL_DEL, fd, NULL);
 }
 
 int sbd_server_listen(struct sbd *d, int *out)
@@ -579,23 +763,28 @@ fail:
 
 int sbd_server_run(struct sbd *d, int lfd, int sfd)
 {
-	struct server s = {.d = d};
+	struct sbd_server s = {.d = d};
 	struct epoll_event ev = {.events = EPOLLIN};
-	bool running = true;
+	double last_tick = 0, stop_by = 0;
+	bool stopping = false;
 
 	if ((s.ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
 		return sb_error_set(SB_ERR_IO, "epoll: %s", strerror(errno));
+	d->server = &s;
 	ev.data.ptr = &lfd;
 	epoll_ctl(s.ep, EPOLL_CTL_ADD, lfd, &ev);
 	ev.data.ptr = &sfd;
 	epoll_ctl(s.ep, EPOLL_CTL_ADD, sfd, &ev);
 	ev.data.ptr = &d->wake_fd;
 	epoll_ctl(s.ep, EPOLL_CTL_ADD, d->wake_fd, &ev);
+	sbd_check_loaded(d);
 	sbd_schedule(d);
 	notify_status(d);
-	while (running) {
+	/* Stopping: the job processes are told to stop; the loop runs on (their last points
+	 * end and are saved as resumable) until they are gone or the grace period is over. */
+	while (!stopping || (d->nprocs && sbd_now() < stop_by)) {
 		struct epoll_event evs[64];
-		int n = epoll_wait(s.ep, evs, 64, -1);
+		int n = epoll_wait(s.ep, evs, 64, 1000);
 
 		if (n < 0 && errno != EINTR) {
 			sb_err("epoll_wait: %s", strerror(errno));
@@ -609,11 +798,23 @@ int sbd_server_run(struct sbd *d, int lfd, int sfd)
 			} else if (p == &sfd) {
 				struct signalfd_siginfo si;
 
-				if (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+					if (si.ssi_signo == SIGCHLD) {
+						sbd_proc_reap(d);
+						continue;
+					}
+					if (stopping)
+						continue;
 					sb_info(
 					    "signal %u: stopping (running points stay resumable)",
 					    si.ssi_signo);
-					running = false;
+					sd_notify(0,
+					          "STOPPING=1\nSTATUS=stopping: the running points "
+					          "end with their current sample");
+					stopping = true;
+					stop_by = sbd_now() + d->opt.limits.grace_s + STOP_MARGIN_S;
+					epoll_ctl(s.ep, EPOLL_CTL_DEL, lfd, NULL);
+					sbd_stop_all(d);
 				}
 			} else if (p == &d->wake_fd) {
 				uint64_t v;
@@ -624,22 +825,31 @@ int sbd_server_run(struct sbd *d, int lfd, int sfd)
 				pthread_mutex_lock(&d->mu);
 				d->wake_pending = false;
 				pthread_mutex_unlock(&d->mu);
-				if (sbd_reap(d)) {
-					sbd_schedule(d);
-					notify_status(d);
-				}
 				pump_all(&s);
+			} else if (*(const int *)p == SBD_WATCH_PROC) {
+				sbd_proc_io(d, p, evs[i].events);
 			} else {
 				serve_client(&s, p, evs[i].events);
 			}
 		}
 		free_dead(&s);
+		sbd_proc_free_dead();
+		if (sbd_now() - last_tick >= 1.0) {
+			last_tick = sbd_now();
+			sbd_tick(d);
+			close_idle(&s);
+			notify_status(d);
+			free_dead(&s);
+			sbd_proc_free_dead();
+		}
 	}
-	sd_notify(0, "STOPPING=1\nSTATUS=stopping: the running points end with their "
-	             "current sample");
+	if (d->nprocs)
+		sb_warn("%u job process%s still running at the end of the grace period", d->nprocs,
+		        d->nprocs == 1 ? "" : "es");
 	while (s.clients)
 		drop_client(&s, s.clients);
 	free_dead(&s);
+	d->server = NULL;
 	close(s.ep);
 	return 0;
 }

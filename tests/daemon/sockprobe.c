@@ -13,7 +13,12 @@
  *     --shut-write      shutdown(SHUT_WR)
  *     --parallel N      open N connections, send a status request on each, read each reply
  *                       (prints "parallel: N ok")
+ *     --hold N          open N more connections and keep them (idle) until the end; prints
+ *                       "hold: K open, R refused" (refused: the daemon answered and closed)
  *     --timeout-ms T    timeout of the reads (default 20000)
+ *   sb_sockprobe SOCKET --serve REPLY
+ *                       a fake daemon: listen on SOCKET (mode 0777), print every line a
+ *                       client sends and answer it with REPLY, until killed
  * Exit 0 when every action succeeded, 1 otherwise (the reason on stderr).
  */
 #include <errno.h>
@@ -23,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,6 +157,61 @@ static int parallel(const char *path, int n)
 	return ok == n ? 0 : 1;
 }
 
+/* Idle connections: opened, then checked for a refusal (an answer, or the end). */
+static int *held; /* the held connections (reachable: not a leak) */
+
+static int hold(const char *path, int n)
+{
+	int *fds = held = calloc((size_t)n, sizeof(int)), open_ = 0, refused = 0;
+
+	if (!fds)
+		return fail("out of memory");
+	for (int i = 0; i < n; i++) {
+		fds[i] = connect_to(path);
+		nanosleep(&(struct timespec){0, 2000000L}, NULL);
+	}
+	nanosleep(&(struct timespec){0, 300000000L}, NULL);
+	for (int i = 0; i < n; i++) {
+		struct pollfd p = {.fd = fds[i], .events = POLLIN};
+
+		if (poll(&p, 1, 0) == 1)
+			refused++;
+		else
+			open_++;
+	}
+	/* kept open (the array is not freed) until the probe exits */
+	printf("hold: %d open, %d refused\n", open_, refused);
+	return 0;
+}
+
+/* A fake daemon: what a client sends, and a canned answer to each line. */
+static int serve(const char *path, const char *reply)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int l = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (l < 0 || bind(l, (struct sockaddr *)&sa, sizeof(sa)) < 0 || chmod(path, 0777) < 0 ||
+	    listen(l, 8) < 0)
+		return fail("cannot listen on '%s': %s", path, strerror(errno));
+	printf("serving\n");
+	fflush(stdout);
+	while ((fd = accept(l, NULL, NULL)) >= 0) {
+		static char line[1 << 20];
+
+		rlen = 0;
+		while (read_line(fd, line, sizeof(line)) == 0) {
+			printf("got: %.200s\n", line);
+			fflush(stdout);
+			if (send_all(fd, reply, strlen(reply)) < 0 || send_all(fd, "\n", 1) < 0)
+				break;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static char line[1 << 20];
@@ -158,6 +219,8 @@ int main(int argc, char **argv)
 
 	if (argc < 2)
 		return fail("usage: sb_sockprobe SOCKET ACTION... (see the source)");
+	if (argc == 4 && !strcmp(argv[2], "--serve"))
+		return serve(argv[1], argv[3]);
 	fd = connect_to(argv[1]);
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -213,6 +276,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--parallel")) {
 			if (parallel(argv[1], (int)strtol(v, NULL, 10)))
 				return 1;
+		} else if (!strcmp(a, "--hold")) {
+			hold(argv[1], (int)strtol(v, NULL, 10));
 		} else {
 			return fail("unknown action '%s'", a);
 		}

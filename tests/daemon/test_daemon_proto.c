@@ -23,14 +23,19 @@ static const char *parse(const char *line, struct sbd_request *r, char *err)
 Test(daemon_proto, every_command_parses)
 {
 	static const char *const lines[] = {
-	    "{\"v\":1,\"cmd\":\"hello\"}",         "{\"cmd\":\"queue\",\"all\":true}",
-	    "{\"cmd\":\"status\",\"tag\":\"t1\"}", "{\"cmd\":\"follow\"}",
-	    "{\"cmd\":\"follow\",\"job\":3}",      "{\"cmd\":\"cancel\",\"job\":7}",
-	    "{\"cmd\":\"pause\",\"job\":7}",       "{\"cmd\":\"resume\",\"job\":7}",
+	    "{\"v\":1,\"cmd\":\"hello\"}",
+	    "{\"cmd\":\"queue\",\"all\":true}",
+	    "{\"cmd\":\"status\",\"tag\":\"t1\"}",
+	    "{\"cmd\":\"follow\"}",
+	    "{\"cmd\":\"follow\",\"job\":3}",
+	    "{\"cmd\":\"cancel\",\"job\":7}",
+	    "{\"cmd\":\"pause\",\"job\":7}",
+	    "{\"cmd\":\"resume\",\"job\":7}",
+	    "{\"cmd\":\"dashboard\"}",
 	};
 	static const enum sbd_cmd cmds[] = {SBD_CMD_HELLO,  SBD_CMD_QUEUE,  SBD_CMD_STATUS,
 	                                    SBD_CMD_FOLLOW, SBD_CMD_FOLLOW, SBD_CMD_CANCEL,
-	                                    SBD_CMD_PAUSE,  SBD_CMD_RESUME};
+	                                    SBD_CMD_PAUSE,  SBD_CMD_RESUME, SBD_CMD_DASHBOARD};
 	struct sbd_request r;
 	char err[512];
 
@@ -64,6 +69,16 @@ Test(daemon_proto, submit_fields)
 	cr_assert_str_eq(r.db, "/tmp/r.db");
 	cr_assert_eq(r.priority, -5);
 	cr_assert_eq(r.workers, 2);
+	cr_assert_eq(r.umask, -1);
+	cr_assert_str_eq(r.db_dir_id, "");
+	sbd_request_release(&r);
+	/* The client's view: its umask and the database folder's identity. */
+	cr_assert_null(parse("{\"cmd\":\"submit\",\"campaign\":\"x\",\"db\":\"/r.db\","
+	                     "\"umask\":18,\"db_dir_id\":\"2049:131\"}",
+	                     &r, err),
+	               "%s", err);
+	cr_assert_eq(r.umask, 022);
+	cr_assert_str_eq(r.db_dir_id, "2049:131");
 	sbd_request_release(&r);
 	/* Defaults. */
 	cr_assert_null(parse("{\"cmd\":\"submit\",\"campaign\":\"x\",\"db\":\"/r.db\"}", &r, err));
@@ -106,6 +121,10 @@ Test(daemon_proto, bad_requests_name_what_is_wrong)
 	     SBD_E_BAD_REQUEST, "field 'jobs'"},
 	    {"{\"cmd\":\"submit\",\"campaign\":\"x\",\"db\":\"/r.db\",\"file\":\"\"}",
 	     SBD_E_BAD_REQUEST, "field 'file'"},
+	    {"{\"cmd\":\"submit\",\"campaign\":\"x\",\"db\":\"/r.db\",\"umask\":512}",
+	     SBD_E_BAD_REQUEST, "field 'umask': expected an integer in 0..511"},
+	    {"{\"cmd\":\"submit\",\"campaign\":\"x\",\"db\":\"/r.db\",\"db_dir_id\":\"a;b\"}",
+	     SBD_E_BAD_REQUEST, "field 'db_dir_id': expected DEV:INO"},
 	};
 	struct sbd_request r;
 	char err[512];

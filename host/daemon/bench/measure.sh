@@ -39,7 +39,8 @@ pct() { awk -v t="$1" -v s="$2" -v k="$tick" 'BEGIN { printf "%.2f %% of one cor
 	>"$work/daemon.log" 2>&1 &
 dpid=$!
 until "$exe" queue >/dev/null 2>&1; do sleep 0.1; done
-addr=$("$exe" queue >/dev/null; sed -n 's|.*dashboard on http://\([0-9.:]*\)/.*|\1|p' "$work/daemon.log")
+url=$("$exe" dashboard --socket "$work/s.sock") # with its token
+addr=$(echo "$url" | sed -n 's|^http://\([0-9.:]*\)/.*|\1|p')
 stat=/proc/$dpid/stat
 main=/proc/$dpid/task/$dpid/stat
 echo "stackbenchd $("$daemon" --version | cut -d' ' -f2), PID $dpid, dashboard $addr, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -57,7 +58,7 @@ sleep 1
 idle "idle, no client:          "
 
 # 2. Idle, the dashboard open in headless Chromium (its event stream connected).
-"$cdp" --timeout-s 60 --hold-s "$((idle_s + 2))" "http://$addr/" "!!window.sbDashboard && sbDashboard.stats().connected" \
+"$cdp" --timeout-s 60 --hold-s "$((idle_s + 2))" "$url" "!!window.sbDashboard && sbDashboard.stats().connected" \
 	"JSON.stringify(sbDashboard.stats().latency)" >"$work/idle-page" 2>&1 &
 cpid=$!
 sleep 4
@@ -65,7 +66,7 @@ idle "idle, dashboard connected:"
 wait "$cpid"
 
 # 3. A campaign with the dashboard open; the page's latency figures at the end.
-"$cdp" --timeout-s 900 "http://$addr/" \
+"$cdp" --timeout-s 900 "$url" \
 	"!!window.sbDashboard && /^1done/.test(sbDashboard.stats().queueText)" \
 	"JSON.stringify(sbDashboard.stats())" >"$work/page" 2>"$work/cdp.log" &
 cpid=$!

@@ -6,6 +6,7 @@
  * (table point_traces, path relative to the database's folder so both move together).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,30 +16,48 @@
 #include "stackbench/error.h"
 #include "stackbench/util.h"
 
-/* mkdir -p of a folder that must end up a folder. */
-static int make_dir(const char *path)
+/*
+ * Make the folder rel (at most two components, "X.traces/campaignN") inside the database's
+ * folder base, component by component and never through a symbolic link: a link planted at
+ * X.traces would have the traces written wherever it points (O_NOFOLLOW on each).
+ */
+static int make_dir(const char *base, const char *rel)
 {
-	char buf[PATH_MAX];
-	struct stat sb;
+	char buf[PATH_MAX], *comp, *end;
+	struct stat st;
+	int fd, next, e = 0;
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return sb_error_set(SB_ERR_INVAL, "trace folder '%s': path too long", path);
-	for (char *q = buf + 1; *q; q++) {
-		if (*q != '/')
-			continue;
-		*q = '\0';
-		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return sb_error_set(errno == EACCES ? SB_ERR_PERM : SB_ERR_IO,
-			                    "cannot make trace folder '%s': %s", buf,
-			                    strerror(errno));
-		*q = '/';
-	}
-	if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+	if (snprintf(buf, sizeof(buf), "%s", rel) >= (int)sizeof(buf))
+		return sb_error_set(SB_ERR_INVAL, "trace folder '%s': path too long", rel);
+	if ((fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return sb_error_set(errno == EACCES ? SB_ERR_PERM : SB_ERR_IO,
-		                    "cannot make trace folder '%s': %s", buf, strerror(errno));
-	if (stat(buf, &sb) < 0 || !S_ISDIR(sb.st_mode))
-		return sb_error_set(SB_ERR_IO, "trace folder '%s' is not a folder", buf);
-	return 0;
+		                    "cannot open the database's folder '%s': %s", base,
+		                    strerror(errno));
+	for (comp = buf; comp && *comp && !e; comp = end) {
+		if ((end = strchr(comp, '/')))
+			*end++ = '\0';
+		if (mkdirat(fd, comp, 0777) < 0 && errno != EEXIST)
+			e = sb_error_set(errno == EACCES ? SB_ERR_PERM : SB_ERR_IO,
+			                 "cannot make trace folder '%s/%s': %s", base, rel,
+			                 strerror(errno));
+		else if ((next = openat(fd, comp,
+		                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			int err = errno;
+
+			e = sb_error_set(err == EACCES ? SB_ERR_PERM : SB_ERR_IO,
+			                 "trace folder '%s' in '%s': %s", comp, base,
+			                 fstatat(fd, comp, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			                         S_ISLNK(st.st_mode)
+			                     ? "a symbolic link: refused"
+			                 : err == ENOTDIR ? "not a folder"
+			                                  : strerror(err));
+		} else {
+			close(fd);
+			fd = next;
+		}
+	}
+	close(fd);
+	return e;
 }
 
 int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index, unsigned attempt,
@@ -76,16 +95,22 @@ int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index
 	return 0;
 }
 
-int sb_point_trace_mkdir(const char *abs)
+int sb_point_trace_mkdir(const char *db_path, const char *rel)
 {
-	char dir[PATH_MAX];
-	char *slash;
+	const char *slash = strrchr(db_path, '/');
+	char dir[PATH_MAX], base_dir[PATH_MAX], *end;
 
-	sb_strlcpy(dir, abs, sizeof(dir));
-	if (!(slash = strrchr(dir, '/')) || slash == dir)
+	/* The database's folder, and the trace's folder relative to it. */
+	if (slash == db_path)
+		snprintf(base_dir, sizeof(base_dir), "/");
+	else
+		snprintf(base_dir, sizeof(base_dir), "%.*s", slash ? (int)(slash - db_path) : 1,
+		         slash ? db_path : ".");
+	sb_strlcpy(dir, rel, sizeof(dir));
+	if (!(end = strrchr(dir, '/')))
 		return 0;
-	*slash = '\0';
-	return make_dir(dir);
+	*end = '\0';
+	return make_dir(base_dir, dir);
 }
 
 int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
@@ -99,7 +124,7 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
 		return 0;
 	if ((e = sb_point_trace_path(db_path, campaign_id, p->index, attempt, pt->rel,
 	                             sizeof(pt->rel), pt->abs, sizeof(pt->abs))) < 0 ||
-	    (e = sb_point_trace_mkdir(pt->abs)) < 0)
+	    (e = sb_point_trace_mkdir(db_path, pt->rel)) < 0)
 		return e;
 	if ((e = sb_capture_open(&pt->cap, dev, &c->trace.cfg, pt->abs)) < 0)
 		return sb_error_wrap(e, "point %u '%s': trace capture", p->index, p->key);

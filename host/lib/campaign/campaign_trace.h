@@ -35,8 +35,12 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
 int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index, unsigned attempt,
                         char *rel, size_t rel_size, char *abs, size_t abs_size);
 
-/* Make the folders of a trace file (mkdir -p of its folder). Returns 0, SB_ERR_IO, SB_ERR_PERM. */
-int sb_point_trace_mkdir(const char *abs);
+/*
+ * Make the folders of the trace rel (from sb_point_trace_path) inside the folder of the database
+ * db_path, component by component and never through a symbolic link (a link planted at
+ * NAME.traces would send the traces where it points). Returns 0, SB_ERR_IO, SB_ERR_PERM.
+ */
+int sb_point_trace_mkdir(const char *db_path, const char *rel);
 
 /* After the point ran (and stopped the capture): finish the file. */
 int sb_point_trace_close(struct sb_point_trace *pt);

@@ -744,7 +744,7 @@ static int copy_trace(struct merge *m, sqlite3 *src, const char *src_path, int64
 		return e;
 	if ((e = sb_point_trace_path(m->into, m->id, idx, attempt, rel, sizeof(rel), to,
 	                             sizeof(to))) < 0 ||
-	    (e = sb_point_trace_mkdir(to)) < 0 || (e = copy_file(from, to)) < 0)
+	    (e = sb_point_trace_mkdir(m->into, rel)) < 0 || (e = copy_file(from, to)) < 0)
 		return e;
 	if (m->nmade == m->capmade) {
 		unsigned cap = m->capmade ? 2 * m->capmade : 16;
