@@ -21,7 +21,7 @@ mkdir "$work/alice" "$work/num"
 chown sbt_alice "$work/alice"
 chown "$num_uid" "$work/num"
 
-start_daemon --group "$lab" --limit check-s=3
+start_daemon --group "$lab"
 sock=$work/s.sock
 
 # A thermal campaign with a cooling sweep whose bench file is PATH.

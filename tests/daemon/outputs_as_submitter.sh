@@ -29,7 +29,7 @@ printf 'root data\n' >"$work/rootonly/secret"
 chmod 600 "$work/rootonly/secret"
 before=$(sha256sum <"$work/rootonly/secret")
 
-start_daemon --group "$lab" --device "pci:$bdf" --limit grace-s=2
+start_daemon --group "$lab" --device "pci:$bdf"
 
 # The meter: a file the member cannot open.
 cat >"$work/meter.yaml" <<EOF
@@ -46,9 +46,9 @@ id=$(as_alice "$exe" submit "$work/meter.yaml" --db "$work/alice/m.db" 2>"$work/
 if as_alice "$exe" follow "$id" >/dev/null 2>"$work/err"; then
 	fail "a campaign ran with a meter the member cannot open"
 fi
-grep -q "secret.*[Pp]ermission denied" "$work/err" || fail "the meter's failure: $(cat "$work/err")"
 [ "$(sha256sum <"$work/rootonly/secret")" = "$before" ] ||
 	fail "the root-only file was written: $(od -c "$work/rootonly/secret" | head -3)"
+grep -q "secret.*[Pp]ermission denied" "$work/err" || fail "the meter's failure: $(cat "$work/err")"
 echo "$name: a meter the member cannot open: $(tail -1 "$work/err")"
 
 # Traces: DB.traces is a link to a folder only root may write.

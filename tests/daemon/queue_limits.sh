@@ -17,7 +17,8 @@ padded() {
 	awk -v n="$1" 'BEGIN { for (i = 0; i < n * 8; i++) printf "# %0125d\n", i }' >>"$2"
 }
 
-start_daemon --limit keep-jobs=20
+# The defaults (campaign-bytes 262144).
+start_daemon
 padded 900 "$work/big.yaml"
 rc=0
 "$exe" submit "$work/big.yaml" --db "$work/big.db" >"$work/out" 2>&1 || rc=$?
