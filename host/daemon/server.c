@@ -149,16 +149,20 @@ static void send_ok(struct client *c, const char *tag, cJSON *o)
 	send_line(c, sbd_reply_ok(tag, o));
 }
 
-/* Copy the events a follower has not seen into its queue, up to the high mark. */
-static void pump(struct sbd_server *s, struct client *c)
+/* Copy the events a follower has not seen into its queue, up to the high mark: true when
+ * events are left for later (the queue reached the mark first). */
+static bool pump(struct sbd_server *s, struct client *c)
 {
 	struct sbd *d = s->d;
 	uint64_t oldest, dropped = 0;
+	bool left;
 
 	/* A follower behind on reading keeps its place: once it catches up, one notice says
 	 * how many events went by meanwhile. */
-	if (!c->follow || c->closing || c->out_len - c->out_off >= OUT_FOLLOW_HIGH)
-		return;
+	if (!c->follow || c->closing)
+		return false;
+	if (c->out_len - c->out_off >= OUT_FOLLOW_HIGH)
+		return true;
 	pthread_mutex_lock(&d->mu);
 	oldest = sbd_ring_oldest(d);
 	if (c->cursor < oldest) {
@@ -184,7 +188,9 @@ static void pump(struct sbd_server *s, struct client *c)
 		if (out_append(c, e->json, e->len) < 0 || out_append(c, "\n", 1) < 0)
 			c->closing = true;
 	}
+	left = !c->closing && c->cursor < d->next_seq;
 	pthread_mutex_unlock(&d->mu);
+	return left;
 }
 
 /* ---- requests ---------------------------------------------------------------------------- */
@@ -587,10 +593,25 @@ static int client_write(struct client *c)
 	return c->closing || (c->eof && !c->follow && !c->waiting && !c->nheld) ? -1 : 0;
 }
 
+/* Top up a follower and write until the kernel takes no more: < 0 when the client is gone.
+ * A queue the kernel took whole is topped up again at once: after a follower stalled, no new
+ * event may come to do it (the campaign has ended), and its notice and events would wait
+ * forever. */
+static int feed(struct sbd_server *s, struct client *c)
+{
+	bool left;
+
+	do {
+		left = pump(s, c);
+		if (client_write(c) < 0)
+			return -1;
+	} while (left && c->out_len == c->out_off);
+	return 0;
+}
+
 static void flush_client(struct sbd_server *s, struct client *c)
 {
-	pump(s, c);
-	if (client_write(c) < 0) {
+	if (feed(s, c) < 0) {
 		drop_client(s, c);
 		return;
 	}
@@ -657,8 +678,7 @@ static void pump_all(struct sbd_server *s)
 		next = c->next;
 		if (!c->follow)
 			continue;
-		pump(s, c);
-		if (client_write(c) < 0)
+		if (feed(s, c) < 0)
 			drop_client(s, c);
 		else
 			update_events(s, c);
