@@ -542,20 +542,6 @@ static int serve(struct sbd *d, bool default_http, int pipe_fd)
 	sigset_t mask;
 	int lfd = -1, sfd = -1, e, rc = 1;
 
-	/* The socket's folder: 0755 as root (group members reach the 0660 socket), else 0700. */
-	snprintf(dir, sizeof(dir), "%s", d->opt.socket_path);
-	if (strrchr(dir, '/') && strrchr(dir, '/') != dir)
-		*strrchr(dir, '/') = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if ((e = make_dir(d->opt.state_dir, geteuid() == 0 ? 0750 : 0700)) < 0 ||
-	    (strcmp(dir, ".") && (e = make_dir(dir, geteuid() == 0 ? 0755 : 0700)) < 0))
-		goto fail;
-	/* One daemon per state folder: two would run the same queue. */
-	snprintf(path, sizeof(path), "%s/stackbenchd.lock", d->opt.state_dir);
-	snprintf(what, sizeof(what), "the state folder '%s' is in use", d->opt.state_dir);
-	if ((e = sb_lock_file(&d->state_lock, path, what)) < 0)
-		goto fail;
 	if (strspn(d->opt.group, "0123456789") == strlen(d->opt.group)) {
 		/* A group by number (one the user database may not know). */
 		d->group_gid = (gid_t)strtoul(d->opt.group, NULL, 10);
@@ -573,6 +559,23 @@ static int serve(struct sbd *d, bool default_http, int pipe_fd)
 		        "as their users, so it serves only root and user %lu, not the members of "
 		        "'%s'",
 		        (unsigned long)geteuid(), d->opt.group);
+	/* The socket's folder: 0755 when the group's members are served (they reach the 0660
+	 * socket), else 0700 (the user's own daemon: clients check that). */
+	snprintf(dir, sizeof(dir), "%s", d->opt.socket_path);
+	if (strrchr(dir, '/') && strrchr(dir, '/') != dir)
+		*strrchr(dir, '/') = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if ((e = make_dir(d->opt.state_dir, geteuid() == 0 ? 0750 : 0700)) < 0 ||
+	    (strcmp(dir, ".") &&
+	     (e = make_dir(dir, geteuid() == 0 || (d->have_group && d->can_switch) ? 0755 : 0700)) <
+	         0))
+		goto fail;
+	/* One daemon per state folder: two would run the same queue. */
+	snprintf(path, sizeof(path), "%s/stackbenchd.lock", d->opt.state_dir);
+	snprintf(what, sizeof(what), "the state folder '%s' is in use", d->opt.state_dir);
+	if ((e = sb_lock_file(&d->state_lock, path, what)) < 0)
+		goto fail;
 	/* Signals go to a signalfd; every thread started from here on blocks them. SIGCHLD:
 	 * a job process ended. */
 	sigemptyset(&mask);

@@ -8,6 +8,7 @@
 #   sbt_bob       another member of lab    (as_bob)
 #   sbt_eve       outside lab              (as_eve)
 #   $num_uid      a member known by number only, with no entry in /etc/passwd (as_num)
+#   sbt_daemon    a daemon's own user (as stackbenchd.service's stackbenchd), a member of lab
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v setpriv >/dev/null; then
 	echo "$name: SKIP: the multi-user tests need root, unshare and setpriv"
 	exit 77
@@ -23,7 +24,7 @@ fi
 base=$((3000000000 + ($$ % 100000) * 8))
 lab_gid=$base
 alice_uid=$((base + 1)) bob_uid=$((base + 2)) eve_uid=$((base + 3)) num_uid=$((base + 4))
-eve_gid=$((base + 5))
+eve_gid=$((base + 5)) daemon_uid=$((base + 6)) daemon_gid=$((base + 7))
 lab=sbt_lab$$
 cp /etc/passwd "$SB_USERS_NS/passwd"
 cp /etc/group "$SB_USERS_NS/group"
@@ -31,10 +32,12 @@ cat >>"$SB_USERS_NS/passwd" <<EOF
 sbt_alice:x:$alice_uid:$lab_gid:throwaway:/nonexistent:/usr/sbin/nologin
 sbt_bob:x:$bob_uid:$lab_gid:throwaway:/nonexistent:/usr/sbin/nologin
 sbt_eve:x:$eve_uid:$eve_gid:throwaway:/nonexistent:/usr/sbin/nologin
+sbt_daemon:x:$daemon_uid:$daemon_gid:throwaway:/nonexistent:/usr/sbin/nologin
 EOF
 cat >>"$SB_USERS_NS/group" <<EOF
-$lab:x:$lab_gid:sbt_alice,sbt_bob
+$lab:x:$lab_gid:sbt_alice,sbt_bob,sbt_daemon
 sbt_eve:x:$eve_gid:
+sbt_daemon:x:$daemon_gid:
 EOF
 mount --bind "$SB_USERS_NS/passwd" /etc/passwd
 mount --bind "$SB_USERS_NS/group" /etc/group
