@@ -39,13 +39,14 @@ grep -q "no PCI function 0000:99:00.0" "$work/out" || fail "the board's open: $r
 echo "$name: an outsider cannot hold the board; the lock file is $(stat -c '%a %U %G' "$bdir/$file")"
 
 # A member holds it: the refusal names her process.
-as_alice flock -n "$bdir/$file" sleep 60 >/dev/null 2>&1 &
+as_alice flock -n "$bdir/$file" sleep 120 >/dev/null 2>"$work/alice.err" &
 hp=$!
 pids="$pids $hp"
 tries=0
 while flock -n "$bdir/$file" true; do
+	kill -0 "$hp" 2>/dev/null || fail "the member's flock ended: $(cat "$work/alice.err")"
 	tries=$((tries + 1))
-	[ "$tries" -lt 400 ] || fail "the member did not take the lock"
+	[ "$tries" -lt 1200 ] || fail "the member did not take the lock in 60 s"
 	sleep 0.05
 done
 rc=0

@@ -28,6 +28,8 @@ chmod 644 "$work/long.yaml"
 start_as() {
 	if [ -n "$1" ]; then
 		set -- --inh-caps="$1" --ambient-caps="$1"
+	else
+		set --
 	fi
 	setpriv --reuid=sbt_daemon --regid="$daemon_gid" --init-groups "$@" "$daemon" --foreground \
 		--socket /run/stackbench/stackbench.sock --state-dir "$work/state" --group "$lab" \
