@@ -39,7 +39,8 @@ grep -q "no PCI function 0000:99:00.0" "$work/out" || fail "the board's open: $r
 echo "$name: an outsider cannot hold the board; the lock file is $(stat -c '%a %U %G' "$bdir/$file")"
 
 # A member holds it: the refusal names her process.
-as_alice flock -n "$bdir/$file" sleep 120 >/dev/null 2>"$work/alice.err" &
+# -w, not -n: the probe below holds the lock for an instant and must not make her give up
+as_alice flock -w 60 "$bdir/$file" sleep 120 >/dev/null 2>"$work/alice.err" &
 hp=$!
 pids="$pids $hp"
 tries=0
