@@ -672,7 +672,7 @@ void sbd_http_url(const struct sbd *d, char *buf, size_t size)
 int sbd_http_start(struct sbd *d)
 {
 	struct sockaddr_storage ss, bound;
-	socklen_t len, blen = sizeof(bound);
+	socklen_t len = 0, blen = sizeof(bound);
 	struct sbd_http *h;
 	char addr[INET6_ADDRSTRLEN];
 	bool loopback = false;
