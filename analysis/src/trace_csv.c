@@ -567,7 +567,8 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 	sp = c->last_sp;
 	if (!have_size)
 		rec->size = c->base.info.subparts[sp].block_bytes;
-	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked)
+	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked) {
+		c->base.unsorted = true;
 		return sb_trace_parse_error(
 		    c->lb.name, c->lb.line,
 		    "time %lld comes after %lld in subpartition '%s' (records "
@@ -576,6 +577,7 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 		    strcmp(c->lb.name, "-")
 		        ? ""
 		        : "; given as a file, not on standard input, they are sorted");
+	}
 	if (!c->seen[sp] || t > c->last_time[sp])
 		c->last_time[sp] = t;
 	c->seen[sp] = 1;

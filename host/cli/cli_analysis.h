@@ -1,9 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* Options the analysis commands (lifetimes, locality) share: the confidence rules. */
+/* Options the analysis commands (lifetimes, locality) share: the confidence rules, threads,
+ * shards and their partial results (cli_analysis.c). */
 #ifndef SB_CLI_ANALYSIS_H
 #define SB_CLI_ANALYSIS_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "stackbench/partial.h"
 #include "stackbench/sampling.h"
+#include "stackbench/trace.h"
 
 /* Long-option codes of the confidence rules (above those of cli.h). */
 enum {
@@ -13,7 +20,60 @@ enum {
 	SB_CLI_OPT_WARMUP,              /* --warmup F */
 	SB_CLI_OPT_MAX_LOST,            /* --max-lost F */
 	SB_CLI_OPT_MAX_CENSORED,        /* --max-censored F */
+	SB_CLI_OPT_THREADS,             /* --threads N */
+	SB_CLI_OPT_SHARD,               /* --shard I/N */
+	SB_CLI_OPT_PARTIAL,             /* --partial OUT */
+	SB_CLI_OPT_MERGE,               /* --merge (the INPUTs are partial results) */
 };
+
+/* The getopt_long entries of threads, shards and partials. */
+#define SB_CLI_PARALLEL_OPTIONS                                                                    \
+	{"threads", required_argument, NULL, SB_CLI_OPT_THREADS},                                  \
+	    {"shard", required_argument, NULL, SB_CLI_OPT_SHARD},                                  \
+	    {"partial", required_argument, NULL, SB_CLI_OPT_PARTIAL},                              \
+	{                                                                                          \
+		"merge", no_argument, NULL, SB_CLI_OPT_MERGE                                       \
+	}
+
+/* Their help text. */
+#define SB_CLI_PARALLEL_HELP                                                                       \
+	"      --threads N        threads (default: every processor this process may use)\n"       \
+	"      --shard I/N        analyse shard I (0..N-1) of N only and write it with\n"          \
+	"                         --partial OUT; --merge joins the N partials\n"                   \
+	"      --partial OUT      write the shard's partial result to OUT (docs/partials.md)\n"    \
+	"      --merge            the INPUTs are the partial results of every shard: merge\n"      \
+	"                         them into the report one process would write\n"
+
+struct sb_cli_parallel {
+	unsigned threads;        /* 0: the default */
+	bool have_shard;         /* --shard given */
+	uint32_t shard, nshards; /* --shard I/N */
+	const char *partial;     /* --partial OUT */
+	bool merge;              /* --merge */
+};
+
+/* Handle a parallel option: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one. */
+int sb_cli_parallel_option(const char *cmd, int c, const char *arg, struct sb_cli_parallel *p);
+
+/*
+ * Check the combination (--shard with --partial, --merge without either, no report options
+ * with --partial: report_opts names the first one given, or NULL). 0 or SB_EXIT_USAGE.
+ */
+int sb_cli_parallel_check(const char *cmd, const struct sb_cli_parallel *p, const char *report_opt);
+
+/* Threads to run: --threads, else the processors this process may run on (its affinity). */
+unsigned sb_cli_threads(const struct sb_cli_parallel *p);
+
+/* The trace source of the INPUTs (the format guessed from the first name when not given). */
+int sb_cli_trace_source(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,
+                        struct sb_trace_source *src);
+
+/*
+ * Print the error of an analysis (opening, reading, analysing) and return its exit code: a bad
+ * input file (a trace that cannot be parsed, is missing, of another version, out of range, a
+ * partial that does not fit) 4, a bad option value 2, anything else 1.
+ */
+int sb_cli_analysis_error(int err);
 
 /* The getopt_long entries of the confidence options. */
 #define SB_CLI_CONFIDENCE_OPTIONS                                                                  \

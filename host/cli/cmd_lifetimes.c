@@ -42,6 +42,7 @@ static void lifetimes_help(FILE *out)
 	        "      --word-bytes N     SCALE-Sim element size in bytes (default 1)\n"
 	        "      --block-bytes N    GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
 	        "%s"
+	        "%s"
 	        "  -h, --help             this help\n"
 	        "\n"
 	        "Device libraries are looked up in $STACKBENCH_DEVICES_PATH, analysis/devices and\n"
@@ -51,7 +52,7 @@ static void lifetimes_help(FILE *out)
 	        "never spans a gap; values live at the end of a sample are counted as censored.\n"
 	        "Frequencies are interpolated (t^ = r t, r the sampling density) and results from\n"
 	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n",
-	        SB_CLI_CONFIDENCE_HELP, SB_DEVICES_DEFAULT);
+	        SB_DEVICES_DEFAULT, SB_CLI_CONFIDENCE_HELP, SB_CLI_PARALLEL_HELP);
 }
 
 static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
@@ -63,8 +64,16 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 	bool marked = false;
 	char med[32], p99[32];
 
-	printf("lifetimes of %llu accesses (%s), %lld cycles at %g GHz, policy %s\n",
-	       (unsigned long long)res->records, fmt, (long long)sb_lifetime_result_ticks(res),
+	uint64_t flushes = 0;
+
+	/* a flush record is not an access */
+	for (size_t s = 0; s < res->nsubparts; s++)
+		flushes += res->subparts[s].flushes;
+	printf("lifetimes of %llu accesses (%s", (unsigned long long)(res->records - flushes), fmt);
+	if (flushes)
+		printf(", %llu flush record%s", (unsigned long long)flushes,
+		       flushes == 1 ? "" : "s");
+	printf("), %lld cycles at %g GHz, policy %s\n", (long long)sb_lifetime_result_ticks(res),
 	       hz / 1e9, sb_cache_policy_name(res->policy));
 	for (uint32_t i = 0; i < res->info.nwarnings; i++)
 		printf("warning: %s\n", res->info.warnings[i]);
@@ -163,15 +172,18 @@ static int lifetimes_run(int argc, char **argv)
 	    {"plots", required_argument, NULL, OPT_PLOTS},
 	    {"help", no_argument, NULL, 'h'},
 	    SB_CLI_CONFIDENCE_OPTIONS,
+	    SB_CLI_PARALLEL_OPTIONS,
 	    {NULL, 0, NULL, 0},
 	};
+	struct sb_cli_parallel par = {0};
+	struct sb_trace_source src;
+	struct sb_lifetime_run_opts ro = {0};
 	struct sb_confidence_rules rules;
 	struct sb_cli_trace_opts o = {0};
 	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
 	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
 	size_t ndevfiles = 0;
 	struct sb_memdev_lib lib;
-	struct sb_trace_reader *r = NULL;
 	struct sb_lifetime_result res = {0};
 	struct sb_projection proj = {0};
 	struct sb_report_meta meta;
@@ -184,7 +196,8 @@ static int lifetimes_run(int argc, char **argv)
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0 ||
-		    (rc = sb_cli_confidence_option("lifetimes", c, optarg, &rules)) >= 0) {
+		    (rc = sb_cli_confidence_option("lifetimes", c, optarg, &rules)) >= 0 ||
+		    (rc = sb_cli_parallel_option("lifetimes", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
 			continue;
@@ -241,14 +254,17 @@ static int lifetimes_run(int argc, char **argv)
 		                               ndevfiles)) != 0)
 			goto out;
 	}
-	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
+	if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind, &src)) != 0)
 		goto out;
-	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
+	ro.policy = policy;
+	ro.threads = sb_cli_threads(&par);
+	ro.progress = isatty(2) ? show_progress : NULL;
+	ro.ctx = &next;
+	err = sb_lifetime_run_source(&src, &ro, &res);
 	if (next > (1u << 24))
 		fprintf(stderr, "\n");
 	if (err < 0) {
-		rc = sb_cli_error(err);
-		rc = err == SB_ERR_RANGE ? SB_EXIT_INPUT : rc;
+		rc = sb_cli_analysis_error(err);
 		goto out;
 	}
 	if (res.records == 0) {
@@ -289,7 +305,6 @@ out:
 	free(text);
 	sb_projection_release(&proj);
 	sb_lifetime_result_release(&res);
-	sb_trace_reader_free(r);
 	sb_memdev_lib_release(&lib);
 	return rc;
 }

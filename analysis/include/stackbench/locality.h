@@ -167,6 +167,58 @@ int sb_locality_run(struct sb_trace_reader *r, const struct sb_locality_options 
                     struct sb_locality_result *res);
 void sb_locality_result_release(struct sb_locality_result *res);
 
+/* --- Chunks of a trace analysed apart, merged exactly (docs/locality.md, "Threads and shards") -- */
+
+/*
+ * Where a chunk of a trace begins: what one engine that read every record before it knows about
+ * the positions of the chunk's accesses (their numbers, their windows). Zero: the trace's start.
+ */
+struct sb_locality_prefix {
+	uint64_t records;            /* records before the chunk */
+	uint64_t accesses;           /* accesses among them */
+	uint32_t epoch;              /* windows begun */
+	uint32_t sample;             /* the sample id of the current window */
+	int64_t win_first, win_last; /* the current window's first and last times */
+	bool started;                /* an access was seen */
+	bool by_sample;              /* (once started) the trace is read window by window */
+	bool win_any;                /* the current window has an access */
+};
+
+/* Move p over records (in the trace's order) without analysing them: an engine's count. */
+void sb_locality_prefix_skim(struct sb_locality_prefix *p, const struct sb_trace_info *info,
+                             const struct sb_trace_record *recs, size_t n);
+
+/*
+ * An engine for the chunk of a trace that begins at start (options as sb_locality_new()). Feed
+ * it the chunk's records, then take its part. Returns 0, SB_ERR_INVAL, SB_ERR_NOMEM.
+ */
+int sb_locality_new_chunk(struct sb_locality **l, const struct sb_locality_options *opt,
+                          const struct sb_locality_prefix *start);
+
+/* What a chunk engine found, to be absorbed in order (parts hold no pointer into the engine). */
+struct sb_locality_part;
+
+/* The part of a chunk engine after its last record (the engine can be freed then). 0 or
+ * SB_ERR_NOMEM. */
+int sb_locality_take_part(struct sb_locality *l, struct sb_locality_part **part);
+
+/* Where a part's chunk begins and ends. */
+const struct sb_locality_prefix *sb_locality_part_start(const struct sb_locality_part *part);
+const struct sb_locality_prefix *sb_locality_part_end(const struct sb_locality_part *part);
+
+/*
+ * Absorb the part of the next chunk into l, an engine that read (or absorbed) every record
+ * before it: each first access of a block in the chunk is resolved against the earlier chunks
+ * as the parallel reuse-distance algorithm parda does, and footprints, windows and per-block
+ * numbers are joined, so that sb_locality_finish() then gives the result of one engine that
+ * read every record. SB_ERR_MISMATCH when the part does not begin where l ends (another trace,
+ * other options, chunks out of order), SB_ERR_NOMEM.
+ */
+int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
+                       const struct sb_locality_part *part);
+
+void sb_locality_part_free(struct sb_locality_part *part);
+
 /* The bin of a reuse distance (d != SB_REUSE_COLD). */
 static inline unsigned sb_reuse_bin(uint64_t d)
 {
