@@ -109,15 +109,10 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *opt)
+int sb_locality_options_resolve(struct sb_locality_options *opt)
 {
-	struct sb_locality *l;
-	struct sb_locality_options o = {0};
-	int err;
+	struct sb_locality_options o = *opt;
 
-	*lp = NULL;
-	if (opt)
-		o = *opt;
 	if (!o.block_bytes)
 		o.block_bytes = 64;
 	if (!o.max_leaves)
@@ -140,6 +135,21 @@ int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *o
 		    "locality: the block size (%u), leaves (%u, 2..65536) and zoom "
 		    "fan-out (%u) must be powers of two, the hot share (%g) in (0, 1]",
 		    o.block_bytes, o.max_leaves, o.zoom_fanout, o.hot_share);
+	*opt = o;
+	return 0;
+}
+
+int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *opt)
+{
+	struct sb_locality *l;
+	struct sb_locality_options o = {0};
+	int err;
+
+	*lp = NULL;
+	if (opt)
+		o = *opt;
+	if ((err = sb_locality_options_resolve(&o)) < 0)
+		return err;
 	if (!(l = calloc(1, sizeof(*l))))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	l->o = o;

@@ -390,6 +390,8 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
 		if (p->blocks[i].last_epoch != p->end.epoch)
 			ent[i]->epoch = p->blocks[i].last_epoch;
 done:
+	if (l->accesses == l->start.accesses && chunk_accesses)
+		l->first_epoch = p->first_epoch; /* a chunk's engine absorbing chunks: its first */
 	l->records = p->end.records;
 	l->accesses = p->end.accesses;
 	l->started = p->end.started;

@@ -351,6 +351,13 @@ int sb_trace_open_source(struct sb_trace_reader **r, const struct sb_trace_sourc
 	return sb_trace_open_many(r, src->fmt, src->paths, src->npaths, &src->opt);
 }
 
+int sb_trace_reader_total(const struct sb_trace_reader *r, uint64_t *records)
+{
+	if (!r->ops->total)
+		return SB_ERR_NOT_SUPPORTED;
+	return r->ops->total(r, records);
+}
+
 bool sb_trace_source_rereadable(const struct sb_trace_source *src)
 {
 	for (size_t i = 0; i < src->npaths; i++)

@@ -119,6 +119,7 @@ struct sbt_reader {
 	uint64_t total;        /* records decoded */
 	bool ended;
 	bool meta_known; /* the prescan saw the whole file: later C/A chunks are known already */
+	uint64_t prescan_records; /* records of the data blocks the prescan saw (meta_known) */
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
 	size_t comp_cap, raw_cap;
@@ -604,7 +605,18 @@ static void sbt_free(struct sb_trace_reader *r)
 	free(s);
 }
 
-static const struct sb_trace_reader_ops sbt_ops = {.read = sbt_read, .free = sbt_free};
+static int sbt_total(const struct sb_trace_reader *r, uint64_t *records)
+{
+	const struct sbt_reader *s = (const struct sbt_reader *)r;
+
+	if (!s->meta_known)
+		return SB_ERR_NOT_SUPPORTED;
+	*records = s->prescan_records;
+	return 0;
+}
+
+static const struct sb_trace_reader_ops sbt_ops = {
+    .read = sbt_read, .free = sbt_free, .total = sbt_total};
 
 /*
  * A capture description is written when the capture ends, after the records. When the raw file
@@ -625,8 +637,16 @@ static void sbt_prescan(struct sbt_reader *s)
 
 		at += sizeof(hdr);
 		if (hdr[0] == CHUNK_END) {
-			s->meta_known = true;
+			/* the records, if the end chunk counts as many as the blocks hold */
+			if (len == 8 && sb_instream_pread(&s->in, payload, 8, at) == 8 &&
+			    get_u64(payload) == s->prescan_records)
+				s->meta_known = true;
 			break;
+		}
+		if (hdr[0] == CHUNK_DATA) {
+			if (len < 12 || sb_instream_pread(&s->in, payload, 4, at) != 4)
+				break;
+			s->prescan_records += get_u32(payload);
 		}
 		if ((hdr[0] == CHUNK_CAPTURE || hdr[0] == CHUNK_ATTR) && len <= sizeof(payload)) {
 			if (sb_instream_pread(&s->in, payload, len, at) != (int)len ||

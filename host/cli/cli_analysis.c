@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "cli_analysis.h"
 #include "stackbench/error.h"
+#include "stackbench/partial.h"
 #include "stackbench/util.h"
 
 int sb_cli_parallel_option(const char *cmd, int c, const char *arg, struct sb_cli_parallel *p)
@@ -101,4 +102,29 @@ int sb_cli_analysis_error(int err)
 	default:
 		return rc;
 	}
+}
+
+int sb_cli_read_partials(const char *cmd, char *const *paths, int n, int kind,
+                         struct sb_partial **out)
+{
+	struct sb_partial *p = calloc((size_t)n, sizeof(*p));
+	int err;
+
+	*out = p;
+	if (!p)
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	for (int i = 0; i < n; i++)
+		if ((err = sb_partial_read(paths[i], &p[i])) < 0)
+			return sb_cli_analysis_error(err);
+	if ((err = sb_partial_check_set(p, (size_t)n, (enum sb_partial_kind)kind)) < 0)
+		return sb_cli_analysis_error(err);
+	(void)cmd;
+	return 0;
+}
+
+void sb_cli_free_partials(struct sb_partial *p, int n)
+{
+	for (int i = 0; p && i < n; i++)
+		sb_partial_release(&p[i]);
+	free(p);
 }

@@ -75,6 +75,16 @@ int sb_cli_trace_source(const char *cmd, struct sb_cli_trace_opts *o, char *cons
  */
 int sb_cli_analysis_error(int err);
 
+/*
+ * Read the partials at paths[0..n) (of one analysis kind), check that they are the shards of
+ * one analysis, each once, and sort them by shard. 0, or the error printed and its exit code.
+ * *out is freed with sb_cli_free_partials(*out, n) in every case.
+ */
+struct sb_partial;
+int sb_cli_read_partials(const char *cmd, char *const *paths, int n, int kind,
+                         struct sb_partial **out);
+void sb_cli_free_partials(struct sb_partial *p, int n);
+
 /* The getopt_long entries of the confidence options. */
 #define SB_CLI_CONFIDENCE_OPTIONS                                                                  \
 	{"min-density", required_argument, NULL, SB_CLI_OPT_MIN_DENSITY},                          \

@@ -16,6 +16,7 @@
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/output.h"
+#include "stackbench/partial.h"
 #include "stackbench/util.h"
 
 #define MAX_DEVICE_FILES 16
@@ -24,6 +25,8 @@ static void lifetimes_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: stackbench lifetimes [OPTIONS] INPUT...\n"
+	        "       stackbench lifetimes [TRACE OPTIONS] INPUT... --shard I/N --partial OUT\n"
+	        "       stackbench lifetimes [REPORT OPTIONS] --merge PARTIAL...\n"
 	        "\n"
 	        "Compute data lifetimes per subpartition (scratchpad buffer, cache level) from\n"
 	        "memory-access traces and project them onto memory devices: refreshes, area,\n"
@@ -157,6 +160,58 @@ static void show_progress(void *ctx, uint64_t records)
 	*next = records + (1u << 24);
 }
 
+/* Shard I/N: the shard's engine result, written as a partial. */
+static int run_shard(const struct sb_trace_source *src, const struct sb_cli_parallel *par,
+                     struct sb_lifetime_run_opts *ro)
+{
+	struct sb_partial_meta m = {.kind = SB_PARTIAL_LIFETIMES,
+	                            .shard = par->shard,
+	                            .nshards = par->nshards,
+	                            .format = src->fmt,
+	                            .inputs = src->paths,
+	                            .ninputs = src->npaths,
+	                            .topt = src->opt,
+	                            .policy = ro->policy};
+	struct sb_lifetime_result res = {0};
+	int err;
+
+	if ((err = sb_partial_fingerprint(src, m.fingerprint, &m.bytes)) < 0)
+		return sb_cli_analysis_error(err);
+	ro->shard = par->shard;
+	ro->nshards = par->nshards;
+	if ((err = sb_lifetime_run_source(src, ro, &res)) < 0)
+		return sb_cli_analysis_error(err);
+	m.records = res.records;
+	err = sb_partial_write_lifetimes(par->partial, &m, &res);
+	sb_lifetime_result_release(&res);
+	if (err < 0)
+		return sb_cli_analysis_error(err);
+	printf("lifetimes: shard %u of %u of %llu records: %s\n", par->shard, par->nshards,
+	       (unsigned long long)m.records, par->partial);
+	return SB_EXIT_OK;
+}
+
+/* --merge: the partials of every shard joined into one result (res), their trace's meta. */
+static int merge_partials(char *const *paths, int n, struct sb_partial **parts,
+                          struct sb_lifetime_result *res)
+{
+	struct sb_lifetime_result *r;
+	int rc, err;
+
+	if ((rc = sb_cli_read_partials("lifetimes", paths, n, SB_PARTIAL_LIFETIMES, parts)) != 0)
+		return rc;
+	if (!(r = calloc((size_t)n, sizeof(*r))))
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	for (int i = 0; i < n; i++)
+		r[i] = (*parts)[i].lifetimes;
+	err = sb_lifetime_result_merge(res, r, (size_t)n);
+	free(r);
+	if (err < 0)
+		return sb_cli_analysis_error(sb_error_wrap(
+		    err, "merging the partials of '%s': ", (*parts)[0].meta.inputs[0]));
+	return 0;
+}
+
 static int lifetimes_run(int argc, char **argv)
 {
 	enum { OPT_POLICY = 0x200, OPT_CSV, OPT_PLOTS };
@@ -178,20 +233,23 @@ static int lifetimes_run(int argc, char **argv)
 	struct sb_cli_parallel par = {0};
 	struct sb_trace_source src;
 	struct sb_lifetime_run_opts ro = {0};
-	struct sb_confidence_rules rules;
+	struct sb_confidence_rules rules, dflt;
 	struct sb_cli_trace_opts o = {0};
 	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
 	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
+	const char *report_opt = NULL, *trace_opt = NULL;
 	size_t ndevfiles = 0;
 	struct sb_memdev_lib lib;
 	struct sb_lifetime_result res = {0};
 	struct sb_projection proj = {0};
+	struct sb_partial *parts = NULL;
 	struct sb_report_meta meta;
 	char *text = NULL;
 	uint64_t next = 1u << 24;
-	int c, rc, err;
+	int c, rc, err, nparts = 0;
 
 	sb_confidence_rules_default(&rules);
+	dflt = rules;
 	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
@@ -200,6 +258,11 @@ static int lifetimes_run(int argc, char **argv)
 		    (rc = sb_cli_parallel_option("lifetimes", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				trace_opt = c == SB_CLI_OPT_FORMAT  ? "--format"
+				            : c == SB_CLI_OPT_CLOCK ? "--clock-ghz"
+				            : c == SB_CLI_OPT_WORD  ? "--word-bytes"
+				                                    : "--block-bytes";
 			continue;
 		}
 		switch (c) {
@@ -208,20 +271,25 @@ static int lifetimes_run(int argc, char **argv)
 				return sb_cli_usage_error("lifetimes", "at most %d --devices",
 				                          MAX_DEVICE_FILES);
 			devfiles[ndevfiles++] = optarg;
+			report_opt = "--devices";
 			break;
 		case OPT_POLICY:
 			if (sb_cache_policy_parse(optarg, &policy) < 0)
 				return sb_cli_usage_error("lifetimes", "%s", sb_error_detail());
+			trace_opt = "--policy";
 			break;
 		case 'j':
 			json = optarg;
+			report_opt = "--json";
 			break;
 		case OPT_CSV:
 			csv = optarg;
+			report_opt = "--csv";
 			break;
 		case 'P':
 		case OPT_PLOTS:
 			plots = optarg;
+			report_opt = "--plots";
 			break;
 		case 'h':
 			lifetimes_help(stdout);
@@ -229,6 +297,36 @@ static int lifetimes_run(int argc, char **argv)
 		default:
 			return sb_cli_usage_error("lifetimes", "bad option");
 		}
+	}
+	if (memcmp(&rules, &dflt, sizeof(rules)) && !report_opt)
+		report_opt = "a confidence option";
+	if ((rc = sb_cli_parallel_check("lifetimes", &par, report_opt)) != 0)
+		return rc;
+	if (par.merge && trace_opt)
+		return sb_cli_usage_error("lifetimes",
+		                          "%s goes with the shards: the partials say how the trace "
+		                          "was read",
+		                          trace_opt);
+	if (optind >= argc)
+		return sb_cli_usage_error("lifetimes", par.merge ? "expected the PARTIALs to merge"
+		                                                 : "expected at least one INPUT");
+	ro.policy = policy;
+	ro.threads = sb_cli_threads(&par);
+	ro.progress = isatty(2) ? show_progress : NULL;
+	ro.ctx = &next;
+	if (par.have_shard) {
+		const char *outs[] = {par.partial};
+
+		if ((rc = sb_cli_check_outputs(outs, 1, argv + optind, argc - optind, NULL, 0)) !=
+		    0)
+			return rc;
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) != 0)
+			return rc;
+		rc = run_shard(&src, &par, &ro);
+		if (next > (1u << 24))
+			fprintf(stderr, "\n");
+		return rc;
 	}
 	/* the device library first: a bad file should not cost a long trace read */
 	sb_memdev_lib_init(&lib);
@@ -246,7 +344,7 @@ static int lifetimes_run(int argc, char **argv)
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
-	/* no output may replace an input (trace or device file) or another output */
+	/* no output may replace an input (trace, partial or device file) or another output */
 	{
 		const char *outs[] = {json, csv, plots};
 
@@ -254,23 +352,32 @@ static int lifetimes_run(int argc, char **argv)
 		                               ndevfiles)) != 0)
 			goto out;
 	}
-	if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind, &src)) != 0)
-		goto out;
-	ro.policy = policy;
-	ro.threads = sb_cli_threads(&par);
-	ro.progress = isatty(2) ? show_progress : NULL;
-	ro.ctx = &next;
-	err = sb_lifetime_run_source(&src, &ro, &res);
-	if (next > (1u << 24))
-		fprintf(stderr, "\n");
-	if (err < 0) {
-		rc = sb_cli_analysis_error(err);
-		goto out;
+	if (par.merge) {
+		nparts = argc - optind;
+		if ((rc = merge_partials(argv + optind, nparts, &parts, &res)) != 0)
+			goto out;
+		meta.format = sb_trace_format_name(parts[0].meta.format);
+		meta.inputs = parts[0].meta.inputs;
+		meta.ninputs = parts[0].meta.ninputs;
+	} else {
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) != 0)
+			goto out;
+		err = sb_lifetime_run_source(&src, &ro, &res);
+		if (next > (1u << 24))
+			fprintf(stderr, "\n");
+		if (err < 0) {
+			rc = sb_cli_analysis_error(err);
+			goto out;
+		}
+		meta.format = sb_trace_format_name(o.fmt);
+		meta.inputs = (const char *const *)(argv + optind);
+		meta.ninputs = (size_t)(argc - optind);
 	}
 	if (res.records == 0) {
 		/* an empty or unreadable input is an error, never "0 accesses" */
 		fprintf(stderr, "stackbench: '%s' holds no accesses: nothing to analyse\n",
-		        argv[optind]);
+		        meta.inputs[0]);
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
@@ -279,9 +386,6 @@ static int lifetimes_run(int argc, char **argv)
 		rc = sb_cli_error(err);
 		goto out;
 	}
-	meta.format = sb_trace_format_name(o.fmt);
-	meta.inputs = (const char *const *)(argv + optind);
-	meta.ninputs = (size_t)(argc - optind);
 	if (json) {
 		if ((err = sb_lifetime_report_json(&res, &proj, &lib, &meta, &text)) < 0) {
 			rc = sb_cli_error(err);
@@ -306,6 +410,7 @@ out:
 	sb_projection_release(&proj);
 	sb_lifetime_result_release(&res);
 	sb_memdev_lib_release(&lib);
+	sb_cli_free_partials(parts, nparts);
 	return rc;
 }
 

@@ -151,6 +151,9 @@ struct sb_locality_result {
 
 struct sb_locality;
 
+/* Fill the defaults of the options left zero and check them: 0 or SB_ERR_INVAL. */
+int sb_locality_options_resolve(struct sb_locality_options *opt);
+
 /* Options are copied; NULL: defaults. Returns 0, SB_ERR_INVAL (bad options), SB_ERR_NOMEM. */
 int sb_locality_new(struct sb_locality **l, const struct sb_locality_options *opt);
 /* Analyse records (in the trace's order). Returns 0, SB_ERR_NOMEM, SB_ERR_RANGE (a time out of
@@ -218,6 +221,55 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
                        const struct sb_locality_part *part);
 
 void sb_locality_part_free(struct sb_locality_part *part);
+
+/*
+ * The records of a source (opened in one pass, or sorted: see sb_trace_source; an sbt file
+ * on disk counts them without reading them). *unsorted tells a failure because records go back
+ * in time (count again sorted).
+ */
+int sb_locality_source_records(const struct sb_trace_source *src, bool sorted, uint64_t *records,
+                               bool *unsorted);
+
+/*
+ * The part of the chunk of records [lo, hi) of src: the trace is read from its start, the
+ * records before lo skimmed, those of the chunk analysed (last: the chunk ends with the trace,
+ * read to its end). info receives the trace's description as read. *unsorted as above;
+ * SB_ERR_MISMATCH when the trace does not hold the records counted.
+ */
+int sb_locality_run_chunk(const struct sb_trace_source *src, bool sorted,
+                          const struct sb_locality_options *opt, uint64_t lo, uint64_t hi,
+                          bool last, struct sb_locality_part **part, struct sb_trace_info *info,
+                          bool *unsorted);
+
+/*
+ * Join the parts of every chunk of a trace of `records` records, in order, into the result of
+ * one engine (info: the trace's description at its end). SB_ERR_MISMATCH when they do not
+ * follow each other from the first record to the last.
+ */
+int sb_locality_merge(const struct sb_locality_options *opt, const struct sb_trace_info *info,
+                      struct sb_locality_part *const *parts, size_t n, uint64_t records,
+                      struct sb_locality_result *res);
+
+/*
+ * Shard `shard` of `nshards` (docs/locality.md, "Threads and shards"): the records of src are
+ * counted (*records; *sorted when they go back in time, so that they are read sorted), the
+ * shard's range [records * shard / nshards, records * (shard + 1) / nshards) analysed in
+ * `threads` chunks in parallel, joined into its one part (*part, with info the trace's
+ * description). Errors of opening, reading, the engine.
+ */
+int sb_locality_run_shard(const struct sb_trace_source *src, const struct sb_locality_options *opt,
+                          uint32_t shard, uint32_t nshards, unsigned threads,
+                          struct sb_locality_part **part, struct sb_trace_info *info,
+                          uint64_t *records, bool *sorted);
+
+/*
+ * The analysis of src (opt as sb_locality_new()) in `threads` chunks analysed in parallel and
+ * absorbed in order, exactly the result of one engine; one engine when threads <= 1, for
+ * standard input, or for a trace of few records. A file whose records go back in time is read
+ * sorted. Errors of opening, reading, the engine.
+ */
+int sb_locality_run_source(const struct sb_trace_source *src, const struct sb_locality_options *opt,
+                           unsigned threads, struct sb_locality_result *res);
 
 /* The bin of a reuse distance (d != SB_REUSE_COLD). */
 static inline unsigned sb_reuse_bin(uint64_t d)

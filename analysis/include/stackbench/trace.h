@@ -188,6 +188,9 @@ struct sb_trace_reader_ops {
 	/* Fill up to max records; return the count, 0 at the end, or a negative SB_ERR_*. */
 	int (*read)(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
 	void (*free)(struct sb_trace_reader *r);
+	/* optional: the records of the whole trace, known before reading them; 0 or
+	   SB_ERR_NOT_SUPPORTED */
+	int (*total)(const struct sb_trace_reader *r, uint64_t *records);
 };
 
 struct sb_trace_reader {
@@ -253,6 +256,12 @@ struct sb_trace_source {
 
 /* sb_trace_open_many() of a source. */
 int sb_trace_open_source(struct sb_trace_reader **r, const struct sb_trace_source *src);
+
+/*
+ * The records of the whole trace when the reader knows them before reading (an sbt file on
+ * disk: its blocks' counts): 0, else SB_ERR_NOT_SUPPORTED (read to count).
+ */
+int sb_trace_reader_total(const struct sb_trace_reader *r, uint64_t *records);
 
 /* Whether a source can be read more than once (not standard input). */
 bool sb_trace_source_rereadable(const struct sb_trace_source *src);
