@@ -807,7 +807,8 @@ static inline int queue_read(struct sp_state *s, const struct lt_op *o)
 }
 
 /* Apply one decoded record: own says whether its address is this engine's. */
-static inline int apply(struct sb_lifetime *eng, const struct lt_op *o, bool own)
+static inline __attribute__((always_inline)) int apply(struct sb_lifetime *eng,
+                                                       const struct lt_op *o, bool own)
 {
 	struct sp_state *s;
 	int err;
@@ -881,6 +882,7 @@ static inline void prefetch_slot(const struct sb_lifetime *eng, const struct lt_
 #define PREFETCH_AHEAD 32
 #define RING 64
 
+SB_HOT_CLONES
 int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
@@ -911,6 +913,7 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 	return 0;
 }
 
+SB_HOT_CLONES
 int lt_feed_ops(struct sb_lifetime *eng, const struct sb_trace_info *info, const struct lt_op *ops,
                 size_t n)
 {

@@ -357,7 +357,7 @@ int lc_compact_sp(struct sb_locality *l, struct lsp *s)
 	return rd_compact_end(&s->rd);
 }
 
-static int apply(struct sb_locality *l, const struct lop *o)
+static inline __attribute__((always_inline)) int apply(struct sb_locality *l, const struct lop *o)
 {
 	struct lsp *s;
 	struct bentry *e;
@@ -450,6 +450,7 @@ static int apply(struct sb_locality *l, const struct lop *o)
 	return 0;
 }
 
+SB_HOT_CLONES
 int sb_locality_feed(struct sb_locality *l, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
@@ -479,6 +480,46 @@ int sb_locality_feed(struct sb_locality *l, const struct sb_trace_info *info,
 struct zblock {
 	uint64_t block, accesses, finite, rd_sum;
 };
+
+/*
+ * Sort blocks by number: an LSD radix sort of 11-bit digits, as many as the largest number
+ * has (two for a few million blocks), through tmp (n entries). Returns the sorted array (z or
+ * tmp).
+ */
+static struct zblock *sort_zblocks(struct zblock *z, struct zblock *tmp, size_t n)
+{
+	enum { BITS = 11, RADIX = 1 << BITS };
+	uint64_t max = 0;
+	size_t *count = malloc(RADIX * sizeof(*count));
+
+	if (!count) /* the slow way */
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		max |= z[i].block;
+	for (unsigned shift = 0; shift < 64 && (shift == 0 || max >> shift); shift += BITS) {
+		size_t sum = 0;
+
+		memset(count, 0, RADIX * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(z[i].block >> shift) & (RADIX - 1)]++;
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(z[i].block >> shift) & (RADIX - 1)]++] = z[i];
+		{
+			struct zblock *t = z;
+
+			z = tmp;
+			tmp = t;
+		}
+	}
+	free(count);
+	return z;
+}
 
 static int cmp_zblock(const void *a, const void *b)
 {
@@ -538,22 +579,30 @@ static int zoom_subpart(const struct sb_locality *l, struct sb_locality_result *
 	const struct lsp *s = &l->sp[sp];
 	const uint64_t B = l->o.block_bytes, fan = l->o.zoom_fanout;
 	const uint64_t floor_blocks = l->o.zoom_floor_bytes / B ? l->o.zoom_floor_bytes / B : 1;
-	struct zblock *z;
+	struct zblock *z, *zmem;
 	struct zwork *q;
 	size_t n = 0, qn = 0, qcap = 64, head = 0;
 	int err = 0;
 
 	if (!s->init || !s->used)
 		return 0;
-	if (!(z = malloc(s->used * sizeof(*z))) || !(q = malloc(qcap * sizeof(*q)))) {
-		free(z);
+	if (!(zmem = malloc(2 * s->used * sizeof(*zmem))) || !(q = malloc(qcap * sizeof(*q)))) {
+		free(zmem);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
+	z = zmem;
 	for (size_t i = 0; i <= s->mask; i++)
 		if (s->e[i].used)
 			z[n++] = (struct zblock){s->e[i].block, s->e[i].accesses, s->e[i].finite,
 			                         s->e[i].rd_sum};
-	qsort(z, n, sizeof(*z), cmp_zblock);
+	{
+		struct zblock *sorted = sort_zblocks(z, zmem + s->used, n);
+
+		if (sorted)
+			z = sorted;
+		else
+			qsort(z, n, sizeof(*z), cmp_zblock);
+	}
 	{ /* blocks of several units at one address: one block of the address space */
 		size_t k = 0;
 
@@ -667,7 +716,7 @@ static int zoom_subpart(const struct sb_locality *l, struct sb_locality_result *
 	}
 out:
 	free(q);
-	free(z);
+	free(zmem);
 	return err;
 }
 

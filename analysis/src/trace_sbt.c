@@ -360,6 +360,7 @@ static int sbt_check_times(struct sbt_reader *s, uint32_t n)
 	return 0;
 }
 
+SB_HOT_CLONES
 static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const uint8_t *p,
                       const uint8_t *end)
 {
