@@ -82,5 +82,9 @@ fi
 echo "deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
+# dpkg without a sync per file (--force-unsafe-io): on a busy or virtual disk that is most of an
+# installation's time (measured: docs/user-guide.md, "The first figure"); a crash during the
+# installation can leave a package to reinstall (apt-get install --reinstall).
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing
+$SUDO apt-get install -y -qq --no-install-recommends -o Dpkg::Options::=--force-unsafe-io \
+	$missing

@@ -5,7 +5,7 @@
  * on sbt and on CSV, with one thread and with more.
  *
  *   sb_analysis_bench [-c lifetimes|locality] [-n MILLIONS] [-a ADDRESSES] [-r REPEATS]
- *                     [-j THREADS,...] [-x STACKBENCH] [-d DIR] [-k]
+ *                     [-j THREADS,...] [-x STACKBENCH] [-d DIR] [-S SHARDS] [-k]
  *
  * Makes a synthetic trace of MILLIONS million records (lifetimes: three buffers written and read
  * back like a systolic array's, 1 write in 4, reads of values written a few to a few thousand
@@ -18,7 +18,10 @@
  * thread count is run with --threads N, its report compared byte for byte with the first one's,
  * and the wall-clock speed-up over the first count printed. The first lines say what was
  * measured: the stackbench binary's --version (build type, compiler, flags) and this machine's
- * processors and load. Not a test: it asserts nothing but the identity of the reports.
+ * processors and load. With -S, the sbt trace is also analysed in SHARDS shards (--shard,
+ * --partial, one thread each) and merged (--merge): the shards' CPU time, the merge's CPU and
+ * wall time against the one-process run above, the partials' size. Not a test: it asserts
+ * nothing but the identity of the reports.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -341,16 +344,66 @@ static void print_machine(void)
 	       sysconf(_SC_NPROCESSORS_ONLN), model, load[0], load[1], load[2]);
 }
 
+/*
+ * The trace in nshards shards (one thread each, one after the other, as a cluster's tasks would
+ * run side by side) and their merge: the shards' CPU time (all, and the longest shard: the time
+ * a cluster with a node per shard waits for them), the merge's CPU and wall time, the partials'
+ * size, and whether the merged report is the one-process report (want).
+ */
+static void run_shards(const char *exe, const char *cmd, const char *path, const char *dir,
+                       int nshards, uint64_t n, const char *want)
+{
+	char spec[32], part[4200], out[4200], **av = calloc((size_t)nshards + 6, sizeof(*av));
+	double cpu = 0, longest = 0, bytes = 0;
+	struct run m;
+	struct stat st;
+
+	if (!av)
+		die("allocating", SB_ERR_NOMEM);
+	for (int i = 0; i < nshards; i++) {
+		char *sv[10] = {(char *)exe, (char *)cmd, (char *)path, "--shard", spec, "--partial",
+		                part, "--threads", "1", NULL};
+		struct run r;
+
+		snprintf(spec, sizeof(spec), "%d/%d", i, nshards);
+		snprintf(part, sizeof(part), "%s/%s-%d.part", dir, cmd, i);
+		r = run_child(sv);
+		cpu += r.cpu;
+		longest = r.cpu > longest ? r.cpu : longest;
+		if (stat(part, &st) == 0)
+			bytes += (double)st.st_size;
+	}
+	snprintf(out, sizeof(out), "%s/report-merged.json", dir);
+	av[0] = (char *)exe;
+	av[1] = (char *)cmd;
+	av[2] = "--merge";
+	for (int i = 0; i < nshards; i++) {
+		snprintf(part, sizeof(part), "%s/%s-%d.part", dir, cmd, i);
+		if (!(av[3 + i] = strdup(part)))
+			die("allocating", SB_ERR_NOMEM);
+	}
+	av[3 + nshards] = "--json";
+	av[4 + nshards] = out;
+	m = run_child(av);
+	printf("%-9s sbt %d shards: CPU %7.3f s in all, %7.3f s the longest shard; merge CPU %7.3f s, "
+	       "wall %7.3f s; partials %.1f MB (%.2f bytes per record); report %s\n",
+	       cmd, nshards, cpu, longest, m.cpu, m.wall, bytes / 1e6, bytes / (double)n,
+	       same_file(want, out) ? "identical" : "DIFFERENT");
+	for (int i = 0; i < nshards; i++)
+		free(av[3 + i]);
+	free(av);
+}
+
 int main(int argc, char **argv)
 {
 	char dirbuf[] = "/tmp/sb-analysis-bench-XXXXXX", exebuf[4096], self[4096];
 	const char *dir = NULL, *cmd = "lifetimes", *exe = NULL;
 	double n_m = 4;
 	uint64_t naddr = 65536;
-	int reps = 3, nthreads = 0, threads[MAX_THREADS], c;
+	int reps = 3, nthreads = 0, threads[MAX_THREADS], nshards = 0, c;
 	bool keep = false;
 
-	while ((c = getopt(argc, argv, "c:n:a:r:j:x:d:kh")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:a:r:j:x:d:S:kh")) != -1) {
 		switch (c) {
 		case 'c':
 			cmd = optarg;
@@ -379,16 +432,19 @@ int main(int argc, char **argv)
 		case 'k':
 			keep = true;
 			break;
+		case 'S':
+			nshards = (int)strtol(optarg, NULL, 10);
+			break;
 		default:
 			fprintf(stderr,
 			        "usage: sb_analysis_bench [-c lifetimes|locality] [-n MILLIONS] "
 			        "[-a ADDRESSES] [-r REPEATS] [-j THREADS,...] [-x STACKBENCH] "
-			        "[-d DIR] [-k]\n");
+			        "[-d DIR] [-S SHARDS] [-k]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
 	if ((strcmp(cmd, "lifetimes") && strcmp(cmd, "locality")) || !(n_m > 0) || naddr < 64 ||
-	    reps < 1 || reps > MAX_REPEATS)
+	    reps < 1 || reps > MAX_REPEATS || nshards < 0 || nshards > 4096)
 		return 2;
 	if (!exe) {
 		/* the stackbench of this build: ../host/cli/stackbench from this program's folder */
@@ -478,6 +534,8 @@ int main(int argc, char **argv)
 				       same_file(first_out, out) ? "identical" : "DIFFERENT");
 			}
 		}
+		if (f == 0 && nshards > 0)
+			run_shards(exe, cmd, path, dir, nshards, n, first_out);
 	}
 	if (!keep && dir == dirbuf) {
 		char rm[4300];

@@ -169,12 +169,43 @@ static uint64_t block_hash(const struct lc_pblock *b)
 	return lc_bhash(b->block, b->unit);
 }
 
-static int cmp_rank(const void *a, const void *b)
+/*
+ * Sort keys (rank << 32 | index) by rank: an LSD radix sort of 11-bit digits over the ranks'
+ * bits, through tmp. Returns the sorted array (keys or tmp); NULL when out of memory.
+ */
+static uint64_t *sort_ranks(uint64_t *keys, uint64_t *tmp, size_t n)
 {
-	uint32_t x = (*(const struct lc_pblock *const *)a)->rank;
-	uint32_t y = (*(const struct lc_pblock *const *)b)->rank;
+	enum { BITS = 11, RADIX = 1 << BITS };
+	size_t *count = malloc(RADIX * sizeof(*count));
+	uint64_t max = 0;
 
-	return (x > y) - (x < y);
+	if (!count)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		max |= keys[i];
+	for (unsigned shift = 32; shift < 64 && (shift == 32 || max >> shift); shift += BITS) {
+		size_t sum = 0;
+
+		memset(count, 0, RADIX * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(keys[i] >> shift) & (RADIX - 1)]++;
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(keys[i] >> shift) & (RADIX - 1)]++] = keys[i];
+		{
+			uint64_t *t = keys;
+
+			keys = tmp;
+			tmp = t;
+		}
+	}
+	free(count);
+	return keys;
 }
 
 static void reset_windows(struct sb_locality *l)
@@ -238,7 +269,7 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
 	};
 	const uint64_t chunk_accesses = p->end.accesses - p->start.accesses;
 	struct bentry **ent = NULL;
-	const struct lc_pblock **last = NULL;
+	uint64_t *last = NULL, *order;
 	size_t nlast = 0;
 	uint32_t sh;
 	bool cont;
@@ -298,7 +329,7 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
 	if (!chunk_accesses)
 		goto done;
 	if (!(ent = malloc((p->nblocks ? p->nblocks : 1) * sizeof(*ent))) ||
-	    !(last = malloc((p->nblocks ? p->nblocks : 1) * sizeof(*last)))) {
+	    !(last = malloc(2 * (p->nblocks ? p->nblocks : 1) * sizeof(*last)))) {
 		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 		goto out;
 	}
@@ -333,7 +364,7 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
 		e->finite += b->finite;
 		e->rd_sum += b->rd_sum;
 		if (b->last_epoch == p->end.epoch && b->rank != UINT32_MAX)
-			last[nlast++] = b;
+			last[nlast++] = (uint64_t)b->rank << 32 | i;
 	}
 	for (size_t i = 0; i < p->nblocks; i++) {
 		bool fresh;
@@ -373,11 +404,17 @@ int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
 	if (p->end.epoch != p->first_epoch)
 		reset_windows(l); /* the chunk ends in another window */
 	l->epoch = p->end.epoch;
-	qsort(last, nlast, sizeof(*last), cmp_rank);
+	if (!(order = sort_ranks(last, last + p->nblocks, nlast))) {
+		err = sb_error_set(SB_ERR_NOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t k = 0; k < nlast; k++) {
-		struct bentry *e = ent[last[k] - p->blocks];
-		struct lsp *s = &l->sp[last[k]->sp];
+		const size_t i = (size_t)(order[k] & 0xffffffffu);
+		struct bentry *e = ent[i];
+		struct lsp *s = &l->sp[p->blocks[i].sp];
 
+		if (k + 8 < nlast)
+			__builtin_prefetch(ent[order[k + 8] & 0xffffffffu], 1, 3);
 		if (e->epoch == l->epoch) {
 			rd_clear(&l->grd, e->gpos);
 			rd_clear(&s->rd, e->spos);

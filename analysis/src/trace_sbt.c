@@ -99,6 +99,33 @@ static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, ui
 	return NULL;
 }
 
+/*
+ * A varint of up to 8 bytes read as one word: its end is its first byte below 0x80, its 7-bit
+ * groups are packed with shifts (no loop, one branch). Longer ones, and the last bytes of a
+ * column, go through get_varint().
+ */
+static inline const uint8_t *get_varint8(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (end - p >= 8) {
+		uint64_t w, stop;
+
+		memcpy(&w, p, 8);
+		stop = ~w & 0x8080808080808080ull;
+		if (stop) {
+			const unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+			uint64_t x = (len == 8 ? w : w & ((UINT64_C(1) << (8 * len)) - 1)) &
+			             0x7f7f7f7f7f7f7f7full;
+
+			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+			*v = x;
+			return p + len;
+		}
+	}
+	return get_varint(p, end, v);
+}
+
 static inline uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -310,7 +337,7 @@ static int sbt_columns(struct sbt_reader *s, size_t n)
 			p += 8;                                                                    \
 			continue;                                                                  \
 		}                                                                                  \
-		if (!(p = get_varint(p, end, &v)))                                                 \
+		if (!(p = get_varint8(p, end, &v)))                                                \
 			goto bad;                                                                  \
 		STORE;                                                                             \
 		i++;                                                                               \
