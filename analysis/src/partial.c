@@ -786,6 +786,62 @@ static int damaged(const char *path, const char *what)
 	return sb_error_set(SB_ERR_PARSE, "'%s' is not a valid stackbench partial: %s", path, what);
 }
 
+/* A number of the options: within [lo, hi], whole unless frac; -1 when not. */
+static int opt_num(const cJSON *o, const char *key, double lo, double hi, bool frac, double *v)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (!cJSON_IsNumber(it) || !(it->valuedouble >= lo && it->valuedouble <= hi) ||
+	    (!frac && it->valuedouble != floor(it->valuedouble)))
+		return -1;
+	*v = it->valuedouble;
+	return 0;
+}
+
+/* The options of the header into p->meta (what the merge analyses with). */
+static int parse_options(struct sb_partial *p, const cJSON *o)
+{
+	struct sb_partial_meta *m = &p->meta;
+	double clock, word, block, v[6];
+
+	if (opt_num(o, "clock_hz", 0, SB_TRACE_CLOCK_MAX_HZ, true, &clock) < 0 ||
+	    opt_num(o, "word_bytes", 0, 1u << 20, false, &word) < 0 ||
+	    opt_num(o, "block_bytes", 0, 1u << 20, false, &block) < 0)
+		return -1;
+	m->topt.clock_hz = clock;
+	m->topt.word_bytes = (uint32_t)word;
+	m->topt.block_bytes = (uint32_t)block;
+	if (m->kind == SB_PARTIAL_LIFETIMES) {
+		const char *pol = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "policy"));
+
+		if (!pol || sb_cache_policy_parse(pol, &m->policy) < 0) {
+			sb_error_clear();
+			return -1;
+		}
+		return 0;
+	}
+	if (!cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(o, "sorted")) ||
+	    opt_num(o, "locality_block_bytes", 1, 1u << 30, false, &v[0]) < 0 ||
+	    opt_num(o, "leaves", 2, 65536, false, &v[1]) < 0 ||
+	    opt_num(o, "hot_share", 0, 1, true, &v[2]) < 0 ||
+	    opt_num(o, "zoom_fanout", 2, 1u << 30, false, &v[3]) < 0 ||
+	    opt_num(o, "zoom_floor_bytes", 1, 1u << 30, false, &v[4]) < 0 ||
+	    opt_num(o, "max_regions", 1, 1u << 30, false, &v[5]) < 0)
+		return -1;
+	m->sorted = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, "sorted"));
+	m->lopt.block_bytes = (uint32_t)v[0];
+	m->lopt.max_leaves = (uint32_t)v[1];
+	m->lopt.hot_share = v[2];
+	m->lopt.zoom_fanout = (uint32_t)v[3];
+	m->lopt.zoom_floor_bytes = (uint64_t)v[4];
+	m->lopt.max_regions = (uint32_t)v[5];
+	if (sb_locality_options_resolve(&m->lopt) < 0) {
+		sb_error_clear();
+		return -1;
+	}
+	return 0;
+}
+
 /* The header's fields into p->meta. */
 static int parse_header(struct sb_partial *p, const char *text)
 {
@@ -856,8 +912,9 @@ static int parse_header(struct sb_partial *p, const char *text)
 	p->meta.records =
 	    (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "records"));
 	opts = cJSON_GetObjectItemCaseSensitive(root, "options");
-	if (!cJSON_IsObject(opts) || !(p->options = cJSON_PrintUnformatted(opts))) {
-		err = damaged(p->path, "no options in its header");
+	if (!cJSON_IsObject(opts) || !(p->options = cJSON_PrintUnformatted(opts)) ||
+	    (err = parse_options(p, opts)) < 0) {
+		err = damaged(p->path, "bad options in its header");
 		goto out;
 	}
 	p->meta.inputs = (const char *const *)inputs;
@@ -873,15 +930,85 @@ out:
 	return err;
 }
 
-int sb_partial_read(const char *path, struct sb_partial *p)
+int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_partial *p)
 {
-	uint8_t head[16], lens[16], *z = NULL, *raw = NULL;
+	const uint8_t *d = data, *z;
 	char *header = NULL;
+	uint8_t *raw = NULL;
 	uint64_t rawlen, zlen;
 	uint32_t hlen;
-	struct stat st;
 	struct in in;
 	size_t got;
+	int err;
+
+	memset(p, 0, sizeof(*p));
+	sb_strlcpy(p->path, name, sizeof(p->path));
+	if (len < 16 || memcmp(d, MAGIC, 8))
+		return damaged(name, "no partial header (a truncated file, or another kind)");
+	if ((d[8] | d[9] << 8) != SB_PARTIAL_MAJOR)
+		return sb_error_set(SB_ERR_VERSION,
+		                    "'%s' is a partial of format %u.%u; this stackbench reads %u.x",
+		                    name, d[8] | d[9] << 8, d[10] | d[11] << 8, SB_PARTIAL_MAJOR);
+	hlen = (uint32_t)d[12] | (uint32_t)d[13] << 8 | (uint32_t)d[14] << 16 |
+	       (uint32_t)d[15] << 24;
+	if (hlen > HEADER_MAX)
+		return damaged(name, "a header out of bounds");
+	if (len < 32 + (uint64_t)hlen)
+		return damaged(name, "it is truncated");
+	in = (struct in){d + 16 + hlen, d + 32 + hlen, false};
+	rawlen = get_u64(&in);
+	zlen = get_u64(&in);
+	if (rawlen > BODY_MAX || zlen > BODY_MAX || (uint64_t)len != 32 + (uint64_t)hlen + zlen)
+		return damaged(name, (uint64_t)len < 32 + (uint64_t)hlen + zlen
+		                         ? "it is truncated"
+		                         : "its length does not match its header");
+	if (!(header = calloc(1, (size_t)hlen + 1)))
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	memcpy(header, d + 16, hlen);
+	if (strlen(header) != hlen) {
+		err = damaged(name, "a NUL in its header");
+		goto out;
+	}
+	if ((err = parse_header(p, header)) < 0)
+		goto out;
+	z = d + 32 + hlen;
+	if (!(raw = malloc(rawlen ? rawlen : 1))) {
+		err = sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+		goto out;
+	}
+	got = ZSTD_decompress(raw, rawlen, z, zlen);
+	if (ZSTD_isError(got) || got != rawlen) {
+		err = damaged(name, ZSTD_isError(got) ? ZSTD_getErrorName(got)
+		                                       : "its body has another length");
+		goto out;
+	}
+	in = (struct in){raw, raw + rawlen, false};
+	get_info(&in, &p->info);
+	if (in.bad) {
+		err = damaged(name, "a bad trace description");
+		goto out;
+	}
+	if (p->meta.kind == SB_PARTIAL_LIFETIMES) {
+		p->lifetimes.info = p->info;
+		err = get_lifetimes(&in, &p->lifetimes);
+	} else {
+		err = get_locality(&in, &p->info, &p->locality);
+	}
+	if (err == SB_ERR_PARSE || (!err && in.p != in.end))
+		err = damaged(name, "its results do not hold together");
+out:
+	free(header);
+	free(raw);
+	if (err < 0)
+		sb_partial_release(p);
+	return err;
+}
+
+int sb_partial_read(const char *path, struct sb_partial *p)
+{
+	struct stat st;
+	uint8_t *data = NULL;
+	size_t got = 0;
 	FILE *f;
 	int err;
 
@@ -897,73 +1024,21 @@ int sb_partial_read(const char *path, struct sb_partial *p)
 		fclose(f);
 		return sb_error_set(SB_ERR_INVAL, "'%s' is not a file", path);
 	}
-	if (fread(head, 1, 16, f) != 16 || memcmp(head, MAGIC, 8)) {
-		err = damaged(path, "no partial header (a truncated file, or another kind)");
-		goto out;
+	if ((uint64_t)st.st_size > BODY_MAX + HEADER_MAX + 32) {
+		fclose(f);
+		return damaged(path, "it is larger than a partial can be");
 	}
-	if ((head[8] | head[9] << 8) != SB_PARTIAL_MAJOR) {
-		err = sb_error_set(
-		    SB_ERR_VERSION, "'%s' is a partial of format %u.%u; this stackbench reads %u.x",
-		    path, head[8] | head[9] << 8, head[10] | head[11] << 8, SB_PARTIAL_MAJOR);
-		goto out;
+	if (!(data = malloc(st.st_size ? (size_t)st.st_size : 1))) {
+		fclose(f);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", path);
 	}
-	hlen = (uint32_t)head[12] | (uint32_t)head[13] << 8 | (uint32_t)head[14] << 16 |
-	       (uint32_t)head[15] << 24;
-	if (hlen > HEADER_MAX || !(header = calloc(1, (size_t)hlen + 1))) {
-		err = damaged(path, "a header out of bounds");
-		goto out;
-	}
-	if (fread(header, 1, hlen, f) != hlen || fread(lens, 1, 16, f) != 16) {
-		err = damaged(path, "it is truncated");
-		goto out;
-	}
-	in = (struct in){lens, lens + 16, false};
-	rawlen = get_u64(&in);
-	zlen = get_u64(&in);
-	if (rawlen > BODY_MAX || zlen > BODY_MAX ||
-	    (uint64_t)st.st_size != 16 + (uint64_t)hlen + 16 + zlen) {
-		err = damaged(path, (uint64_t)st.st_size < 32 + (uint64_t)hlen + zlen
-		                        ? "it is truncated"
-		                        : "its length does not match its header");
-		goto out;
-	}
-	if ((err = parse_header(p, header)) < 0)
-		goto out;
-	if (!(z = malloc(zlen ? zlen : 1)) || !(raw = malloc(rawlen ? rawlen : 1))) {
-		err = sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", path);
-		goto out;
-	}
-	if ((got = fread(z, 1, zlen, f)) != zlen) {
-		err = damaged(path, "it is truncated");
-		goto out;
-	}
-	got = ZSTD_decompress(raw, rawlen, z, zlen);
-	if (ZSTD_isError(got) || got != rawlen) {
-		err = damaged(path, ZSTD_isError(got) ? ZSTD_getErrorName(got)
-		                                      : "its body has another length");
-		goto out;
-	}
-	in = (struct in){raw, raw + rawlen, false};
-	get_info(&in, &p->info);
-	if (in.bad) {
-		err = damaged(path, "a bad trace description");
-		goto out;
-	}
-	if (p->meta.kind == SB_PARTIAL_LIFETIMES) {
-		p->lifetimes.info = p->info;
-		err = get_lifetimes(&in, &p->lifetimes);
-	} else {
-		err = get_locality(&in, &p->info, &p->locality);
-	}
-	if (err == SB_ERR_PARSE || (!err && in.p != in.end))
-		err = damaged(path, "its results do not hold together");
-out:
+	got = fread(data, 1, (size_t)st.st_size, f);
+	if (ferror(f))
+		err = sb_error_set(SB_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+	else
+		err = sb_partial_parse(path, data, got, p);
 	fclose(f);
-	free(header);
-	free(z);
-	free(raw);
-	if (err < 0)
-		sb_partial_release(p);
+	free(data);
 	return err;
 }
 

@@ -85,6 +85,8 @@ struct sb_partial {
  * with sb_partial_release().
  */
 int sb_partial_read(const char *path, struct sb_partial *p);
+/* The same from bytes in memory (tests, fuzzing); name is used in messages. */
+int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_partial *p);
 void sb_partial_release(struct sb_partial *p);
 
 /*
