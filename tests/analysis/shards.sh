@@ -8,10 +8,11 @@
 #      threads), every JSON report equal to the single thread's;
 #   2. refusals: a missing shard, a shard twice, a shard of another trace, of other options, of
 #      the other analysis, a truncated and a damaged partial, report options on a shard.
-#   shards.sh STACKBENCH_EXE SCALESIM_RUN_FOLDER
+#   shards.sh STACKBENCH_EXE SCALESIM_RUN_FOLDER ANALYSIS_DATA_FOLDER
 set -eu
 exe=$1
 run=$2
+data=$3
 work=$(mktemp -d /tmp/sb-shards-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "shards: FAIL: $*" >&2; exit 1; }
@@ -44,6 +45,23 @@ for an in lifetimes locality; do
 	same $an "$work/cap.sbt" "$an-capture"
 	same $an "$work/rep.sbt" "$an-replay"
 done
+# options other than the defaults go with the shards, and the merge analyses with them
+opts() {
+	an=$1 trace=$2 name=$3
+	shift 3
+	"$exe" "$an" "$trace" "$@" --threads 1 --json "$work/$name.1.json" >/dev/null 2>&1 ||
+		fail "$an $name $*"
+	for i in 0 1 2; do
+		"$exe" "$an" "$trace" "$@" --shard $i/3 --partial "$work/$name.$i.part" >/dev/null 2>&1 ||
+			fail "$an $name $* shard $i"
+	done
+	"$exe" "$an" --merge "$work/$name.0.part" "$work/$name.1.part" "$work/$name.2.part" \
+		--json "$work/$name.m.json" >"$work/out" 2>&1 || fail "$an $name merge: $(cat "$work/out")"
+	cmp -s "$work/$name.1.json" "$work/$name.m.json" || fail "$an $name $*: merged shards differ"
+}
+opts locality "$run" locality-opts --leaves 64 --block-bytes 32 --hot-share 0.2
+opts lifetimes "$data/gpgpusim.log" lifetimes-nwa --policy no-write-allocate --block-bytes 64
+
 # the capture's reports are not empty: windows, lifetimes, reuse distances
 grep -q '"windowed":	true' "$work/lifetimes-capture.1.json" || fail "capture: not read as sampled"
 grep -q '"censored_values":	[1-9]' "$work/lifetimes-capture.1.json" || fail "capture: no window"
