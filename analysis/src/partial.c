@@ -812,7 +812,8 @@ static int parse_options(struct sb_partial *p, const cJSON *o)
 	m->topt.word_bytes = (uint32_t)word;
 	m->topt.block_bytes = (uint32_t)block;
 	if (m->kind == SB_PARTIAL_LIFETIMES) {
-		const char *pol = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "policy"));
+		const char *pol =
+		    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "policy"));
 
 		if (!pol || sb_cache_policy_parse(pol, &m->policy) < 0) {
 			sb_error_clear();
@@ -851,8 +852,10 @@ static int parse_header(struct sb_partial *p, const char *text)
 	char **inputs = NULL;
 	size_t n = 0;
 
-	if (!root || !cJSON_IsObject(root))
-		return damaged(p->path, "its header is not JSON");
+	if (!cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return damaged(p->path, "its header is not a JSON object");
+	}
 	it = cJSON_GetObjectItemCaseSensitive(root, "schema");
 	if (!cJSON_IsString(it) || strcmp(it->valuestring, SB_PARTIAL_SCHEMA)) {
 		err = damaged(p->path, "its header names another schema");
@@ -907,10 +910,19 @@ static int parse_header(struct sb_partial *p, const char *text)
 		goto out;
 	}
 	sb_strlcpy(p->meta.fingerprint, an, sizeof(p->meta.fingerprint));
-	p->meta.bytes =
-	    (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "bytes"));
-	p->meta.records =
-	    (uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(t, "records"));
+	{
+		double bytes, records;
+
+		/* (whole numbers below 2^63: casting anything else would be undefined) */
+		if (opt_num(t, "bytes", 0, 0x1p63, false, &bytes) < 0 ||
+		    opt_num(t, "records", 0, 0x1p63, false, &records) < 0 || bytes >= 0x1p63 ||
+		    records >= 0x1p63) {
+			err = damaged(p->path, "no trace size in its header");
+			goto out;
+		}
+		p->meta.bytes = (uint64_t)bytes;
+		p->meta.records = (uint64_t)records;
+	}
 	opts = cJSON_GetObjectItemCaseSensitive(root, "options");
 	if (!cJSON_IsObject(opts) || !(p->options = cJSON_PrintUnformatted(opts)) ||
 	    (err = parse_options(p, opts)) < 0) {
@@ -930,6 +942,71 @@ out:
 	return err;
 }
 
+/*
+ * The body: one zstd frame of exactly rawlen bytes (its frame header must say so), into *raw.
+ * The buffer grows with what the frame really yields, so a header that claims more than its
+ * frame holds costs no memory.
+ */
+static int inflate_body(const char *name, const uint8_t *z, size_t zlen, size_t rawlen,
+                        uint8_t **raw)
+{
+	const unsigned long long fcs = ZSTD_getFrameContentSize(z, zlen);
+	size_t cap = rawlen < (UINT64_C(1) << 24) ? rawlen : (size_t)1 << 24, ret;
+	ZSTD_inBuffer zin = {z, zlen, 0};
+	ZSTD_outBuffer zout;
+	ZSTD_DCtx *dctx;
+	uint8_t *buf;
+	int err = 0;
+
+	if (fcs == ZSTD_CONTENTSIZE_ERROR || fcs == ZSTD_CONTENTSIZE_UNKNOWN)
+		return damaged(name, "its body is not a zstd frame of known length");
+	if (fcs != rawlen)
+		return damaged(name, "its body has another length");
+	if (!(buf = malloc(cap ? cap : 1)) || !(dctx = ZSTD_createDCtx())) {
+		free(buf);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	}
+	zout = (ZSTD_outBuffer){buf, cap, 0};
+	for (;;) {
+		const size_t in0 = zin.pos, out0 = zout.pos;
+
+		ret = ZSTD_decompressStream(dctx, &zout, &zin);
+		if (ZSTD_isError(ret)) {
+			err = damaged(name, ZSTD_getErrorName(ret));
+			break;
+		}
+		if (ret == 0) /* the frame is complete (and its checksum checked) */
+			break;
+		if (zout.pos == zout.size && cap < rawlen) {
+			uint8_t *more;
+
+			cap = rawlen - cap < cap ? rawlen : 2 * cap;
+			if (!(more = realloc(buf, cap))) {
+				err =
+				    sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+				break;
+			}
+			buf = more;
+			zout.dst = buf;
+			zout.size = cap;
+		} else if (zin.pos == in0 && zout.pos == out0) {
+			/* (no progress: the frame ends early, or holds more than its length) */
+			err = damaged(name, zin.pos == zin.size ? "it is truncated"
+			                                        : "its body has another length");
+			break;
+		}
+	}
+	if (!err && (zout.pos != rawlen || zin.pos != zin.size))
+		err = damaged(name, "its body has another length");
+	ZSTD_freeDCtx(dctx);
+	if (err < 0) {
+		free(buf);
+		return err;
+	}
+	*raw = buf;
+	return 0;
+}
+
 int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_partial *p)
 {
 	const uint8_t *d = data, *z;
@@ -938,7 +1015,6 @@ int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_p
 	uint64_t rawlen, zlen;
 	uint32_t hlen;
 	struct in in;
-	size_t got;
 	int err;
 
 	memset(p, 0, sizeof(*p));
@@ -949,8 +1025,8 @@ int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_p
 		return sb_error_set(SB_ERR_VERSION,
 		                    "'%s' is a partial of format %u.%u; this stackbench reads %u.x",
 		                    name, d[8] | d[9] << 8, d[10] | d[11] << 8, SB_PARTIAL_MAJOR);
-	hlen = (uint32_t)d[12] | (uint32_t)d[13] << 8 | (uint32_t)d[14] << 16 |
-	       (uint32_t)d[15] << 24;
+	hlen =
+	    (uint32_t)d[12] | (uint32_t)d[13] << 8 | (uint32_t)d[14] << 16 | (uint32_t)d[15] << 24;
 	if (hlen > HEADER_MAX)
 		return damaged(name, "a header out of bounds");
 	if (len < 32 + (uint64_t)hlen)
@@ -972,16 +1048,8 @@ int sb_partial_parse(const char *name, const void *data, size_t len, struct sb_p
 	if ((err = parse_header(p, header)) < 0)
 		goto out;
 	z = d + 32 + hlen;
-	if (!(raw = malloc(rawlen ? rawlen : 1))) {
-		err = sb_error_set(SB_ERR_NOMEM, "out of memory reading '%s'", name);
+	if ((err = inflate_body(name, z, (size_t)zlen, (size_t)rawlen, &raw)) < 0)
 		goto out;
-	}
-	got = ZSTD_decompress(raw, rawlen, z, zlen);
-	if (ZSTD_isError(got) || got != rawlen) {
-		err = damaged(name, ZSTD_isError(got) ? ZSTD_getErrorName(got)
-		                                       : "its body has another length");
-		goto out;
-	}
 	in = (struct in){raw, raw + rawlen, false};
 	get_info(&in, &p->info);
 	if (in.bad) {

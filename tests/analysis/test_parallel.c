@@ -9,7 +9,8 @@
  * - locality: the records cut into 1..6 chunks at random places (empty chunks, cuts inside
  *   windows and time stamps), each analysed by an engine started from the skimmed prefix, the
  *   parts absorbed in order (parda's merge);
- * - both through the runners that use threads (sb_lifetime_run_opts, sb_locality_run_source).
+ * - both through the runners that use threads (sb_lifetime_run_opts, sb_locality_run_source);
+ * - partials: damaged headers are refused.
  */
 #include <math.h>
 
@@ -18,6 +19,7 @@
 #include "stackbench/lifetime.h"
 #include "stackbench/locality.h"
 #include "stackbench/log.h"
+#include "stackbench/partial.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -307,4 +309,81 @@ Test(parallel, locality_absorb_refuses_chunks_out_of_order)
 	sb_locality_free(ch);
 	sb_locality_free(m);
 	free(t);
+}
+
+/* A partial file around a header (and an empty body), as sb_partial_parse reads it. */
+static size_t make_partial(uint8_t *out, const char *header)
+{
+	const size_t hlen = strlen(header);
+
+	memcpy(out, "SBPART\r\n\1\0\0\0", 12);
+	for (int i = 0; i < 4; i++)
+		out[12 + i] = (uint8_t)(hlen >> (8 * i));
+	memcpy(out + 16, header, hlen);
+	memset(out + 16 + hlen, 0, 16);
+	return 32 + hlen;
+}
+
+/* Headers the fuzzer found (tests/fuzz/corpus/partial/regress-*): refused as damaged, no
+ * undefined conversion of a missing size, no leak of a header that is JSON but no object. */
+Test(parallel, partial_headers_without_sizes_or_objects_are_refused)
+{
+	static const char *const bad[] = {
+	    "false", "[1,2]",
+	    "{\"schema\":\"stackbench-partial\",\"major\":1,\"minor\":0,\"analysis\":\"lifetimes\","
+	    "\"shard\":0,\"shards\":1,\"format\":\"sbt\",\"inputs\":[\"t.sbt\"],"
+	    "\"trace\":{\"fingerprint\":\"0123456789abcdef0123456789abcdef\"},"
+	    "\"options\":{\"clock_hz\":0,\"word_bytes\":0,\"block_bytes\":0,"
+	    "\"policy\":\"write-allocate\"}}",
+	    "{\"schema\":\"stackbench-partial\",\"major\":1,\"minor\":0,\"analysis\":\"lifetimes\","
+	    "\"shard\":0,\"shards\":1,\"format\":\"sbt\",\"inputs\":[\"t.sbt\"],"
+	    "\"trace\":{\"fingerprint\":\"0123456789abcdef0123456789abcdef\",\"bytes\":-1,"
+	    "\"records\":1e300},\"options\":{\"clock_hz\":0,\"word_bytes\":0,\"block_bytes\":0,"
+	    "\"policy\":\"write-allocate\"}}"};
+	uint8_t file[1024];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sb_partial p;
+
+		cr_expect_eq(sb_partial_parse("t.part", file, make_partial(file, bad[i]), &p),
+		             SB_ERR_PARSE, "header %zu", i);
+		sb_partial_release(&p);
+	}
+}
+
+/* A body whose stated length is not its frame's (regress-body-length: 32 GiB stated) is
+ * refused before anything of that size is allocated; so are truncated and trailing frames. */
+Test(parallel, partial_bodies_of_other_lengths_are_refused)
+{
+	static const char header[] =
+	    "{\"schema\":\"stackbench-partial\",\"major\":1,\"minor\":0,\"analysis\":\"lifetimes\","
+	    "\"shard\":0,\"shards\":1,\"format\":\"sbt\",\"inputs\":[\"t.sbt\"],"
+	    "\"trace\":{\"fingerprint\":\"0123456789abcdef0123456789abcdef\",\"bytes\":1,"
+	    "\"records\":1},\"options\":{\"clock_hz\":0,\"word_bytes\":0,\"block_bytes\":0,"
+	    "\"policy\":\"write-allocate\"}}";
+	const size_t hlen = strlen(header);
+	static const uint8_t body[64] = {1, 2, 3};
+	uint8_t file[2048];
+	size_t z, base = make_partial(file, header);
+	const struct {
+		uint64_t rawlen;
+		long cut;
+	} cases[] = {
+	    {UINT64_C(1) << 35, 0}, {sizeof(body) - 1, 0}, {sizeof(body), -3}, {sizeof(body), 2}};
+
+	z = ZSTD_compress(file + base, sizeof(file) - base - 8, body, sizeof(body), 3);
+	cr_assert(!ZSTD_isError(z));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sb_partial p;
+		const size_t zlen = (size_t)((long)z + cases[i].cut);
+
+		memset(file + base + z, 0, 8);
+		for (int b = 0; b < 8; b++) {
+			file[16 + hlen + b] = (uint8_t)(cases[i].rawlen >> (8 * b));
+			file[24 + hlen + b] = (uint8_t)((uint64_t)zlen >> (8 * b));
+		}
+		cr_expect_eq(sb_partial_parse("t.part", file, base + zlen, &p), SB_ERR_PARSE,
+		             "case %zu", i);
+		sb_partial_release(&p);
+	}
 }
