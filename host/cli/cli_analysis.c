@@ -49,6 +49,24 @@ int sb_cli_parallel_option(const char *cmd, int c, const char *arg, struct sb_cl
 	case SB_CLI_OPT_MERGE:
 		p->merge = true;
 		return 0;
+	case SB_CLI_OPT_SLURM:
+		p->slurm = true;
+		return 0;
+	case SB_CLI_OPT_SHARDS:
+		if (sb_parse_u64(arg, "--shards", false, &u) < 0 || u < 1 ||
+		    u > SB_CLI_SLURM_MAX_SHARDS)
+			return sb_cli_usage_error(cmd,
+			                          "--shards: expected a number from 1 to %d, got "
+			                          "'%s'",
+			                          SB_CLI_SLURM_MAX_SHARDS, arg);
+		p->shards = (unsigned)u;
+		return 0;
+	case SB_CLI_OPT_DRY_RUN:
+		p->dry = true;
+		return 0;
+	case SB_CLI_OPT_STATUS:
+		p->status = true;
+		return 0;
 	default:
 		return -1;
 	}
@@ -56,6 +74,13 @@ int sb_cli_parallel_option(const char *cmd, int c, const char *arg, struct sb_cl
 
 int sb_cli_parallel_check(const char *cmd, const struct sb_cli_parallel *p, const char *report_opt)
 {
+	if (p->slurm && (p->have_shard || p->partial || p->merge))
+		return sb_cli_usage_error(cmd, "--slurm runs the shards and their merge itself: no "
+		                               "--shard, --partial or --merge");
+	if (!p->slurm && (p->shards || p->dry || p->status))
+		return sb_cli_usage_error(cmd, "--shards, --dry-run and --status go with --slurm");
+	if (p->dry && p->status)
+		return sb_cli_usage_error(cmd, "--dry-run or --status, not both");
 	if (p->have_shard && !p->partial)
 		return sb_cli_usage_error(cmd, "--shard needs --partial OUT (where the shard's "
 		                               "result goes; --merge joins them)");

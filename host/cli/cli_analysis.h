@@ -10,7 +10,11 @@
 #include "cli.h"
 #include "stackbench/partial.h"
 #include "stackbench/sampling.h"
+#include "stackbench/slurm.h"
 #include "stackbench/trace.h"
+
+/* Shards of --slurm: a job array's tasks. */
+#define SB_CLI_SLURM_MAX_SHARDS SB_SLURM_MAX_TASKS
 
 /* Long-option codes of the confidence rules (above those of cli.h). */
 enum {
@@ -24,6 +28,10 @@ enum {
 	SB_CLI_OPT_SHARD,               /* --shard I/N */
 	SB_CLI_OPT_PARTIAL,             /* --partial OUT */
 	SB_CLI_OPT_MERGE,               /* --merge (the INPUTs are partial results) */
+	SB_CLI_OPT_SLURM,               /* --slurm */
+	SB_CLI_OPT_SHARDS,              /* --shards N (with --slurm) */
+	SB_CLI_OPT_DRY_RUN,             /* --dry-run (with --slurm) */
+	SB_CLI_OPT_STATUS,              /* --status (with --slurm) */
 };
 
 /* The getopt_long entries of threads, shards and partials. */
@@ -31,8 +39,12 @@ enum {
 	{"threads", required_argument, NULL, SB_CLI_OPT_THREADS},                                  \
 	    {"shard", required_argument, NULL, SB_CLI_OPT_SHARD},                                  \
 	    {"partial", required_argument, NULL, SB_CLI_OPT_PARTIAL},                              \
+	    {"merge", no_argument, NULL, SB_CLI_OPT_MERGE},                                        \
+	    {"slurm", no_argument, NULL, SB_CLI_OPT_SLURM},                                        \
+	    {"shards", required_argument, NULL, SB_CLI_OPT_SHARDS},                                \
+	    {"dry-run", no_argument, NULL, SB_CLI_OPT_DRY_RUN},                                    \
 	{                                                                                          \
-		"merge", no_argument, NULL, SB_CLI_OPT_MERGE                                       \
+		"status", no_argument, NULL, SB_CLI_OPT_STATUS                                     \
 	}
 
 /* Their help text. */
@@ -42,7 +54,14 @@ enum {
 	"                         --partial OUT; --merge joins the N partials\n"                   \
 	"      --partial OUT      write the shard's partial result to OUT (docs/partials.md)\n"    \
 	"      --merge            the INPUTs are the partial results of every shard: merge\n"      \
-	"                         them into the report one process would write\n"
+	"                         them into the report one process would write\n"                  \
+	"      --slurm            run the N shards as a Slurm job array and merge them in a\n"     \
+	"                         job after it into --json OUT (docs/cluster.md); options\n"       \
+	"                         not listed here are sbatch's (--partition=P, or after --)\n"     \
+	"      --shards N         with --slurm: N shards (default: as submitted before, else\n"    \
+	"                         1)\n"                                                            \
+	"      --dry-run          with --slurm: print the scripts and sbatch commands only\n"      \
+	"      --status           with --slurm: each shard's partial and queue state\n"
 
 struct sb_cli_parallel {
 	unsigned threads;        /* 0: the default */
@@ -50,6 +69,8 @@ struct sb_cli_parallel {
 	uint32_t shard, nshards; /* --shard I/N */
 	const char *partial;     /* --partial OUT */
 	bool merge;              /* --merge */
+	bool slurm, dry, status; /* --slurm, --dry-run, --status */
+	unsigned shards;         /* --shards N (0: not given) */
 };
 
 /* Handle a parallel option: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one. */
@@ -60,6 +81,43 @@ int sb_cli_parallel_option(const char *cmd, int c, const char *arg, struct sb_cl
  * with --partial: report_opts names the first one given, or NULL). 0 or SB_EXIT_USAGE.
  */
 int sb_cli_parallel_check(const char *cmd, const struct sb_cli_parallel *p, const char *report_opt);
+
+/*
+ * The options --slurm passes on (cli_analysis_slurm.c): to every shard's command (trace and
+ * analysis options, --threads) and to the merge's (report options); each as "--name" [value].
+ */
+struct sb_cli_argv {
+	char **v;
+	unsigned n, cap;
+	bool nomem;
+};
+struct sb_cli_slurm_args {
+	struct sb_cli_argv shard, merge;
+};
+
+/* Keep option c of opts (its value arg) for the shards (to_shard) or the merge. */
+void sb_cli_slurm_keep(struct sb_cli_slurm_args *k, const struct option *opts, int c,
+                       const char *arg, bool to_shard);
+/* Keep a parallel or confidence option: --threads for the shards, the confidence rules for
+ * the merge, the others (shards, partials, Slurm's) for neither. */
+void sb_cli_slurm_keep_common(struct sb_cli_slurm_args *k, const struct option *opts, int c,
+                              const char *arg);
+void sb_cli_slurm_args_release(struct sb_cli_slurm_args *k);
+
+/* lifetimes|locality INPUT... --slurm: submit the shards and the merge, --dry-run, --status. */
+struct sb_cli_analysis_slurm {
+	const char *cmd;                   /* "lifetimes", "locality" */
+	enum sb_partial_kind kind;         /* of the partials */
+	const struct sb_cli_parallel *par; /* --shards, --dry-run, --status */
+	const struct sb_cli_slurm_args *args;
+	const char *json;    /* where the merge writes the report */
+	char *const *inputs; /* as given (the report names them) */
+	int ninputs;
+	const struct sb_trace_source *src; /* of the inputs */
+	char **opts;                       /* sbatch's */
+	unsigned nopts;
+};
+int sb_cli_analysis_slurm(const struct sb_cli_analysis_slurm *a);
 
 /* Threads to run: --threads, else the processors this process may run on (its affinity). */
 unsigned sb_cli_threads(const struct sb_cli_parallel *p);

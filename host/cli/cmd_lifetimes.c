@@ -27,6 +27,8 @@ static void lifetimes_help(FILE *out)
 	        "usage: stackbench lifetimes [OPTIONS] INPUT...\n"
 	        "       stackbench lifetimes [TRACE OPTIONS] INPUT... --shard I/N --partial OUT\n"
 	        "       stackbench lifetimes [REPORT OPTIONS] --merge PARTIAL...\n"
+	        "       stackbench lifetimes [OPTIONS] INPUT... --json OUT --slurm [--shards N]\n"
+	        "                 [--dry-run | --status] [SBATCH OPTIONS] [-- SBATCH OPTIONS]\n"
 	        "\n"
 	        "Compute data lifetimes per subpartition (scratchpad buffer, cache level) from\n"
 	        "memory-access traces and project them onto memory devices: refreshes, area,\n"
@@ -212,24 +214,28 @@ static int merge_partials(char *const *paths, int n, struct sb_partial **parts,
 	return 0;
 }
 
-static int lifetimes_run(int argc, char **argv)
+enum { OPT_POLICY = 0x200, OPT_CSV };
+
+/* (-f and -P as the vals of --format and --plots: the Slurm split knows them by both names) */
+static const struct option opts[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
+    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
+    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
+    {"devices", required_argument, NULL, 'd'},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"json", required_argument, NULL, 'j'},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"plots", required_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    SB_CLI_CONFIDENCE_OPTIONS,
+    SB_CLI_PARALLEL_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int lifetimes_main(int argc, char **argv, char **sbatch, unsigned nsbatch,
+                          struct sb_cli_slurm_args *keep)
 {
-	enum { OPT_POLICY = 0x200, OPT_CSV, OPT_PLOTS };
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, SB_CLI_OPT_FORMAT},
-	    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
-	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
-	    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
-	    {"devices", required_argument, NULL, 'd'},
-	    {"policy", required_argument, NULL, OPT_POLICY},
-	    {"json", required_argument, NULL, 'j'},
-	    {"csv", required_argument, NULL, OPT_CSV},
-	    {"plots", required_argument, NULL, OPT_PLOTS},
-	    {"help", no_argument, NULL, 'h'},
-	    SB_CLI_CONFIDENCE_OPTIONS,
-	    SB_CLI_PARALLEL_OPTIONS,
-	    {NULL, 0, NULL, 0},
-	};
 	struct sb_cli_parallel par = {0};
 	struct sb_trace_source src;
 	struct sb_lifetime_run_opts ro = {0};
@@ -251,6 +257,8 @@ static int lifetimes_run(int argc, char **argv)
 	sb_confidence_rules_default(&rules);
 	dflt = rules;
 	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
+		const int raw = c;
+
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0 ||
@@ -258,6 +266,10 @@ static int lifetimes_run(int argc, char **argv)
 		    (rc = sb_cli_parallel_option("lifetimes", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				sb_cli_slurm_keep(keep, opts, raw, optarg, true);
+			else
+				sb_cli_slurm_keep_common(keep, opts, c, optarg);
 			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
 				trace_opt = c == SB_CLI_OPT_FORMAT  ? "--format"
 				            : c == SB_CLI_OPT_CLOCK ? "--clock-ghz"
@@ -271,11 +283,13 @@ static int lifetimes_run(int argc, char **argv)
 				return sb_cli_usage_error("lifetimes", "at most %d --devices",
 				                          MAX_DEVICE_FILES);
 			devfiles[ndevfiles++] = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
 			report_opt = "--devices";
 			break;
 		case OPT_POLICY:
 			if (sb_cache_policy_parse(optarg, &policy) < 0)
 				return sb_cli_usage_error("lifetimes", "%s", sb_error_detail());
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
 			trace_opt = "--policy";
 			break;
 		case 'j':
@@ -284,11 +298,12 @@ static int lifetimes_run(int argc, char **argv)
 			break;
 		case OPT_CSV:
 			csv = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
 			report_opt = "--csv";
 			break;
 		case 'P':
-		case OPT_PLOTS:
 			plots = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
 			report_opt = "--plots";
 			break;
 		case 'h':
@@ -352,6 +367,23 @@ static int lifetimes_run(int argc, char **argv)
 		                               ndevfiles)) != 0)
 			goto out;
 	}
+	if (par.slurm) {
+		struct sb_cli_analysis_slurm as = {.cmd = "lifetimes",
+		                                   .kind = SB_PARTIAL_LIFETIMES,
+		                                   .par = &par,
+		                                   .args = keep,
+		                                   .json = json,
+		                                   .inputs = argv + optind,
+		                                   .ninputs = argc - optind,
+		                                   .src = &src,
+		                                   .opts = sbatch,
+		                                   .nopts = nsbatch};
+
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) == 0)
+			rc = sb_cli_analysis_slurm(&as);
+		goto out;
+	}
 	if (par.merge) {
 		nparts = argc - optind;
 		if ((rc = merge_partials(argv + optind, nparts, &parts, &res)) != 0)
@@ -411,6 +443,21 @@ out:
 	sb_lifetime_result_release(&res);
 	sb_memdev_lib_release(&lib);
 	sb_cli_free_partials(parts, nparts);
+	return rc;
+}
+
+static int lifetimes_run(int argc, char **argv)
+{
+	struct sb_cli_slurm_args keep = {0};
+	char **sbatch = NULL;
+	unsigned nsbatch = 0;
+	int rc;
+
+	rc = sb_cli_slurm_split(&argc, argv, opts, sb_cli_has_slurm(argc, argv), &sbatch, &nsbatch);
+	if (rc < 0)
+		rc = lifetimes_main(argc, argv, sbatch, nsbatch, &keep);
+	free(sbatch);
+	sb_cli_slurm_args_release(&keep);
 	return rc;
 }
 

@@ -24,6 +24,8 @@ static void locality_help(FILE *out)
 	        "usage: stackbench locality [OPTIONS] INPUT...\n"
 	        "       stackbench locality [ANALYSIS OPTIONS] INPUT... --shard I/N --partial OUT\n"
 	        "       stackbench locality [REPORT OPTIONS] --merge PARTIAL...\n"
+	        "       stackbench locality [OPTIONS] INPUT... --json OUT --slurm [--shards N]\n"
+	        "                 [--dry-run | --status] [SBATCH OPTIONS] [-- SBATCH OPTIONS]\n"
 	        "\n"
 	        "Memory-centric analyses of a trace (docs/locality.md): reuse distances and the\n"
 	        "miss ratios of LRU caches, footprint and growth on a time-centric interval tree\n"
@@ -231,24 +233,28 @@ static int merge_partials(char *const *paths, int n, struct sb_locality_options 
 	return 0;
 }
 
-static int locality_run(int argc, char **argv)
+enum { OPT_LEAVES = 0x200, OPT_HOT, OPT_FLOOR, OPT_BLOCK };
+
+/* (-f and -P as the vals of --format and --plots: the Slurm split knows them by both names) */
+static const struct option opts[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
+    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
+    {"block-bytes", required_argument, NULL, OPT_BLOCK},
+    {"leaves", required_argument, NULL, OPT_LEAVES},
+    {"hot-share", required_argument, NULL, OPT_HOT},
+    {"zoom-floor", required_argument, NULL, OPT_FLOOR},
+    {"json", required_argument, NULL, 'j'},
+    {"plots", required_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    SB_CLI_CONFIDENCE_OPTIONS,
+    SB_CLI_PARALLEL_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int locality_main(int argc, char **argv, char **sbatch, unsigned nsbatch,
+                         struct sb_cli_slurm_args *keep)
 {
-	enum { OPT_LEAVES = 0x200, OPT_HOT, OPT_FLOOR, OPT_PLOTS, OPT_BLOCK };
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, SB_CLI_OPT_FORMAT},
-	    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
-	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
-	    {"block-bytes", required_argument, NULL, OPT_BLOCK},
-	    {"leaves", required_argument, NULL, OPT_LEAVES},
-	    {"hot-share", required_argument, NULL, OPT_HOT},
-	    {"zoom-floor", required_argument, NULL, OPT_FLOOR},
-	    {"json", required_argument, NULL, 'j'},
-	    {"plots", required_argument, NULL, OPT_PLOTS},
-	    {"help", no_argument, NULL, 'h'},
-	    SB_CLI_CONFIDENCE_OPTIONS,
-	    SB_CLI_PARALLEL_OPTIONS,
-	    {NULL, 0, NULL, 0},
-	};
 	struct sb_cli_parallel par = {0};
 	struct sb_trace_source src;
 	struct sb_cli_trace_opts o = {0};
@@ -269,6 +275,8 @@ static int locality_run(int argc, char **argv)
 	sb_confidence_rules_default(&lo.rules);
 	dflt = lo.rules;
 	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
+		const int raw = c;
+
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("locality", c, optarg, &o)) >= 0 ||
@@ -276,6 +284,10 @@ static int locality_run(int argc, char **argv)
 		    (rc = sb_cli_parallel_option("locality", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				sb_cli_slurm_keep(keep, opts, raw, optarg, true);
+			else
+				sb_cli_slurm_keep_common(keep, opts, c, optarg);
 			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
 				analysis_opt = "--format, --clock-ghz and --word-bytes";
 			continue;
@@ -301,6 +313,7 @@ static int locality_run(int argc, char **argv)
 				lo.max_leaves = (uint32_t)u;
 			else
 				lo.zoom_floor_bytes = u;
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
 			break;
 		case OPT_HOT:
 			if (sb_parse_double(optarg, "--hot-share", &d) < 0 || !(d > 0) || d > 1)
@@ -310,6 +323,7 @@ static int locality_run(int argc, char **argv)
 				    "'%s'",
 				    optarg);
 			lo.hot_share = d;
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
 			analysis_opt = "--hot-share";
 			break;
 		case 'j':
@@ -317,8 +331,8 @@ static int locality_run(int argc, char **argv)
 			report_opt = "--json";
 			break;
 		case 'P':
-		case OPT_PLOTS:
 			plots = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
 			report_opt = "--plots";
 			break;
 		case 'h':
@@ -355,6 +369,20 @@ static int locality_run(int argc, char **argv)
 		return rc;
 	if (!par.merge && (err = sb_locality_options_resolve(&lo)) < 0)
 		return sb_cli_usage_error("locality", "%s", sb_error_detail());
+	if (par.slurm) {
+		struct sb_cli_analysis_slurm as = {.cmd = "locality",
+		                                   .kind = SB_PARTIAL_LOCALITY,
+		                                   .par = &par,
+		                                   .args = keep,
+		                                   .json = json,
+		                                   .inputs = argv + optind,
+		                                   .ninputs = argc - optind,
+		                                   .src = &src,
+		                                   .opts = sbatch,
+		                                   .nopts = nsbatch};
+
+		return sb_cli_analysis_slurm(&as);
+	}
 	if (par.have_shard)
 		return run_shard(&src, &par, &lo);
 	fmt = sb_trace_format_name(o.fmt);
@@ -394,6 +422,21 @@ out:
 	free(text);
 	sb_locality_result_release(&res);
 	sb_cli_free_partials(parts, nparts);
+	return rc;
+}
+
+static int locality_run(int argc, char **argv)
+{
+	struct sb_cli_slurm_args keep = {0};
+	char **sbatch = NULL;
+	unsigned nsbatch = 0;
+	int rc;
+
+	rc = sb_cli_slurm_split(&argc, argv, opts, sb_cli_has_slurm(argc, argv), &sbatch, &nsbatch);
+	if (rc < 0)
+		rc = locality_main(argc, argv, sbatch, nsbatch, &keep);
+	free(sbatch);
+	sb_cli_slurm_args_release(&keep);
 	return rc;
 }
 
