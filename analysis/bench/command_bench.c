@@ -5,7 +5,7 @@
  * on sbt and on CSV, with one thread and with more.
  *
  *   sb_analysis_bench [-c lifetimes|locality] [-n MILLIONS] [-a ADDRESSES] [-r REPEATS]
- *                     [-j THREADS,...] [-x STACKBENCH] [-d DIR] [-S SHARDS] [-k]
+ *                     [-j THREADS,...] [-x STACKBENCH] [-d DIR] [-S SHARDS] [-s] [-k]
  *
  * Makes a synthetic trace of MILLIONS million records (lifetimes: three buffers written and read
  * back like a systolic array's, 1 write in 4, reads of values written a few to a few thousand
@@ -20,8 +20,9 @@
  * measured: the stackbench binary's --version (build type, compiler, flags) and this machine's
  * processors and load. With -S, the sbt trace is also analysed in SHARDS shards (--shard,
  * --partial, one thread each) and merged (--merge): the shards' CPU time, the merge's CPU and
- * wall time against the one-process run above, the partials' size. Not a test: it asserts
- * nothing but the identity of the reports.
+ * wall time against the one-process run above, the partials' size. With -s, sbt only: no CSV
+ * and no engine-alone run (which holds every record in memory), for traces of 10^8 records.
+ * Not a test: it asserts nothing but the identity of the reports.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -361,8 +362,8 @@ static void run_shards(const char *exe, const char *cmd, const char *path, const
 	if (!av)
 		die("allocating", SB_ERR_NOMEM);
 	for (int i = 0; i < nshards; i++) {
-		char *sv[10] = {(char *)exe, (char *)cmd, (char *)path, "--shard", spec, "--partial",
-		                part, "--threads", "1", NULL};
+		char *sv[10] = {(char *)exe, (char *)cmd, (char *)path, "--shard", spec,
+		                "--partial", part,        "--threads",  "1",       NULL};
 		struct run r;
 
 		snprintf(spec, sizeof(spec), "%d/%d", i, nshards);
@@ -385,10 +386,11 @@ static void run_shards(const char *exe, const char *cmd, const char *path, const
 	av[3 + nshards] = "--json";
 	av[4 + nshards] = out;
 	m = run_child(av);
-	printf("%-9s sbt %d shards: CPU %7.3f s in all, %7.3f s the longest shard; merge CPU %7.3f s, "
-	       "wall %7.3f s; partials %.1f MB (%.2f bytes per record); report %s\n",
-	       cmd, nshards, cpu, longest, m.cpu, m.wall, bytes / 1e6, bytes / (double)n,
-	       same_file(want, out) ? "identical" : "DIFFERENT");
+	printf(
+	    "%-9s sbt %d shards: CPU %7.3f s in all, %7.3f s the longest shard; merge CPU %7.3f s, "
+	    "wall %7.3f s; partials %.1f MB (%.2f bytes per record); report %s\n",
+	    cmd, nshards, cpu, longest, m.cpu, m.wall, bytes / 1e6, bytes / (double)n,
+	    same_file(want, out) ? "identical" : "DIFFERENT");
 	for (int i = 0; i < nshards; i++)
 		free(av[3 + i]);
 	free(av);
@@ -401,9 +403,9 @@ int main(int argc, char **argv)
 	double n_m = 4;
 	uint64_t naddr = 65536;
 	int reps = 3, nthreads = 0, threads[MAX_THREADS], nshards = 0, c;
-	bool keep = false;
+	bool keep = false, sbt_only = false;
 
-	while ((c = getopt(argc, argv, "c:n:a:r:j:x:d:S:kh")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:a:r:j:x:d:S:skh")) != -1) {
 		switch (c) {
 		case 'c':
 			cmd = optarg;
@@ -432,6 +434,9 @@ int main(int argc, char **argv)
 		case 'k':
 			keep = true;
 			break;
+		case 's':
+			sbt_only = true;
+			break;
 		case 'S':
 			nshards = (int)strtol(optarg, NULL, 10);
 			break;
@@ -439,7 +444,7 @@ int main(int argc, char **argv)
 			fprintf(stderr,
 			        "usage: sb_analysis_bench [-c lifetimes|locality] [-n MILLIONS] "
 			        "[-a ADDRESSES] [-r REPEATS] [-j THREADS,...] [-x STACKBENCH] "
-			        "[-d DIR] [-S SHARDS] [-k]\n");
+			        "[-d DIR] [-S SHARDS] [-s] [-k]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -472,7 +477,7 @@ int main(int argc, char **argv)
 	print_machine();
 	printf("trace: %s, %llu records, %llu %s per buffer\n\n", cmd, (unsigned long long)n,
 	       (unsigned long long)naddr, lt ? "addresses" : "blocks (all buffers)");
-	for (int f = 0; f < 2; f++) {
+	for (int f = 0; f < (sbt_only ? 1 : 2); f++) {
 		char path[4200], out[4200], first_out[4200], thr[16];
 		double wall1 = 0;
 		struct stat st;
@@ -484,7 +489,7 @@ int main(int argc, char **argv)
 		if (stat(path, &st) == 0)
 			printf("%s: %.1f MB (%.2f bytes per record)\n", path,
 			       (double)st.st_size / 1e6, (double)st.st_size / (double)n);
-		if (f == 0) {
+		if (f == 0 && !sbt_only) {
 			double e[MAX_REPEATS];
 
 			for (int k = 0; k < reps; k++)
