@@ -119,6 +119,15 @@ struct sb_cli_analysis_slurm {
 };
 int sb_cli_analysis_slurm(const struct sb_cli_analysis_slurm *a);
 
+/*
+ * Run an analysis command: sbatch's options taken out of argv when --slurm is among them
+ * (sb_cli_slurm_split, opts the command's getopt table), then run(argc, argv, SBATCH
+ * OPTIONS, n, the options kept for --slurm's tasks). Returns its exit code.
+ */
+typedef int (*sb_cli_analysis_main)(int argc, char **argv, char **sbatch, unsigned nsbatch,
+                                    struct sb_cli_slurm_args *keep);
+int sb_cli_analysis_run(int argc, char **argv, const struct option *opts, sb_cli_analysis_main run);
+
 /* Threads to run: --threads, else the processors this process may run on (its affinity). */
 unsigned sb_cli_threads(const struct sb_cli_parallel *p);
 

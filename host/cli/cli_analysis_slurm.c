@@ -306,3 +306,18 @@ out:
 	sb_slurm_argv_free(merge);
 	return rc;
 }
+
+int sb_cli_analysis_run(int argc, char **argv, const struct option *opts, sb_cli_analysis_main run)
+{
+	struct sb_cli_slurm_args keep = {0};
+	char **sbatch = NULL;
+	unsigned nsbatch = 0;
+	int rc;
+
+	rc = sb_cli_slurm_split(&argc, argv, opts, sb_cli_has_slurm(argc, argv), &sbatch, &nsbatch);
+	if (rc < 0)
+		rc = run(argc, argv, sbatch, nsbatch, &keep);
+	free(sbatch);
+	sb_cli_slurm_args_release(&keep);
+	return rc;
+}

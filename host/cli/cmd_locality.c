@@ -427,17 +427,7 @@ out:
 
 static int locality_run(int argc, char **argv)
 {
-	struct sb_cli_slurm_args keep = {0};
-	char **sbatch = NULL;
-	unsigned nsbatch = 0;
-	int rc;
-
-	rc = sb_cli_slurm_split(&argc, argv, opts, sb_cli_has_slurm(argc, argv), &sbatch, &nsbatch);
-	if (rc < 0)
-		rc = locality_main(argc, argv, sbatch, nsbatch, &keep);
-	free(sbatch);
-	sb_cli_slurm_args_release(&keep);
-	return rc;
+	return sb_cli_analysis_run(argc, argv, opts, locality_main);
 }
 
 const struct sb_cli_command sb_cmd_locality = {

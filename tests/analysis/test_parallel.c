@@ -38,23 +38,6 @@ static void setup(void)
 
 TestSuite(parallel, .init = setup);
 
-static void make_info(struct sb_trace_info *info, bool sampled)
-{
-	sb_trace_info_init(info, "test", 1e9, "cycle");
-	cr_assert_eq(sb_trace_info_subpart(info, "buf", SB_SUBPART_SCRATCHPAD, 4, 4), 0);
-	cr_assert_eq(sb_trace_info_subpart(info, "L1", SB_SUBPART_CACHE, 1, 32), 1);
-	cr_assert_eq(sb_trace_info_subpart(info, "vault", SB_SUBPART_SCRATCHPAD, 1, 16), 2);
-	info->subparts[1].per_unit = 1;
-	info->fields = SB_FIELD_CACHE | SB_FIELD_UNIT | (sampled ? SB_FIELD_SAMPLE : 0);
-	if (sampled)
-		info->capture = (struct sb_trace_capture){.sampled = 1,
-		                                          .burst_records = 100,
-		                                          .gap_ticks = 1000,
-		                                          .executed = 1000000,
-		                                          .captured = 20000,
-		                                          .bursts = 200};
-}
-
 /* n records in time order per subpartition; wide sets so that tables and trees grow. */
 static struct sb_trace_record *make_trace(size_t n, bool sampled, unsigned shape)
 {
@@ -134,7 +117,7 @@ static void check_lifetimes(size_t n, bool sampled, unsigned shape, enum sb_cach
 	struct sb_lifetime_result one;
 	char *want;
 
-	make_info(&info, sampled);
+	sbtest_three_subparts(&info, sampled);
 	lifetime_engine(&info, t, n, pol, NULL, &one);
 	want = lifetime_json(&one);
 	cr_assert(one.subparts[0].lifetimes + one.subparts[1].lifetimes +
@@ -182,7 +165,7 @@ Test(parallel, lifetime_merge_refuses_parts_of_other_traces)
 	struct sb_lifetime_result parts[2], merged;
 	struct sb_lifetime_partition p0 = {0, 2, 0, 1}, p1 = {1, 2, 0, 1};
 
-	make_info(&info, false);
+	sbtest_three_subparts(&info, false);
 	lifetime_engine(&info, t, 20000, SB_POLICY_WRITE_ALLOCATE, &p0, &parts[0]);
 	lifetime_engine(&info, t, 19000, SB_POLICY_WRITE_ALLOCATE, &p1, &parts[1]);
 	cr_expect_eq(sb_lifetime_result_merge(&merged, parts, 2), SB_ERR_MISMATCH);
@@ -222,7 +205,7 @@ static void check_locality(size_t n, bool sampled, unsigned shape, uint32_t leav
 	struct sb_locality *l;
 	char *want;
 
-	make_info(&info, sampled);
+	sbtest_three_subparts(&info, sampled);
 	cr_assert_eq(sb_locality_new(&l, &opt), 0);
 	feed_batches(l, &info, t, n);
 	cr_assert_eq(sb_locality_finish(l, &info, &one), 0);
@@ -298,7 +281,7 @@ Test(parallel, locality_absorb_refuses_chunks_out_of_order)
 	struct sb_locality *ch, *m;
 	struct sb_locality_part *part;
 
-	make_info(&info, false);
+	sbtest_three_subparts(&info, false);
 	sb_locality_prefix_skim(&start, &info, t, 5000);
 	cr_assert_eq(sb_locality_new_chunk(&ch, NULL, &start), 0);
 	feed_batches(ch, &info, t + 5000, 5000);
