@@ -2,11 +2,13 @@
 # Quick start, first command: install what is missing, build, and run the default campaign
 # (examples/quick.yaml: an address-mask sweep across request types) on the simulated bench;
 # then export its results as CSV and JSON and draw the figures. Everything goes to
-# results/quickstart/ (rewritten on each run).
+# results/quickstart/ (rewritten on each run). Only what that needs is installed and built
+# (scripts/deps.sh quickstart, scripts/build.sh --quickstart: the library and the stackbench
+# tool); ./scripts/test.sh installs and builds the rest.
 set -eu
 cd "$(dirname "$0")/.."
-./scripts/deps.sh
-./scripts/build.sh build
+./scripts/deps.sh quickstart
+./scripts/build.sh --quickstart build
 sb=./build/host/cli/stackbench
 out=results/quickstart
 rm -rf "$out"

@@ -639,7 +639,7 @@ static int conn_limit(const struct sb_conn *c, const char *key, double min, doub
 static int wanted_limits(const struct sb_conn *c, const struct rig_file *rf,
                          struct sb_rig_limits *l, bool *given)
 {
-	double v;
+	double v = 0; /* set when conn_limit() returns 1 (gcc -O3 cannot tell) */
 	int e;
 
 	*given = rf->has_limits;

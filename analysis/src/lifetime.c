@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lifetime_internal.h"
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/util.h"
@@ -82,6 +83,7 @@ struct sp_state {
 	uint32_t shift;     /* log2(block_bytes / addr_unit_bytes) */
 	bool init, started;
 	bool any_w, any_r;
+	bool flush; /* a flush of the current time stamp, applied after its reads (rule 3) */
 	int64_t cur_time;
 	int64_t last_w, last_r;
 	struct dread *dr;
@@ -113,14 +115,10 @@ enum action {
 	A_BADSP = 6,  /* names a subpartition out of the table */
 };
 
-/* Statuses and kind classes of the action table: statuses from 7 on act like 0 (none);
-   kinds from 4 on are stores (class 4: not a write miss that bypasses). */
-#define ACT_STATUSES 7
-#define ACT_KINDS 5
-
 struct sb_lifetime {
 	enum sb_cache_policy policy;
-	uint8_t act[ACT_STATUSES][ACT_KINDS];
+	struct lt_decoder dec;
+	struct sb_lifetime_partition part; /* the addresses this engine applies */
 	struct sp_state *sp;
 	size_t nsp;
 	uint64_t records;
@@ -135,6 +133,22 @@ struct sb_lifetime {
 static inline uint64_t key_hash(uint64_t k)
 {
 	return k * HASH_MUL;
+}
+
+/*
+ * The partition of an address (docs/lifetimes.md, "Threads and shards"): a mix of its key and
+ * subpartition; shards take the high 32 bits, threads the low 32 bits, each scaled to its count.
+ */
+static inline uint64_t part_mix(uint64_t key, uint32_t sp)
+{
+	uint64_t k = key ^ ((uint64_t)sp * 0xc2b2ae3d27d4eb4full);
+
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	k *= 0xc4ceb9fe1a85ec53ULL;
+	k ^= k >> 33;
+	return k;
 }
 
 /* Mixing hash of the histogram tables. */
@@ -378,29 +392,6 @@ const char *sb_cache_policy_name(enum sb_cache_policy policy)
 	return policy == SB_POLICY_NO_WRITE_ALLOCATE ? "no-write-allocate" : "write-allocate";
 }
 
-/* The action of each (cache status, kind class) under the engine's policy (rule 7). */
-static void fill_actions(struct sb_lifetime *e)
-{
-	static const uint8_t by_kind[ACT_KINDS] = {A_READ, A_STORE, A_FETCH, A_FLUSH, A_STORE};
-
-	for (unsigned c = 0; c < ACT_STATUSES; c++) {
-		for (unsigned k = 0; k < ACT_KINDS; k++) {
-			uint8_t a = by_kind[k];
-
-			if (c == SB_CACHE_RESERVATION_FAIL)
-				a = A_SKIP; /* retried later: not an access */
-			else if (c == SB_CACHE_MISS || c == SB_CACHE_SECTOR_MISS) {
-				if (k == SB_ACC_READ)
-					a = A_FETCH; /* a read miss fills the line */
-				else if (k == SB_ACC_WRITE &&
-				         e->policy == SB_POLICY_NO_WRITE_ALLOCATE)
-					a = A_BYPASS; /* allocates nothing */
-			}
-			e->act[c][k] = a;
-		}
-	}
-}
-
 int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy)
 {
 	struct sb_lifetime *e = calloc(1, sizeof(*e));
@@ -409,7 +400,19 @@ int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy)
 	if (!e)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	e->policy = policy;
-	fill_actions(e);
+	e->part = (struct sb_lifetime_partition){0, 1, 0, 1};
+	lt_decoder_init(&e->dec, policy, &e->part);
+	return 0;
+}
+
+int sb_lifetime_set_partition(struct sb_lifetime *eng, const struct sb_lifetime_partition *p)
+{
+	if (!p->nshards || !p->nthreads || p->shard >= p->nshards || p->thread >= p->nthreads ||
+	    eng->records)
+		return sb_error_set(SB_ERR_INVAL, "bad partition %u/%u, %u/%u", p->shard,
+		                    p->nshards, p->thread, p->nthreads);
+	eng->part = *p;
+	lt_decoder_init(&eng->dec, eng->policy, p);
 	return 0;
 }
 
@@ -502,11 +505,6 @@ static int apply_reads(struct sp_state *s)
 	const int64_t t = s->cur_time;
 	uint64_t unbacked = 0, bits = 0;
 
-	if (!s->any_r || s->last_r != t) {
-		s->st.read_ticks++;
-		s->last_r = t;
-		s->any_r = true;
-	}
 	for (size_t i = 0; i < s->ndr; i++) {
 		const struct dread *d = &s->dr[i];
 		struct aentry *e = aget(s, d->key, key_hash(d->key));
@@ -543,6 +541,21 @@ static int flush_all(struct sp_state *s)
 	return 0;
 }
 
+/* The end of the current time stamp: its reads (after its writes), then its flushes (rule 3). */
+static int end_time(struct sp_state *s)
+{
+	int err;
+
+	if (s->ndr && (err = apply_reads(s)) < 0)
+		return sb_error_set(err, "out of memory");
+	if (s->flush) {
+		s->flush = false;
+		if ((err = flush_all(s)) < 0)
+			return sb_error_set(err, "out of memory");
+	}
+	return 0;
+}
+
 /*
  * A live value cut by the end of its window (sampled traces): what happened to it in the gap
  * is unknown, so it is neither a lifetime nor a zero-read value. Its observed length (write to
@@ -564,13 +577,13 @@ static void cut_value(struct sp_state *s, struct aentry *e)
 	e->flags &= ~(F_LIVE | F_FETCHED);
 }
 
-/* The end of a window: the reads of its last time stamp, then every live value is cut. */
+/* The end of a window: its last time stamp ends, then every live value is cut. */
 static int end_window(struct sp_state *s)
 {
 	int err;
 
-	if (s->ndr && (err = apply_reads(s)) < 0)
-		return sb_error_set(err, "out of memory");
+	if ((err = end_time(s)) < 0)
+		return err;
 	if (s->wscan) {
 		for (size_t i = 0; i <= s->addrs.mask; i++)
 			if (s->addrs.e[i].key1 && (s->addrs.e[i].flags & F_LIVE))
@@ -615,45 +628,92 @@ static int window_key(struct sp_state *s, uint64_t key)
 	return 0;
 }
 
-/* A record decoded ahead of its turn. */
-struct op {
-	uint64_t key, h;
-	int64_t time;
-	uint32_t bits;
-	uint16_t sp;
-	uint8_t act;
-};
+/* --- decoding -------------------------------------------------------------------------------- */
 
-/* Distance of the decode (and table prefetch) ahead of the record applied; RING > it. */
-#define PREFETCH_AHEAD 32
-#define RING 64
+void lt_decoder_init(struct lt_decoder *d, enum sb_cache_policy policy,
+                     const struct sb_lifetime_partition *p)
+{
+	static const uint8_t by_kind[LT_ACT_KINDS] = {A_READ, A_STORE, A_FETCH, A_FLUSH, A_STORE};
 
-static inline void decode(const struct sb_lifetime *eng, const struct sb_trace_record *r,
-                          struct op *o)
+	memset(d, 0, sizeof(*d));
+	d->part = *p;
+	d->all = p->nshards == 1 && p->nthreads == 1 && p->shard == 0 && p->thread == 0;
+	/* the action of each (cache status, kind class) under the policy (rule 7) */
+	for (unsigned c = 0; c < LT_ACT_STATUSES; c++) {
+		for (unsigned k = 0; k < LT_ACT_KINDS; k++) {
+			uint8_t a = by_kind[k];
+
+			if (c == SB_CACHE_RESERVATION_FAIL)
+				a = A_SKIP; /* retried later: not an access */
+			else if (c == SB_CACHE_MISS || c == SB_CACHE_SECTOR_MISS) {
+				if (k == SB_ACC_READ)
+					a = A_FETCH; /* a read miss fills the line */
+				else if (k == SB_ACC_WRITE && policy == SB_POLICY_NO_WRITE_ALLOCATE)
+					a = A_BYPASS; /* allocates nothing */
+			}
+			d->act[c][k] = a;
+		}
+	}
+}
+
+void lt_decoder_sync(struct lt_decoder *d, const struct sb_trace_info *info)
+{
+	for (; d->nsp < info->nsubparts; d->nsp++) {
+		const struct sb_trace_subpart *sp = &info->subparts[d->nsp];
+		uint32_t ratio = sp->block_bytes / (sp->addr_unit_bytes ? sp->addr_unit_bytes : 1);
+		uint8_t shift = 0;
+
+		while (ratio > 1) {
+			ratio >>= 1;
+			shift++;
+		}
+		d->shift[d->nsp] = shift;
+		d->unit_mask[d->nsp] = sp->per_unit ? ~(uint64_t)0 : 0;
+	}
+}
+
+static inline void decode_one(const struct lt_decoder *d, const struct sb_trace_record *r,
+                              struct lt_op *o)
 {
 	const uint32_t sp = r->subpart;
 	const uint8_t kind = r->kind, cache = r->cache;
 
 	o->time = r->time;
 	o->bits = r->size * 8u;
+	o->sample = r->sample;
 	o->sp = (uint16_t)sp;
-	if (UNLIKELY(sp >= eng->nsp)) {
+	if (UNLIKELY(sp >= d->nsp)) {
 		o->act = A_BADSP;
+		o->part = LT_PART_NONE;
+		o->key = 0;
 		return;
 	}
-	const struct sp_state *s = &eng->sp[sp];
-	const uint64_t key = (r->addr >> s->shift) | (((uint64_t)r->unit << 48) & s->unit_mask);
-
 	/* without a cache status, kinds 0..3 are their own action */
 	if (LIKELY(!cache && kind < A_FLUSH + 1))
 		o->act = kind;
 	else
-		o->act = eng->act[cache < ACT_STATUSES ? cache : 0]
-		                 [kind < ACT_KINDS - 1 ? kind : ACT_KINDS - 1];
-	o->key = key;
-	o->h = key_hash(key);
-	__builtin_prefetch(&s->addrs.e[atab_slot(&s->addrs, o->h)], 1, 3);
+		o->act = d->act[cache < LT_ACT_STATUSES ? cache : 0]
+		               [kind < LT_ACT_KINDS - 1 ? kind : LT_ACT_KINDS - 1];
+	o->key = (r->addr >> d->shift[sp]) | (((uint64_t)r->unit << 48) & d->unit_mask[sp]);
+	if (LIKELY(d->all)) {
+		o->part = 0;
+	} else {
+		const uint64_t m = part_mix(o->key, sp);
+
+		o->part = ((m >> 32) * d->part.nshards >> 32) == d->part.shard
+		              ? (uint8_t)((m & 0xffffffffu) * d->part.nthreads >> 32)
+		              : LT_PART_NONE;
+	}
 }
+
+void lt_decode(const struct lt_decoder *d, const struct sb_trace_record *recs, size_t n,
+               struct lt_op *ops)
+{
+	for (size_t i = 0; i < n; i++)
+		decode_one(d, &recs[i], &ops[i]);
+}
+
+/* --- applying ------------------------------------------------------------------------------- */
 
 /* A record at another time stamp than the subpartition's current one. */
 static int new_time(struct sp_state *s, int64_t t)
@@ -676,16 +736,16 @@ static int new_time(struct sp_state *s, int64_t t)
 		return sb_error_set(SB_ERR_PARSE,
 		                    "subpartition '%s' goes back in time (%lld after %lld)",
 		                    s->st.sp.name, (long long)t, (long long)s->cur_time);
-	if (s->ndr && (err = apply_reads(s)) < 0)
-		return sb_error_set(err, "out of memory");
+	if ((err = end_time(s)) < 0)
+		return err;
 	s->cur_time = t;
 	return 0;
 }
 
 /* A store or a fetch: a new value at its address. */
-static inline int write_value(struct sp_state *s, const struct op *o, bool windowed)
+static inline int write_value(struct sp_state *s, const struct lt_op *o, bool windowed)
 {
-	struct aentry *e = aget(s, o->key, o->h);
+	struct aentry *e = aget(s, o->key, key_hash(o->key));
 	const uint32_t fetched = o->act == A_FETCH;
 	int err;
 
@@ -700,9 +760,6 @@ static inline int write_value(struct sp_state *s, const struct op *o, bool windo
 	s->st.fetches += fetched;
 	s->st.stores += !fetched;
 	s->st.write_bits += o->bits;
-	s->st.write_ticks += !s->any_w | (s->last_w != o->time);
-	s->any_w = true;
-	s->last_w = o->time;
 	e->flags |= F_LIVE | (fetched * F_FETCHED);
 	e->start = o->time;
 	e->last_read = o->time;
@@ -714,11 +771,9 @@ static inline int write_value(struct sp_state *s, const struct op *o, bool windo
 	return 0;
 }
 
-/* Flushes, reservation fails, bypassed writes. */
+/* Flushes, reservation fails, bypassed writes: statistics of the records. */
 static int rare_action(struct sp_state *s, uint8_t act)
 {
-	int err;
-
 	switch (act) {
 	case A_SKIP:
 		s->st.skipped++;
@@ -726,16 +781,34 @@ static int rare_action(struct sp_state *s, uint8_t act)
 	case A_BYPASS:
 		s->st.bypassed++;
 		return 0;
-	default: /* A_FLUSH */
+	default: /* A_FLUSH: applied when its time stamp ends, after its writes and reads */
 		s->st.flushes++;
-		if ((s->ndr && (err = apply_reads(s)) < 0) || (err = flush_all(s)) < 0)
-			return sb_error_set(err, "out of memory");
+		s->flush = true;
 		return 0;
 	}
 }
 
-/* Apply one decoded record. */
-static inline int apply(struct sb_lifetime *eng, const struct op *o)
+/* A read, counted when applied with the other reads of its time stamp (after its writes). */
+static inline int queue_read(struct sp_state *s, const struct lt_op *o)
+{
+	if (UNLIKELY(s->ndr == s->capdr)) {
+		size_t nc = s->capdr ? s->capdr * 2 : 256;
+		struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
+
+		if (!nd)
+			return sb_error_set(SB_ERR_NOMEM, "out of memory");
+		s->dr = nd;
+		s->capdr = nc;
+	}
+	s->dr[s->ndr].key = o->key;
+	s->dr[s->ndr].bits = o->bits;
+	s->ndr++;
+	return 0;
+}
+
+/* Apply one decoded record: own says whether its address is this engine's. */
+static inline __attribute__((always_inline)) int apply(struct sb_lifetime *eng,
+                                                       const struct lt_op *o, bool own)
 {
 	struct sp_state *s;
 	int err;
@@ -746,28 +819,24 @@ static inline int apply(struct sb_lifetime *eng, const struct op *o)
 	s = &eng->sp[o->sp];
 	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
 		return err;
-	if (o->act == A_READ) { /* counted when applied, with the other reads of its time */
-		if (UNLIKELY(s->ndr == s->capdr)) {
-			size_t nc = s->capdr ? s->capdr * 2 : 256;
-			struct dread *nd = realloc(s->dr, nc * sizeof(*nd));
-
-			if (!nd)
-				return sb_error_set(SB_ERR_NOMEM, "out of memory");
-			s->dr = nd;
-			s->capdr = nc;
-		}
-		s->dr[s->ndr].key = o->key;
-		s->dr[s->ndr].bits = o->bits;
-		s->ndr++;
-		return 0;
+	/* time stamps with a read, with a write: of every record, whatever its partition */
+	if (o->act == A_READ) {
+		s->st.read_ticks += !s->any_r | (s->last_r != o->time);
+		s->any_r = true;
+		s->last_r = o->time;
+		return own ? queue_read(s, o) : 0;
 	}
-	if (o->act <= A_FETCH)
-		return write_value(s, o, eng->windowed);
+	if (o->act <= A_FETCH) {
+		s->st.write_ticks += !s->any_w | (s->last_w != o->time);
+		s->any_w = true;
+		s->last_w = o->time;
+		return own ? write_value(s, o, eng->windowed) : 0;
+	}
 	return rare_action(s, o->act);
 }
 
 /* Windowed traces: a record of another sample than its subpartition's cuts the values first. */
-static inline int window_check(struct sb_lifetime *eng, const struct op *o, uint32_t sample)
+static inline int window_check(struct sb_lifetime *eng, const struct lt_op *o)
 {
 	struct sp_state *s;
 	int err;
@@ -775,44 +844,99 @@ static inline int window_check(struct sb_lifetime *eng, const struct op *o, uint
 	if (o->act == A_BADSP)
 		return 0; /* reported by apply() */
 	s = &eng->sp[o->sp];
-	if (LIKELY(sample == s->window))
+	if (LIKELY(o->sample == s->window))
 		return 0;
 	if (s->started && (err = end_window(s)) < 0)
 		return err;
-	s->window = sample;
+	s->window = o->sample;
 	return 0;
 }
 
-int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
-                     const struct sb_trace_record *recs, size_t n)
+/* The tables and the windowed decision before records are applied. */
+static int feed_start(struct sb_lifetime *eng, const struct sb_trace_info *info, size_t n)
 {
-	struct op ring[RING];
-	size_t i;
 	int err;
 
 	if (info->nsubparts > eng->nsp && (err = sync_subparts(eng, info)) < 0)
 		return err;
+	lt_decoder_sync(&eng->dec, info);
 	if (!eng->decided) {
 		/* a trace with sample ids is read window by window (a change of id is a gap) */
 		eng->windowed = (info->fields & SB_FIELD_SAMPLE) || info->capture.sampled;
 		eng->decided = true;
 	}
 	eng->records += n;
-	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
-		decode(eng, &recs[i], &ring[i]);
-	for (i = 0; i + PREFETCH_AHEAD < n; i++) {
-		decode(eng, &recs[i + PREFETCH_AHEAD], &ring[(i + PREFETCH_AHEAD) % RING]);
-		if (UNLIKELY(eng->windowed) &&
-		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+	return 0;
+}
+
+/*
+ * Always inlined: a function that only reads memory and prefetches is "pure" to GCC, which then
+ * deletes the calls whose (void) result is unused — and the prefetches with them (gcc 12 did:
+ * no prefetch in any clone of sb_lifetime_feed, and each read missed its table slot).
+ */
+static inline __attribute__((always_inline)) void prefetch_slot(const struct sb_lifetime *eng,
+                                                                const struct lt_op *o)
+{
+	if (o->act != A_BADSP && o->part == eng->part.thread) {
+		const struct atab *t = &eng->sp[o->sp].addrs;
+
+		__builtin_prefetch(&t->e[atab_slot(t, key_hash(o->key))], 1, 3);
+	}
+}
+
+/* Distance of the decode (and table prefetch) ahead of the record applied; RING > it. */
+#define PREFETCH_AHEAD 32
+#define RING 64
+
+SB_HOT_CLONES
+int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
+                     const struct sb_trace_record *recs, size_t n)
+{
+	struct lt_op ring[RING];
+	size_t i;
+	int err;
+
+	if ((err = feed_start(eng, info, n)) < 0)
+		return err;
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++) {
+		decode_one(&eng->dec, &recs[i], &ring[i]);
+		prefetch_slot(eng, &ring[i]);
+	}
+	for (i = 0; i < n; i++) {
+		const struct lt_op *o = &ring[i % RING];
+
+		if (i + PREFETCH_AHEAD < n) {
+			struct lt_op *a = &ring[(i + PREFETCH_AHEAD) % RING];
+
+			decode_one(&eng->dec, &recs[i + PREFETCH_AHEAD], a);
+			prefetch_slot(eng, a);
+		}
+		if (UNLIKELY(eng->windowed) && (err = window_check(eng, o)) < 0)
 			return err;
-		if ((err = apply(eng, &ring[i % RING])) < 0)
+		if ((err = apply(eng, o, o->part == eng->part.thread)) < 0)
 			return err;
 	}
-	for (; i < n; i++) {
-		if (UNLIKELY(eng->windowed) &&
-		    (err = window_check(eng, &ring[i % RING], recs[i].sample)) < 0)
+	return 0;
+}
+
+SB_HOT_CLONES
+int lt_feed_ops(struct sb_lifetime *eng, const struct sb_trace_info *info, const struct lt_op *ops,
+                size_t n)
+{
+	const uint8_t me = (uint8_t)eng->part.thread;
+	size_t i;
+	int err;
+
+	if ((err = feed_start(eng, info, n)) < 0)
+		return err;
+	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
+		prefetch_slot(eng, &ops[i]);
+	for (i = 0; i < n; i++) {
+		if (i + PREFETCH_AHEAD < n)
+			prefetch_slot(eng, &ops[i + PREFETCH_AHEAD]);
+		if (UNLIKELY(eng->windowed) && (err = window_check(eng, &ops[i])) < 0)
 			return err;
-		if ((err = apply(eng, &ring[i % RING])) < 0)
+		if ((err = apply(eng, &ops[i], ops[i].part == me)) < 0)
 			return err;
 	}
 	return 0;
@@ -923,8 +1047,8 @@ static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out, bool wind
 		if ((err = end_window(s)) < 0)
 			return err;
 	}
-	if (s->ndr && (err = apply_reads(s)) < 0)
-		return sb_error_set(err, "out of memory");
+	if ((err = end_time(s)) < 0)
+		return err;
 	if ((err = flush_all(s)) < 0) /* program end */
 		return sb_error_set(err, "out of memory");
 	if ((err = htab_init(&ah, 64)) < 0)
@@ -959,13 +1083,33 @@ static int finish_sp(struct sp_state *s, struct sb_subpart_stats *out, bool wind
 	out->nabins = nsorted;
 	free(sorted);
 	free(ah.e);
-	summarize(out);
 	return 0;
 fail:
 	free(out->bins);
 	out->bins = NULL;
 	free(ah.e);
 	return err;
+}
+
+/* Sampling, densities, order statistics and confidence of a result whose counts and
+ * histograms are complete (one engine's, or merged). */
+static void finalize(struct sb_lifetime_result *res)
+{
+	uint64_t windows = 0;
+
+	for (size_t i = 0; i < res->nsubparts; i++)
+		windows = res->subparts[i].windows > windows ? res->subparts[i].windows : windows;
+	sb_sampling_init(&res->sampling, &res->info, res->records, res->windowed ? windows : 1);
+	for (size_t i = 0; i < res->nsubparts; i++) {
+		struct sb_subpart_stats *st = &res->subparts[i];
+
+		st->density = sb_sampling_subpart_density(&res->sampling, &res->info, (uint32_t)i,
+		                                          st->reads + st->stores + st->fetches +
+		                                              st->skipped + st->bypassed);
+		summarize(st);
+	}
+	sb_confidence_rules_default(&res->rules);
+	sb_lifetime_judge(res, &res->rules);
 }
 
 int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info,
@@ -1004,23 +1148,157 @@ int sb_lifetime_finish(struct sb_lifetime *eng, const struct sb_trace_info *info
 		}
 	}
 	res->windowed = eng->windowed;
-	{
-		uint64_t windows = 0;
+	finalize(res);
+	return 0;
+}
 
-		for (size_t i = 0; i < res->nsubparts; i++)
-			windows =
-			    res->subparts[i].windows > windows ? res->subparts[i].windows : windows;
-		sb_sampling_init(&res->sampling, info, res->records, eng->windowed ? windows : 1);
-	}
-	for (size_t i = 0; i < res->nsubparts; i++) {
-		struct sb_subpart_stats *st = &res->subparts[i];
+static int cmp_bin(const void *a, const void *b)
+{
+	int64_t x = ((const struct sb_lifetime_bin *)a)->ticks;
+	int64_t y = ((const struct sb_lifetime_bin *)b)->ticks;
 
-		st->density = sb_sampling_subpart_density(&res->sampling, info, (uint32_t)i,
-		                                          st->reads + st->stores + st->fetches +
-		                                              st->skipped + st->bypassed);
+	return (x > y) - (x < y);
+}
+
+static int cmp_abin(const void *a, const void *b)
+{
+	int64_t x = ((const struct sb_address_bin *)a)->max_ticks;
+	int64_t y = ((const struct sb_address_bin *)b)->max_ticks;
+
+	return (x > y) - (x < y);
+}
+
+/* The bins of every part's subpartition i, one per length (sorted, counts summed). */
+static int merge_bins(struct sb_subpart_stats *out, const struct sb_lifetime_result *parts,
+                      size_t n, size_t i)
+{
+	size_t nb = 0, na = 0, k;
+
+	for (size_t p = 0; p < n; p++) {
+		nb += parts[p].subparts[i].nbins;
+		na += parts[p].subparts[i].nabins;
 	}
-	sb_confidence_rules_default(&res->rules);
-	sb_lifetime_judge(res, &res->rules);
+	out->bins = malloc((nb ? nb : 1) * sizeof(*out->bins));
+	out->abins = malloc((na ? na : 1) * sizeof(*out->abins));
+	if (!out->bins || !out->abins)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	nb = na = 0;
+	for (size_t p = 0; p < n; p++) {
+		const struct sb_subpart_stats *st = &parts[p].subparts[i];
+
+		memcpy(out->bins + nb, st->bins, st->nbins * sizeof(*st->bins));
+		memcpy(out->abins + na, st->abins, st->nabins * sizeof(*st->abins));
+		nb += st->nbins;
+		na += st->nabins;
+	}
+	qsort(out->bins, nb, sizeof(*out->bins), cmp_bin);
+	qsort(out->abins, na, sizeof(*out->abins), cmp_abin);
+	for (k = 0, out->nbins = 0; k < nb; k++) {
+		struct sb_lifetime_bin *b = &out->bins[out->nbins];
+
+		if (out->nbins && b[-1].ticks == out->bins[k].ticks) {
+			b[-1].count += out->bins[k].count;
+			b[-1].bits += out->bins[k].bits;
+			b[-1].accesses += out->bins[k].accesses;
+		} else {
+			*b = out->bins[k];
+			out->nbins++;
+		}
+	}
+	for (k = 0, out->nabins = 0; k < na; k++) {
+		struct sb_address_bin *b = &out->abins[out->nabins];
+
+		if (out->nabins && b[-1].max_ticks == out->abins[k].max_ticks) {
+			b[-1].addresses += out->abins[k].addresses;
+			b[-1].bits += out->abins[k].bits;
+			b[-1].read_bits += out->abins[k].read_bits;
+			b[-1].write_bits += out->abins[k].write_bits;
+		} else {
+			*b = out->abins[k];
+			out->nabins++;
+		}
+	}
+	return 0;
+}
+
+/* Whether two parts agree on what every partition counts alike (the records' statistics). */
+static bool same_records(const struct sb_subpart_stats *a, const struct sb_subpart_stats *b)
+{
+	return !memcmp(&a->sp, &b->sp, sizeof(a->sp)) && a->flushes == b->flushes &&
+	       a->skipped == b->skipped && a->bypassed == b->bypassed &&
+	       a->read_ticks == b->read_ticks && a->write_ticks == b->write_ticks &&
+	       a->first_time == b->first_time && a->last_time == b->last_time &&
+	       a->windows == b->windows;
+}
+
+int sb_lifetime_result_merge(struct sb_lifetime_result *out, const struct sb_lifetime_result *parts,
+                             size_t n)
+{
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return sb_error_set(SB_ERR_INVAL, "no results to merge");
+	for (size_t p = 1; p < n; p++) {
+		const struct sb_lifetime_result *a = &parts[0], *b = &parts[p];
+		bool same = a->nsubparts == b->nsubparts && a->policy == b->policy &&
+		            a->windowed == b->windowed && a->records == b->records &&
+		            a->first_time == b->first_time && a->last_time == b->last_time;
+
+		for (size_t i = 0; same && i < a->nsubparts; i++)
+			same = same_records(&a->subparts[i], &b->subparts[i]);
+		if (!same)
+			return sb_error_set(
+			    SB_ERR_MISMATCH,
+			    "the parts to merge do not come from one trace read "
+			    "with the same options (part %zu differs from part 0 in "
+			    "what every part counts alike)",
+			    p);
+	}
+	out->info = parts[0].info;
+	out->policy = parts[0].policy;
+	out->windowed = parts[0].windowed;
+	out->records = parts[0].records;
+	out->first_time = parts[0].first_time;
+	out->last_time = parts[0].last_time;
+	out->nsubparts = parts[0].nsubparts;
+	out->subparts = calloc(out->nsubparts ? out->nsubparts : 1, sizeof(*out->subparts));
+	if (!out->subparts)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < out->nsubparts; i++) {
+		struct sb_subpart_stats *o = &out->subparts[i];
+
+		*o = parts[0].subparts[i]; /* the records' statistics */
+		o->bins = NULL;
+		o->abins = NULL;
+#define SUM(f)                                                                                     \
+	o->f = 0;                                                                                  \
+	for (size_t p = 0; p < n; p++)                                                             \
+		o->f += parts[p].subparts[i].f;
+		SUM(reads)
+		SUM(stores)
+		SUM(fetches)
+		SUM(read_bits)
+		SUM(write_bits)
+		SUM(unique_addresses)
+		SUM(capacity_bits)
+		SUM(lifetimes)
+		SUM(lifetime_accesses)
+		SUM(zero_read_values)
+		SUM(orphans)
+		SUM(unbacked_reads)
+		SUM(censored_values)
+		SUM(censored_read_values)
+#undef SUM
+		for (size_t p = 1; p < n; p++)
+			if (parts[p].subparts[i].censored_max > o->censored_max)
+				o->censored_max = parts[p].subparts[i].censored_max;
+		if ((err = merge_bins(o, parts, n, i)) < 0) {
+			sb_lifetime_result_release(out);
+			return err;
+		}
+	}
+	finalize(out);
 	return 0;
 }
 
@@ -1049,45 +1327,6 @@ void sb_lifetime_result_release(struct sb_lifetime_result *res)
 	free(res->subparts);
 	res->subparts = NULL;
 	res->nsubparts = 0;
-}
-
-int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
-                             struct sb_lifetime_result *res,
-                             void (*progress)(void *ctx, uint64_t records), void *ctx)
-{
-	enum { BATCH = 4096 };
-	struct sb_trace_record *buf = malloc(BATCH * sizeof(*buf));
-	struct sb_lifetime *eng = NULL;
-	uint64_t total = 0;
-	int n, err;
-
-	memset(res, 0, sizeof(*res));
-	if (!buf)
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	if ((err = sb_lifetime_new(&eng, policy)) < 0)
-		goto out;
-	while ((n = sb_trace_read(r, buf, BATCH)) > 0) {
-		if ((err = sb_lifetime_feed(eng, sb_trace_reader_info(r), buf, (size_t)n)) < 0)
-			goto out;
-		total += (uint64_t)n;
-		if (progress)
-			progress(ctx, total);
-	}
-	if (n < 0) {
-		err = n;
-		goto out;
-	}
-	err = sb_lifetime_finish(eng, sb_trace_reader_info(r), res);
-out:
-	sb_lifetime_free(eng);
-	free(buf);
-	return err;
-}
-
-int sb_lifetime_run(struct sb_trace_reader *r, enum sb_cache_policy policy,
-                    struct sb_lifetime_result *res)
-{
-	return sb_lifetime_run_progress(r, policy, res, NULL, NULL);
 }
 
 int sb_lifetime_result_find(const struct sb_lifetime_result *res, const char *name)

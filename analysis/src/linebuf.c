@@ -11,7 +11,7 @@
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
-#define LINEBUF_INIT (64u << 10)
+#define LINEBUF_INIT (1u << 20)
 
 static int linebuf_init(struct sb_linebuf *lb, const char *name)
 {

@@ -22,91 +22,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "locality_internal.h"
 #include "reuse_internal.h"
 #include "stackbench/error.h"
 #include "stackbench/locality.h"
 #include "stackbench/util.h"
 #include "trace_internal.h"
-
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#define UNLIKELY(x) __builtin_expect(!!(x), 0)
-
-#define MAX_LEAVES 65536u
-#define LH 18 /* per leaf: accesses by common-ancestor level 0..16, then "new block" */
-#define LH_NEW (LH - 1)
-#define AHEAD 16
-
-/* One block: one cache line. */
-struct bentry {
-	uint64_t block;
-	uint32_t unit;
-	uint32_t used;
-	uint32_t epoch; /* window of its last access: its positions are valid in that window */
-	uint32_t gpos;  /* position in the trace-wide reuse structure */
-	uint32_t spos;  /* position in the subpartition's */
-	uint32_t leaf;  /* tree leaf of its last access */
-	uint64_t accesses;
-	uint64_t finite; /* accesses with a (subpartition) reuse distance */
-	uint64_t rd_sum; /* their sum */
-	uint64_t pad;
-};
-
-_Static_assert(sizeof(struct bentry) == 64, "a block entry is one cache line");
-
-struct lsp {
-	bool init;
-	struct bentry *e;
-	size_t mask, used;
-	unsigned hshift;
-	struct rd_tree rd;
-	bool left;      /* block = addr << shift (address units larger than blocks) */
-	unsigned shift; /* else addr >> shift */
-	bool per_unit;
-	struct sb_reuse_hist hist;
-	uint64_t accesses, bytes;
-};
-
-struct leaf {
-	uint64_t accesses, bytes, observed;
-	int64_t first, last; /* of its accesses */
-	int64_t start;       /* of its first window (sampled traces) */
-	bool any;
-};
-
-struct sb_locality {
-	struct sb_locality_options o;
-	unsigned bshift;
-	struct lsp *sp;
-	size_t nsp;
-	struct rd_tree grd;
-	struct sb_reuse_hist ghist;
-	bool started, by_sample;
-	uint32_t cur_sample;
-	uint32_t epoch; /* current window + 1 */
-	int64_t win_first, win_last;
-	bool win_any;
-	uint32_t lshift; /* leaf = unit >> lshift */
-	struct leaf *leaves;
-	uint64_t (*lh)[LH];
-	uint64_t accesses, skipped, bytes;
-	int64_t first, last;
-};
-
-/* A record decoded ahead of its turn. */
-struct lop {
-	uint64_t block, h;
-	int64_t time;
-	uint32_t unit, size, sample;
-	uint16_t sp;
-	uint8_t skip; /* 1: not an access (flush, reservation fail); 2: bad subpartition */
-};
-
-#define HASH_MUL 0x9e3779b97f4a7c15ull
-
-static inline uint64_t bhash(uint64_t block, uint32_t unit)
-{
-	return (block ^ (uint64_t)unit * 0xc2b2ae3d27d4eb4full) * HASH_MUL;
-}
 
 /* --- tables ------------------------------------------------------------------------------- */
 
@@ -141,7 +62,7 @@ static int btab_grow(struct lsp *s)
 
 		if (!old[i].used)
 			continue;
-		for (j = (size_t)(bhash(old[i].block, old[i].unit) >> s->hshift); s->e[j].used;
+		for (j = (size_t)(lc_bhash(old[i].block, old[i].unit) >> s->hshift); s->e[j].used;
 		     j = (j + 1) & s->mask)
 			;
 		s->e[j] = old[i];
@@ -176,6 +97,11 @@ static inline struct bentry *bget(struct lsp *s, uint64_t block, uint32_t unit, 
 	return &s->e[i];
 }
 
+struct bentry *lc_bget(struct lsp *s, uint64_t block, uint32_t unit, uint64_t h, bool *fresh)
+{
+	return bget(s, block, unit, h, fresh);
+}
+
 /* --- engine ------------------------------------------------------------------------------- */
 
 static bool pow2(uint64_t v)
@@ -183,15 +109,10 @@ static bool pow2(uint64_t v)
 	return v && !(v & (v - 1));
 }
 
-int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *opt)
+int sb_locality_options_resolve(struct sb_locality_options *opt)
 {
-	struct sb_locality *l;
-	struct sb_locality_options o = {0};
-	int err;
+	struct sb_locality_options o = *opt;
 
-	*lp = NULL;
-	if (opt)
-		o = *opt;
 	if (!o.block_bytes)
 		o.block_bytes = 64;
 	if (!o.max_leaves)
@@ -214,6 +135,21 @@ int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *o
 		    "locality: the block size (%u), leaves (%u, 2..65536) and zoom "
 		    "fan-out (%u) must be powers of two, the hot share (%g) in (0, 1]",
 		    o.block_bytes, o.max_leaves, o.zoom_fanout, o.hot_share);
+	*opt = o;
+	return 0;
+}
+
+int sb_locality_new(struct sb_locality **lp, const struct sb_locality_options *opt)
+{
+	struct sb_locality *l;
+	struct sb_locality_options o = {0};
+	int err;
+
+	*lp = NULL;
+	if (opt)
+		o = *opt;
+	if ((err = sb_locality_options_resolve(&o)) < 0)
+		return err;
 	if (!(l = calloc(1, sizeof(*l))))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	l->o = o;
@@ -234,6 +170,28 @@ fail:
 	return err;
 }
 
+int sb_locality_new_chunk(struct sb_locality **lp, const struct sb_locality_options *opt,
+                          const struct sb_locality_prefix *start)
+{
+	struct sb_locality *l;
+	int err;
+
+	if ((err = sb_locality_new(lp, opt)) < 0)
+		return err;
+	l = *lp;
+	l->start = *start;
+	l->records = start->records;
+	l->accesses = start->accesses;
+	l->started = start->started;
+	l->by_sample = start->by_sample;
+	l->epoch = start->epoch;
+	l->cur_sample = start->sample;
+	l->win_any = start->win_any;
+	l->win_first = start->win_first;
+	l->win_last = start->win_last;
+	return 0;
+}
+
 void sb_locality_free(struct sb_locality *l)
 {
 	if (!l)
@@ -250,7 +208,7 @@ void sb_locality_free(struct sb_locality *l)
 	free(l);
 }
 
-static int sync_subparts(struct sb_locality *l, const struct sb_trace_info *info)
+int lc_sync_subparts(struct sb_locality *l, const struct sb_trace_info *info)
 {
 	int err;
 
@@ -298,7 +256,7 @@ static inline void decode(const struct sb_locality *l, const struct sb_trace_rec
 
 	o->block = s->left ? r->addr << s->shift : r->addr >> s->shift;
 	o->unit = s->per_unit ? r->unit : 0;
-	o->h = bhash(o->block, o->unit);
+	o->h = lc_bhash(o->block, o->unit);
 	__builtin_prefetch(&s->e[(size_t)(o->h >> s->hshift)], 1, 3);
 }
 
@@ -314,38 +272,50 @@ static void close_window(struct sb_locality *l)
 	l->win_any = false;
 }
 
-/* Merge leaves in pairs: every leaf stands for twice the samples or accesses. */
-static void merge_leaves(struct sb_locality *l)
+void lc_leaf_join(struct leaf *dst, const struct leaf *src)
 {
-	const uint32_t n = l->o.max_leaves;
+	/* a chunk's engine can close a window whose accesses it did not see: observed time
+	   without accesses */
+	const uint64_t observed = dst->observed + src->observed;
 
+	if (src->any) {
+		if (!dst->any) {
+			*dst = *src;
+		} else {
+			dst->accesses += src->accesses;
+			dst->bytes += src->bytes;
+			dst->first = src->first < dst->first ? src->first : dst->first;
+			dst->last = src->last > dst->last ? src->last : dst->last;
+		}
+	}
+	dst->observed = observed;
+}
+
+void lc_merge_leaf_arrays(struct leaf *leaves, uint64_t (*lh)[LH], uint32_t n)
+{
 	for (uint32_t i = 0; i < n / 2; i++) {
-		struct leaf *a = &l->leaves[2 * i], *b = &l->leaves[2 * i + 1], m = *a;
+		struct leaf *a = &leaves[2 * i], *b = &leaves[2 * i + 1], m = *a;
 		uint64_t h[LH] = {0};
 
-		if (b->any) {
-			if (!m.any) {
-				m = *b;
-			} else {
-				m.accesses += b->accesses;
-				m.bytes += b->bytes;
-				m.observed += b->observed;
-				m.first = b->first < m.first ? b->first : m.first;
-				m.last = b->last > m.last ? b->last : m.last;
-			}
-		}
+		lc_leaf_join(&m, b);
 		for (unsigned c = 0; c < 2; c++) {
-			const uint64_t *o = l->lh[2 * i + c];
+			const uint64_t *o = lh[2 * i + c];
 
 			for (unsigned k = 0; k < LH_NEW; k++)
 				h[k ? k - 1 : 0] += o[k];
 			h[LH_NEW] += o[LH_NEW];
 		}
-		l->leaves[i] = m;
-		memcpy(l->lh[i], h, sizeof(h));
+		leaves[i] = m;
+		memcpy(lh[i], h, sizeof(h));
 	}
-	memset(l->leaves + n / 2, 0, n / 2 * sizeof(*l->leaves));
-	memset(l->lh + n / 2, 0, n / 2 * sizeof(*l->lh));
+	memset(leaves + n / 2, 0, n / 2 * sizeof(*leaves));
+	memset(lh + n / 2, 0, n / 2 * sizeof(*lh));
+}
+
+/* Merge leaves in pairs: every leaf stands for twice the samples or accesses. */
+void lc_merge_leaves(struct sb_locality *l)
+{
+	lc_merge_leaf_arrays(l->leaves, l->lh, l->o.max_leaves);
 	for (size_t s = 0; s < l->nsp; s++)
 		for (size_t i = 0; l->sp[s].init && i <= l->sp[s].mask; i++)
 			l->sp[s].e[i].leaf >>= 1;
@@ -353,7 +323,7 @@ static void merge_leaves(struct sb_locality *l)
 }
 
 /* A new window (sampled traces): the reuse structures start empty. */
-static void new_window(struct sb_locality *l, uint32_t sample)
+void lc_new_window(struct sb_locality *l, uint32_t sample)
 {
 	close_window(l);
 	l->cur_sample = sample;
@@ -364,7 +334,7 @@ static void new_window(struct sb_locality *l, uint32_t sample)
 			rd_reset(&l->sp[i].rd);
 }
 
-static int compact_global(struct sb_locality *l)
+int lc_compact_global(struct sb_locality *l)
 {
 	for (size_t s = 0; s < l->nsp; s++)
 		for (size_t i = 0; l->sp[s].init && i <= l->sp[s].mask; i++) {
@@ -376,7 +346,7 @@ static int compact_global(struct sb_locality *l)
 	return rd_compact_end(&l->grd);
 }
 
-static int compact_sp(struct sb_locality *l, struct lsp *s)
+int lc_compact_sp(struct sb_locality *l, struct lsp *s)
 {
 	for (size_t i = 0; i <= s->mask; i++) {
 		struct bentry *e = &s->e[i];
@@ -387,15 +357,7 @@ static int compact_sp(struct sb_locality *l, struct lsp *s)
 	return rd_compact_end(&s->rd);
 }
 
-static inline void hist_add(struct sb_reuse_hist *h, uint64_t d)
-{
-	h->bins[sb_reuse_bin(d)]++;
-	h->finite++;
-	h->sum += d;
-	h->max = d > h->max ? d : h->max;
-}
-
-static int apply(struct sb_locality *l, const struct lop *o)
+static inline __attribute__((always_inline)) int apply(struct sb_locality *l, const struct lop *o)
 {
 	struct lsp *s;
 	struct bentry *e;
@@ -416,21 +378,30 @@ static int apply(struct sb_locality *l, const struct lop *o)
 		                    (long long)o->time);
 	if (UNLIKELY(!l->started)) {
 		l->started = true;
-		l->first = l->last = o->time;
-		new_window(l, o->sample);
+		lc_new_window(l, o->sample);
 	} else if (UNLIKELY(l->by_sample && o->sample != l->cur_sample)) {
-		new_window(l, o->sample);
+		lc_new_window(l, o->sample);
 	}
+	if (UNLIKELY(!l->tany)) {
+		l->tany = true;
+		l->first = l->last = o->time;
+	}
+	if (UNLIKELY(l->accesses == l->start.accesses))
+		l->first_epoch = l->epoch; /* a chunk's first access */
 	s = &l->sp[o->sp];
 	/* the tree's leaf: by window (sampled) or by access */
 	unit = l->by_sample ? l->epoch - 1 : l->accesses;
 	while (UNLIKELY((leaf = unit >> l->lshift) >= l->o.max_leaves))
-		merge_leaves(l);
+		lc_merge_leaves(l);
 	if (UNLIKELY(!(e = bget(s, o->block, o->unit, o->h, &fresh))))
 		return SB_ERR_NOMEM;
-	if (UNLIKELY(rd_full(&l->grd)) && (err = compact_global(l)) < 0)
+	if (UNLIKELY(fresh)) {
+		e->used = l->epoch; /* the window and access number of its first access */
+		e->first = l->accesses;
+	}
+	if (UNLIKELY(rd_full(&l->grd)) && (err = lc_compact_global(l)) < 0)
 		return err;
-	if (UNLIKELY(rd_full(&s->rd)) && (err = compact_sp(l, s)) < 0)
+	if (UNLIKELY(rd_full(&s->rd)) && (err = lc_compact_sp(l, s)) < 0)
 		return err;
 	l->ghist.accesses++;
 	s->hist.accesses++;
@@ -439,8 +410,8 @@ static int apply(struct sb_locality *l, const struct lop *o)
 
 		rd_clear(&l->grd, e->gpos);
 		rd_clear(&s->rd, e->spos);
-		hist_add(&l->ghist, dg);
-		hist_add(&s->hist, ds);
+		lc_hist_add(&l->ghist, dg);
+		lc_hist_add(&s->hist, ds);
 		e->finite++;
 		e->rd_sum += ds;
 	} else {
@@ -452,9 +423,7 @@ static int apply(struct sb_locality *l, const struct lop *o)
 	e->epoch = l->epoch;
 	e->accesses++;
 	/* footprints: the level above which this is the first access of its block in a node */
-	l->lh[leaf][fresh ? LH_NEW
-	                  : 64u - (unsigned)__builtin_clzll((leaf ^ e->leaf) | 1) -
-	                        ((leaf ^ e->leaf) == 0)]++;
+	l->lh[leaf][fresh ? LH_NEW : lc_level(leaf, e->leaf)]++;
 	e->leaf = (uint32_t)leaf;
 	lf = &l->leaves[leaf];
 	if (!lf->any) {
@@ -481,6 +450,7 @@ static int apply(struct sb_locality *l, const struct lop *o)
 	return 0;
 }
 
+SB_HOT_CLONES
 int sb_locality_feed(struct sb_locality *l, const struct sb_trace_info *info,
                      const struct sb_trace_record *recs, size_t n)
 {
@@ -488,10 +458,11 @@ int sb_locality_feed(struct sb_locality *l, const struct sb_trace_info *info,
 	size_t i;
 	int err;
 
-	if (info->nsubparts > l->nsp && (err = sync_subparts(l, info)) < 0)
+	if (info->nsubparts > l->nsp && (err = lc_sync_subparts(l, info)) < 0)
 		return err;
 	if (!l->started)
 		l->by_sample = (info->fields & SB_FIELD_SAMPLE) || info->capture.sampled;
+	l->records += n;
 	for (i = 0; i < n && i < AHEAD; i++)
 		decode(l, &recs[i], &ring[i]);
 	for (i = 0; i < n; i++) {
@@ -509,6 +480,46 @@ int sb_locality_feed(struct sb_locality *l, const struct sb_trace_info *info,
 struct zblock {
 	uint64_t block, accesses, finite, rd_sum;
 };
+
+/*
+ * Sort blocks by number: an LSD radix sort of 11-bit digits, as many as the largest number
+ * has (two for a few million blocks), through tmp (n entries). Returns the sorted array (z or
+ * tmp).
+ */
+static struct zblock *sort_zblocks(struct zblock *z, struct zblock *tmp, size_t n)
+{
+	enum { BITS = 11, RADIX = 1 << BITS };
+	uint64_t max = 0;
+	size_t *count = malloc(RADIX * sizeof(*count));
+
+	if (!count) /* the slow way */
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		max |= z[i].block;
+	for (unsigned shift = 0; shift < 64 && (shift == 0 || max >> shift); shift += BITS) {
+		size_t sum = 0;
+
+		memset(count, 0, RADIX * sizeof(*count));
+		for (size_t i = 0; i < n; i++)
+			count[(z[i].block >> shift) & (RADIX - 1)]++;
+		for (size_t d = 0; d < RADIX; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(z[i].block >> shift) & (RADIX - 1)]++] = z[i];
+		{
+			struct zblock *t = z;
+
+			z = tmp;
+			tmp = t;
+		}
+	}
+	free(count);
+	return z;
+}
 
 static int cmp_zblock(const void *a, const void *b)
 {
@@ -568,22 +579,30 @@ static int zoom_subpart(const struct sb_locality *l, struct sb_locality_result *
 	const struct lsp *s = &l->sp[sp];
 	const uint64_t B = l->o.block_bytes, fan = l->o.zoom_fanout;
 	const uint64_t floor_blocks = l->o.zoom_floor_bytes / B ? l->o.zoom_floor_bytes / B : 1;
-	struct zblock *z;
+	struct zblock *z, *zmem;
 	struct zwork *q;
 	size_t n = 0, qn = 0, qcap = 64, head = 0;
 	int err = 0;
 
 	if (!s->init || !s->used)
 		return 0;
-	if (!(z = malloc(s->used * sizeof(*z))) || !(q = malloc(qcap * sizeof(*q)))) {
-		free(z);
+	if (!(zmem = malloc(2 * s->used * sizeof(*zmem))) || !(q = malloc(qcap * sizeof(*q)))) {
+		free(zmem);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
+	z = zmem;
 	for (size_t i = 0; i <= s->mask; i++)
 		if (s->e[i].used)
 			z[n++] = (struct zblock){s->e[i].block, s->e[i].accesses, s->e[i].finite,
 			                         s->e[i].rd_sum};
-	qsort(z, n, sizeof(*z), cmp_zblock);
+	{
+		struct zblock *sorted = sort_zblocks(z, zmem + s->used, n);
+
+		if (sorted)
+			z = sorted;
+		else
+			qsort(z, n, sizeof(*z), cmp_zblock);
+	}
 	{ /* blocks of several units at one address: one block of the address space */
 		size_t k = 0;
 
@@ -697,7 +716,7 @@ static int zoom_subpart(const struct sb_locality *l, struct sb_locality_result *
 	}
 out:
 	free(q);
-	free(z);
+	free(zmem);
 	return err;
 }
 
@@ -794,7 +813,7 @@ int sb_locality_finish(struct sb_locality *l, const struct sb_trace_info *info,
 	int err;
 
 	memset(res, 0, sizeof(*res));
-	if ((err = sync_subparts(l, info)) < 0)
+	if ((err = lc_sync_subparts(l, info)) < 0)
 		return err;
 	close_window(l);
 	res->info = *info;

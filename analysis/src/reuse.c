@@ -86,160 +86,9 @@ void rd_release(struct rd_tree *t)
 	rd_free_arrays(t);
 }
 
-/* Bits set in x: one instruction where the target has it, else a few without a call. */
-static inline unsigned pop64(uint64_t x)
-{
-#ifdef __POPCNT__
-	return (unsigned)__builtin_popcountll(x);
-#else
-	x = x - ((x >> 1) & 0x5555555555555555ull);
-	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
-	return (unsigned)((x * 0x0101010101010101ull) >> 56);
-#endif
-}
-
-/* 16 counters of a group as one vector (two or four SSE registers on any x86-64). */
-typedef uint16_t v16w __attribute__((vector_size(32)));
-typedef uint32_t v16d __attribute__((vector_size(64)));
-
-/* after16[i], after32[i]: every bit set in the lanes after lane i. */
-static const v16w after16[16] = {
-    {0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff},
-    {0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff,
-     0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
-static const v16d after32[16] = {
-    {0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff},
-    {0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
-     0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xffffffff},
-    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}};
-
-/* Add d to the prefix counts of the words after w (w sealed). */
-static inline void tree_add(struct rd_tree *t, uint32_t w, int d)
-{
-	{
-		uint16_t *g = t->l1 + (w & ~15u);
-		v16w v;
-
-		memcpy(&v, g, sizeof(v));
-		v += after16[w & 15] & (uint16_t)d;
-		memcpy(g, &v, sizeof(v));
-	}
-	for (unsigned k = 2; k <= t->levels; k++) {
-		const uint32_t idx = w >> (4 * (k - 1));
-		uint32_t *g = t->up[k - 1] + (idx & ~15u);
-		v16d v;
-
-		memcpy(&v, g, sizeof(v));
-		v += after32[idx & 15] & (uint32_t)d;
-		memcpy(g, &v, sizeof(v));
-	}
-}
-
-/* Markers in sealed words before word w. */
-static inline uint64_t tree_prefix(const struct rd_tree *t, uint32_t w)
-{
-	uint64_t r = t->l1[w];
-
-	for (unsigned k = 2; k <= t->levels; k++)
-		r += t->up[k - 1][w >> (4 * (k - 1))];
-	return r;
-}
-
-/* Markers before position p. */
-static inline uint64_t rank_excl(const struct rd_tree *t, uint32_t p)
-{
-	const uint32_t w = p >> 6, tail = t->now >> 6;
-	const uint64_t below = t->words[w] & ((UINT64_C(1) << (p & 63)) - 1);
-
-	if (w >= tail)
-		return t->sealed + (uint64_t)pop64(below);
-	return tree_prefix(t, w) + (uint64_t)pop64(below);
-}
-
-uint64_t rd_after(const struct rd_tree *t, uint32_t p)
-{
-	const uint32_t w = p >> 6, tail = t->now >> 6;
-
-	/* a marker in the tail word: only the tail word's markers can follow it */
-	if (w == tail)
-		return (uint64_t)pop64(t->words[w] >> (p & 63)) - 1;
-	return t->live - rank_excl(t, p) - 1;
-}
-
-void rd_clear(struct rd_tree *t, uint32_t p)
-{
-	const uint32_t w = p >> 6;
-
-	t->words[w] &= ~(UINT64_C(1) << (p & 63));
-	t->live--;
-	if (w < t->now >> 6) {
-		tree_add(t, w, -1);
-		t->sealed--;
-	}
-}
-
-uint32_t rd_append(struct rd_tree *t)
-{
-	const uint32_t p = t->now++;
-
-	t->words[p >> 6] |= UINT64_C(1) << (p & 63);
-	t->live++;
-	if ((t->now & 63) == 0) {
-		/* the tail word is full: count it into the tree */
-		const int c = pop64(t->words[p >> 6]);
-
-		tree_add(t, p >> 6, c);
-		t->sealed += (uint64_t)c;
-	}
-	return p;
-}
-
 uint32_t rd_rank(const struct rd_tree *t, uint32_t p)
 {
-	return (uint32_t)rank_excl(t, p);
+	return (uint32_t)rd_rank_excl(t, p);
 }
 
 /* Rebuild the tree from the words before the tail word. */
@@ -252,10 +101,10 @@ static void rd_rebuild(struct rd_tree *t)
 		memset(t->up[k - 1], 0, level_len(words, k) * sizeof(*t->up[k - 1]));
 	t->sealed = 0;
 	for (uint32_t w = 0; w < tail; w++) {
-		const int c = pop64(t->words[w]);
+		const int c = (int)rd_pop64(t->words[w]);
 
 		if (c)
-			tree_add(t, w, c);
+			rd_tree_add(t, w, c);
 		t->sealed += (uint64_t)c;
 	}
 }

@@ -227,8 +227,8 @@ static int open_in_order(struct sb_trace_reader **r, line_open_fn open, bool per
 	int64_t jump = 0;
 	int n, err;
 
-	if (!data && !strcmp(name, "-"))
-		return open(r, name, NULL, 0, opt, 0);
+	if ((!data && !strcmp(name, "-")) || opt->one_pass)
+		return open(r, name, data, len, opt, 0);
 	if ((err = open(&scan, name, data, len, opt, SB_TRACE_OPEN_UNCHECKED)) < 0)
 		return err;
 	recs = malloc(BATCH * sizeof(*recs));
@@ -344,6 +344,31 @@ int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
 	err = sb_trace_merge(r, children, npaths, paths[0]);
 	free(children);
 	return err;
+}
+
+int sb_trace_open_source(struct sb_trace_reader **r, const struct sb_trace_source *src)
+{
+	return sb_trace_open_many(r, src->fmt, src->paths, src->npaths, &src->opt);
+}
+
+int sb_trace_reader_total(const struct sb_trace_reader *r, uint64_t *records)
+{
+	if (!r->ops->total)
+		return SB_ERR_NOT_SUPPORTED;
+	return r->ops->total(r, records);
+}
+
+bool sb_trace_source_rereadable(const struct sb_trace_source *src)
+{
+	for (size_t i = 0; i < src->npaths; i++)
+		if (!strcmp(src->paths[i], "-"))
+			return false;
+	return true;
+}
+
+bool sb_trace_reader_unsorted(const struct sb_trace_reader *r)
+{
+	return r->unsorted;
 }
 
 /* --- Merging readers in time order ------------------------------------------------------- */
@@ -462,8 +487,10 @@ static int merge_read(struct sb_trace_reader *r, struct sb_trace_record *recs, s
 			const struct sb_trace_record *h;
 			int rank;
 
-			if (c->pos == c->n && !c->done && (err = merge_fill(m, c)) < 0)
+			if (c->pos == c->n && !c->done && (err = merge_fill(m, c)) < 0) {
+				m->base.unsorted |= c->r->unsorted;
 				return err;
+			}
 			if (c->pos == c->n)
 				continue;
 			h = &c->buf[c->pos];

@@ -19,6 +19,8 @@
 #include "stackbench/util.h"
 #include "trace_internal.h"
 
+#define LIKELY(x) __builtin_expect(!!(x), 1)
+
 enum col {
 	COL_IGNORE,
 	COL_TIME,    /* ticks */
@@ -71,6 +73,8 @@ struct csv_reader {
 	uint8_t seen[SB_TRACE_MAX_SUBPARTS];
 	int last_sp;
 	char last_name[SB_TRACE_NAME_MAX];
+	size_t last_len;                      /* strlen(last_name) */
+	uint8_t splen[SB_TRACE_MAX_SUBPARTS]; /* strlen of each subpartition's name (fast path) */
 };
 
 static char *trim(char *s, char **end)
@@ -331,6 +335,7 @@ static int csv_meta(struct csv_reader *c, char *line)
 	if (sp < 0)
 		return sb_trace_parse_error(c->lb.name, c->lb.line, "%s", sb_error_detail());
 	info->subparts[sp].per_unit = (uint8_t)per_unit;
+	c->splen[sp] = (uint8_t)strlen(info->subparts[sp].name);
 	return 0;
 }
 
@@ -563,11 +568,14 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 			                            sb_error_detail());
 		c->last_sp = sp;
 		sb_strlcpy(c->last_name, name, sizeof(c->last_name));
+		c->last_len = strlen(c->last_name);
+		c->splen[sp] = (uint8_t)c->last_len;
 	}
 	sp = c->last_sp;
 	if (!have_size)
 		rec->size = c->base.info.subparts[sp].block_bytes;
-	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked)
+	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked) {
+		c->base.unsorted = true;
 		return sb_trace_parse_error(
 		    c->lb.name, c->lb.line,
 		    "time %lld comes after %lld in subpartition '%s' (records "
@@ -576,6 +584,220 @@ static int csv_record(struct csv_reader *c, char *line, size_t len, struct sb_tr
 		    strcmp(c->lb.name, "-")
 		        ? ""
 		        : "; given as a file, not on standard input, they are sorted");
+	}
+	if (!c->seen[sp] || t > c->last_time[sp])
+		c->last_time[sp] = t;
+	c->seen[sp] = 1;
+	rec->time = t;
+	rec->subpart = (uint16_t)sp;
+	return 0;
+}
+
+/* --- the fast path ---------------------------------------------------------------------- */
+
+/*
+ * Lines as tools write them (the CSV writer's among them) are parsed here in one pass over
+ * their bytes: plain decimal numbers (hexadecimal with 0x), access kinds and cache statuses by
+ * their lower-case names or digits, the subpartition of the line before. Anything else (spaces,
+ * quotes, floats, a new subpartition, an error) goes to csv_record(), which parses every form
+ * and names what is wrong: the fast path gives the record csv_record() would, or declines.
+ */
+
+/* Digits at *p (decimal, or hexadecimal after 0x) up to max: true and *p past them. */
+static inline bool fast_number(const char **pp, const char *end, uint64_t max, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		const char *s = p += 2;
+
+		for (; p < end && p - s < 16; p++) {
+			unsigned d = (unsigned)(*p - '0');
+
+			if (d > 9) {
+				d = (unsigned)((*p | 0x20) - 'a');
+				if (d > 5)
+					break;
+				d += 10;
+			}
+			v = v << 4 | d;
+		}
+		if (p == s || (p < end && (unsigned)(*p - '0') <= 9))
+			return false;
+	} else {
+		const char *s = p;
+
+		for (; p < end && (unsigned)(*p - '0') <= 9 && p - s < 19; p++)
+			v = v * 10 + (uint64_t)(*p - '0');
+		if (p == s || (p < end && (unsigned)(*p - '0') <= 9))
+			return false; /* none, or 20 digits and more: csv_record() */
+	}
+	if (v > max)
+		return false;
+	*out = v;
+	*pp = p;
+	return true;
+}
+
+/* A field's text: to the next comma. */
+static inline const char *fast_field(const char *p, const char *end)
+{
+	const char *q = memchr(p, ',', (size_t)(end - p));
+
+	return q ? q : end;
+}
+
+static inline int fast_kind(const char *s, size_t n)
+{
+	switch (n) {
+	case 1:
+		return *s == 'r' ? SB_ACC_READ : *s == 'w' ? SB_ACC_WRITE : -1;
+	case 2:
+		return !memcmp(s, "ld", 2) ? SB_ACC_READ : !memcmp(s, "st", 2) ? SB_ACC_WRITE : -1;
+	case 4:
+		return !memcmp(s, "read", 4)   ? SB_ACC_READ
+		       : !memcmp(s, "load", 4) ? SB_ACC_READ
+		       : !memcmp(s, "fill", 4) ? SB_ACC_FETCH
+		                               : -1;
+	case 5:
+		return !memcmp(s, "write", 5)   ? SB_ACC_WRITE
+		       : !memcmp(s, "fetch", 5) ? SB_ACC_FETCH
+		       : !memcmp(s, "store", 5) ? SB_ACC_WRITE
+		       : !memcmp(s, "flush", 5) ? SB_ACC_FLUSH
+		                                : -1;
+	default:
+		return -1;
+	}
+}
+
+static inline int fast_status(const char *s, size_t n)
+{
+	if (n == 1)
+		return *s >= '0' && *s <= '5' ? SB_CACHE_HIT + (*s - '0') : -1;
+	for (int i = 0; i < SB_CACHE_STATUS_COUNT; i++) {
+		const char *name = sb_cache_status_name((enum sb_cache_status)i);
+
+		if (strlen(name) == n && !memcmp(s, name, n))
+			return i;
+	}
+	return -1;
+}
+
+/* 0: the line parsed into rec; 1: csv_record() takes it. */
+static int csv_fast(struct csv_reader *c, const char *p, const char *end,
+                    struct sb_trace_record *rec)
+{
+	const char *spname = "mem", *fe;
+	size_t splen = 3;
+	bool have_size = false;
+	uint64_t u;
+	int64_t t = 0;
+	int v, sp;
+
+	memset(rec, 0, sizeof(*rec));
+	for (size_t col = 0; col < c->ncols; col++) {
+		if (col) {
+			if (p >= end || *p != ',')
+				return 1;
+			p++;
+		}
+		switch (c->cols[col]) {
+		case COL_IGNORE:
+			p = fast_field(p, end);
+			break;
+		case COL_TIME:
+		case COL_TIME_PS: {
+			const bool neg = p < end && *p == '-';
+
+			p += neg;
+			if (!fast_number(&p, end, (uint64_t)SB_TRACE_TIME_MAX, &u))
+				return 1;
+			t = neg ? -(int64_t)u : (int64_t)u;
+			break;
+		}
+		case COL_TIME_NS:
+			return 1;
+		case COL_SUBPART:
+			fe = fast_field(p, end);
+			spname = p;
+			splen = (size_t)(fe - p);
+			p = fe;
+			break;
+		case COL_ADDR:
+			if (!fast_number(&p, end, UINT64_MAX, &rec->addr))
+				return 1;
+			break;
+		case COL_SIZE:
+			if (!fast_number(&p, end, UINT32_MAX, &u))
+				return 1;
+			rec->size = (uint32_t)u;
+			have_size = true;
+			break;
+		case COL_KIND:
+			fe = fast_field(p, end);
+			if ((v = fast_kind(p, (size_t)(fe - p))) < 0)
+				return 1;
+			rec->kind = (uint8_t)v;
+			p = fe;
+			break;
+		case COL_STATUS:
+			fe = fast_field(p, end);
+			if ((v = fast_status(p, (size_t)(fe - p))) < 0)
+				return 1;
+			rec->cache = (uint8_t)v;
+			p = fe;
+			break;
+		case COL_UNIT:
+			if (!fast_number(&p, end, UINT32_MAX, &u))
+				return 1;
+			rec->unit = (uint32_t)u;
+			break;
+		case COL_PC:
+			if (!fast_number(&p, end, UINT64_MAX, &rec->pc))
+				return 1;
+			break;
+		case COL_SAMPLE:
+			if (!fast_number(&p, end, UINT32_MAX, &u))
+				return 1;
+			rec->sample = (uint32_t)u;
+			break;
+		case COL_LATENCY:
+			if (!fast_number(&p, end, UINT32_MAX, &u))
+				return 1;
+			rec->latency = (uint32_t)u;
+			break;
+		case COL_GROUP:
+			if (!fast_number(&p, end, UINT32_MAX, &u))
+				return 1;
+			rec->group = (uint32_t)u;
+			break;
+		}
+	}
+	/* columns past the header's are ignored, as csv_record() does */
+	if (p < end && *p != ',')
+		return 1;
+	/* a subpartition named before (the last one first) */
+	if (c->last_sp >= 0 && splen == c->last_len && !memcmp(spname, c->last_name, splen)) {
+		sp = c->last_sp;
+	} else {
+		const struct sb_trace_info *info = &c->base.info;
+
+		for (sp = 0; sp < (int)info->nsubparts; sp++)
+			if (c->splen[sp] == splen &&
+			    !memcmp(info->subparts[sp].name, spname, splen))
+				break;
+		if (sp == (int)info->nsubparts)
+			return 1;
+		c->last_sp = sp;
+		memcpy(c->last_name, spname, splen);
+		c->last_name[splen] = '\0';
+		c->last_len = splen;
+	}
+	if (c->seen[sp] && t < c->last_time[sp] && !c->unchecked)
+		return 1; /* goes back: csv_record() says so */
+	if (!have_size)
+		rec->size = c->base.info.subparts[sp].block_bytes;
 	if (!c->seen[sp] || t > c->last_time[sp])
 		c->last_time[sp] = t;
 	c->seen[sp] = 1;
@@ -597,6 +819,10 @@ static int csv_read(struct sb_trace_reader *r, struct sb_trace_record *recs, siz
 			return err;
 		if (err == 0)
 			break;
+		if (LIKELY(len && line[0] != '#' && !csv_fast(c, line, line + len, &recs[out]))) {
+			out++;
+			continue;
+		}
 		if (line[0] == '#') {
 			if (line[1] == '@' && (err = csv_meta(c, line)) < 0)
 				return err;

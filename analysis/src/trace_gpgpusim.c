@@ -193,7 +193,8 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 		                            "cycle %llu is out of range (|time| < 2^62 ticks)",
 		                            (unsigned long long)cycle);
 	if (g->have_time && t < g->last_time && (g->kernel_started || !g->unchecked)) {
-		if (!g->kernel_started)
+		if (!g->kernel_started) {
+			g->base.unsorted = true;
 			return sb_trace_parse_error(
 			    g->lb.name, g->lb.line,
 			    "cycle %llu comes after cycle %lld (lines must be "
@@ -202,6 +203,7 @@ static int access_line(struct gs_reader *g, const char *line, struct sb_trace_re
 			    strcmp(g->lb.name, "-")
 			        ? ""
 			        : "; given as a file, not on standard input, they are sorted");
+		}
 		/* cycles restart per kernel: this kernel follows the previous one, its first
 		 * access one cycle after the previous kernel's latest; when the log is sorted
 		 * afterwards (unchecked) its cycle 0 is placed there, so that no access of it can

@@ -99,6 +99,33 @@ static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, ui
 	return NULL;
 }
 
+/*
+ * A varint of up to 8 bytes read as one word: its end is its first byte below 0x80, its 7-bit
+ * groups are packed with shifts (no loop, one branch). Longer ones, and the last bytes of a
+ * column, go through get_varint().
+ */
+static inline const uint8_t *get_varint8(const uint8_t *p, const uint8_t *end, uint64_t *v)
+{
+	if (end - p >= 8) {
+		uint64_t w, stop;
+
+		memcpy(&w, p, 8);
+		stop = ~w & 0x8080808080808080ull;
+		if (stop) {
+			const unsigned len = ((unsigned)__builtin_ctzll(stop) >> 3) + 1;
+			uint64_t x = (len == 8 ? w : w & ((UINT64_C(1) << (8 * len)) - 1)) &
+			             0x7f7f7f7f7f7f7f7full;
+
+			x = (x & 0x007f007f007f007full) | ((x & 0x7f007f007f007f00ull) >> 1);
+			x = (x & 0x00003fff00003fffull) | ((x & 0x3fff00003fff0000ull) >> 2);
+			x = (x & 0x000000000fffffffull) | ((x & 0x0fffffff00000000ull) >> 4);
+			*v = x;
+			return p + len;
+		}
+	}
+	return get_varint(p, end, v);
+}
+
 static inline uint64_t zigzag(int64_t v)
 {
 	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
@@ -119,6 +146,7 @@ struct sbt_reader {
 	uint64_t total;        /* records decoded */
 	bool ended;
 	bool meta_known; /* the prescan saw the whole file: later C/A chunks are known already */
+	uint64_t prescan_records; /* records of the data blocks the prescan saw (meta_known) */
 	ZSTD_DCtx *dctx;
 	uint8_t *comp, *raw;
 	size_t comp_cap, raw_cap;
@@ -309,7 +337,7 @@ static int sbt_columns(struct sbt_reader *s, size_t n)
 			p += 8;                                                                    \
 			continue;                                                                  \
 		}                                                                                  \
-		if (!(p = get_varint(p, end, &v)))                                                 \
+		if (!(p = get_varint8(p, end, &v)))                                                \
 			goto bad;                                                                  \
 		STORE;                                                                             \
 		i++;                                                                               \
@@ -359,6 +387,7 @@ static int sbt_check_times(struct sbt_reader *s, uint32_t n)
 	return 0;
 }
 
+SB_HOT_CLONES
 static int sbt_decode(struct sbt_reader *s, uint32_t n, uint32_t fields, const uint8_t *p,
                       const uint8_t *end)
 {
@@ -604,7 +633,18 @@ static void sbt_free(struct sb_trace_reader *r)
 	free(s);
 }
 
-static const struct sb_trace_reader_ops sbt_ops = {.read = sbt_read, .free = sbt_free};
+static int sbt_total(const struct sb_trace_reader *r, uint64_t *records)
+{
+	const struct sbt_reader *s = (const struct sbt_reader *)r;
+
+	if (!s->meta_known)
+		return SB_ERR_NOT_SUPPORTED;
+	*records = s->prescan_records;
+	return 0;
+}
+
+static const struct sb_trace_reader_ops sbt_ops = {
+    .read = sbt_read, .free = sbt_free, .total = sbt_total};
 
 /*
  * A capture description is written when the capture ends, after the records. When the raw file
@@ -625,8 +665,16 @@ static void sbt_prescan(struct sbt_reader *s)
 
 		at += sizeof(hdr);
 		if (hdr[0] == CHUNK_END) {
-			s->meta_known = true;
+			/* the records, if the end chunk counts as many as the blocks hold */
+			if (len == 8 && sb_instream_pread(&s->in, payload, 8, at) == 8 &&
+			    get_u64(payload) == s->prescan_records)
+				s->meta_known = true;
 			break;
+		}
+		if (hdr[0] == CHUNK_DATA) {
+			if (len < 12 || sb_instream_pread(&s->in, payload, 4, at) != 4)
+				break;
+			s->prescan_records += get_u32(payload);
 		}
 		if ((hdr[0] == CHUNK_CAPTURE || hdr[0] == CHUNK_ATTR) && len <= sizeof(payload)) {
 			if (sb_instream_pread(&s->in, payload, len, at) != (int)len ||

@@ -189,6 +189,23 @@ int sb_cli_slurm_status(const struct sb_cli_slurm *s);
 int sb_cli_slurm_split(int *argc, char **argv, const struct option *own, bool slurm, char ***opts,
                        unsigned *nopts);
 
+/* Whether --slurm is among the arguments (before a "--"). */
+bool sb_cli_has_slurm(int argc, char **argv);
+
+/* mkdir -p PATH. 0 or an error. */
+int sb_cli_make_dirs(const char *path);
+
+/*
+ * Without --shards: the task count of the one work folder PREFIX-of-N submitted before (*n =
+ * N), else *n = 1. SB_ERR_INVAL when there are several (the caller says which option picks).
+ */
+int sb_cli_slurm_find_tasks(const char *prefix, unsigned max, unsigned *n);
+
+/* A NULL-terminated argv copied from items[0..n) (free with sb_slurm_argv_free); NULL: no
+ * memory. sb_cli_argvs_free frees n of them and the array. */
+char **sb_cli_argv_make(const char *const *items, unsigned n);
+void sb_cli_argvs_free(char ***argvs, unsigned n);
+
 /* This program's absolute path (what the tasks run). 0 or an error. */
 int sb_cli_self_path(char *buf, size_t size);
 

@@ -6,16 +6,20 @@
  * task's progress and the queue). `run --slurm` is built on it; a sharded analysis only says
  * what its tasks run and when a task is done.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "stackbench/error.h"
 #include "stackbench/slurm.h"
+#include "stackbench/util.h"
 
 int sb_cli_self_path(char *buf, size_t size)
 {
@@ -81,6 +85,97 @@ int sb_cli_slurm_split(int *argc, char **argv, const struct option *own, bool sl
 	if (sb_slurm_check_options(v, *nopts) < 0)
 		return sb_cli_usage_error(argv[0], "%s", sb_error_detail());
 	return -1;
+}
+
+bool sb_cli_has_slurm(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--slurm"))
+			return true;
+	return false;
+}
+
+int sb_cli_make_dirs(const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (sb_strlcpy(buf, path, sizeof(buf)) >= sizeof(buf))
+		return sb_error_set(SB_ERR_INVAL, "'%s': path too long", path);
+	for (char *p = buf + 1;; p++) {
+		if (*p && *p != '/')
+			continue;
+		char end = *p;
+
+		*p = '\0';
+		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
+			return sb_error_set(sb_errno_code(errno), "cannot make folder '%s': %s",
+			                    buf, strerror(errno));
+		if (!end)
+			break;
+		*p = '/';
+	}
+	return 0;
+}
+
+int sb_cli_slurm_find_tasks(const char *prefix, unsigned max, unsigned *n)
+{
+	char pattern[PATH_MAX], *esc;
+	size_t k = 0;
+	glob_t g;
+	int rc;
+
+	/* the prefix may hold glob characters: escape them */
+	if (!(esc = malloc(2 * strlen(prefix) + 1)))
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	for (const char *s = prefix; *s; s++) {
+		if (strchr("*?[\\", *s))
+			esc[k++] = '\\';
+		esc[k++] = *s;
+	}
+	esc[k] = '\0';
+	snprintf(pattern, sizeof(pattern), "%s-of-*", esc);
+	free(esc);
+	*n = 1;
+	rc = glob(pattern, 0, NULL, &g);
+	if (rc == GLOB_NOMATCH)
+		return 0;
+	if (rc)
+		return sb_error_set(SB_ERR_IO, "cannot look for '%s'", pattern);
+	if (g.gl_pathc > 1) {
+		globfree(&g);
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s' was submitted with several task counts: "
+		                    "say which with --shards N",
+		                    prefix);
+	}
+	{
+		const char *of = strrchr(g.gl_pathv[0], '-');
+		uint64_t v;
+
+		if (of && sb_parse_u64(of + 1, "shards", false, &v) == 0 && v && v <= max)
+			*n = (unsigned)v;
+	}
+	globfree(&g);
+	return 0;
+}
+
+char **sb_cli_argv_make(const char *const *items, unsigned n)
+{
+	char **v = calloc(n + 1, sizeof(*v));
+
+	for (unsigned i = 0; v && i < n; i++)
+		if (!(v[i] = strdup(items[i]))) {
+			sb_slurm_argv_free(v);
+			return NULL;
+		}
+	return v;
+}
+
+void sb_cli_argvs_free(char ***argvs, unsigned n)
+{
+	for (unsigned i = 0; argvs && i < n; i++)
+		sb_slurm_argv_free(argvs[i]);
+	free(argvs);
 }
 
 /* Print a command line, each argument quoted where the shell needs it. */

@@ -63,8 +63,9 @@ const char *sb_cli_build_facts(void)
 {
 	static char buf[256];
 
-	snprintf(buf, sizeof(buf), "%s (git %s, %s build, sanitizers %s, %s)", sb_version(),
-	         sb_build_git(), sb_build_type(), sb_build_sanitizers(), sb_build_compiler());
+	snprintf(buf, sizeof(buf), "%s (git %s, %s build, sanitizers %s, %s, flags %s)",
+	         sb_version(), sb_build_git(), sb_build_type(), sb_build_sanitizers(),
+	         sb_build_compiler(), sb_build_cflags());
 	return buf;
 }
 

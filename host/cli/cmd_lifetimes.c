@@ -16,6 +16,7 @@
 #include "stackbench/error.h"
 #include "stackbench/lifetime.h"
 #include "stackbench/output.h"
+#include "stackbench/partial.h"
 #include "stackbench/util.h"
 
 #define MAX_DEVICE_FILES 16
@@ -24,6 +25,10 @@ static void lifetimes_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: stackbench lifetimes [OPTIONS] INPUT...\n"
+	        "       stackbench lifetimes [TRACE OPTIONS] INPUT... --shard I/N --partial OUT\n"
+	        "       stackbench lifetimes [REPORT OPTIONS] --merge PARTIAL...\n"
+	        "       stackbench lifetimes [OPTIONS] INPUT... --json OUT --slurm [--shards N]\n"
+	        "                 [--dry-run | --status] [SBATCH OPTIONS] [-- SBATCH OPTIONS]\n"
 	        "\n"
 	        "Compute data lifetimes per subpartition (scratchpad buffer, cache level) from\n"
 	        "memory-access traces and project them onto memory devices: refreshes, area,\n"
@@ -42,6 +47,7 @@ static void lifetimes_help(FILE *out)
 	        "      --word-bytes N     SCALE-Sim element size in bytes (default 1)\n"
 	        "      --block-bytes N    GPGPU-Sim/CSV value granularity (default 32 / 1)\n"
 	        "%s"
+	        "%s"
 	        "  -h, --help             this help\n"
 	        "\n"
 	        "Device libraries are looked up in $STACKBENCH_DEVICES_PATH, analysis/devices and\n"
@@ -51,7 +57,7 @@ static void lifetimes_help(FILE *out)
 	        "never spans a gap; values live at the end of a sample are counted as censored.\n"
 	        "Frequencies are interpolated (t^ = r t, r the sampling density) and results from\n"
 	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n",
-	        SB_CLI_CONFIDENCE_HELP, SB_DEVICES_DEFAULT);
+	        SB_DEVICES_DEFAULT, SB_CLI_CONFIDENCE_HELP, SB_CLI_PARALLEL_HELP);
 }
 
 static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
@@ -63,8 +69,16 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 	bool marked = false;
 	char med[32], p99[32];
 
-	printf("lifetimes of %llu accesses (%s), %lld cycles at %g GHz, policy %s\n",
-	       (unsigned long long)res->records, fmt, (long long)sb_lifetime_result_ticks(res),
+	uint64_t flushes = 0;
+
+	/* a flush record is not an access */
+	for (size_t s = 0; s < res->nsubparts; s++)
+		flushes += res->subparts[s].flushes;
+	printf("lifetimes of %llu accesses (%s", (unsigned long long)(res->records - flushes), fmt);
+	if (flushes)
+		printf(", %llu flush record%s", (unsigned long long)flushes,
+		       flushes == 1 ? "" : "s");
+	printf("), %lld cycles at %g GHz, policy %s\n", (long long)sb_lifetime_result_ticks(res),
 	       hz / 1e9, sb_cache_policy_name(res->policy));
 	for (uint32_t i = 0; i < res->info.nwarnings; i++)
 		printf("warning: %s\n", res->info.warnings[i]);
@@ -148,45 +162,119 @@ static void show_progress(void *ctx, uint64_t records)
 	*next = records + (1u << 24);
 }
 
-static int lifetimes_run(int argc, char **argv)
+/* Shard I/N: the shard's engine result, written as a partial. */
+static int run_shard(const struct sb_trace_source *src, const struct sb_cli_parallel *par,
+                     struct sb_lifetime_run_opts *ro)
 {
-	enum { OPT_POLICY = 0x200, OPT_CSV, OPT_PLOTS };
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, SB_CLI_OPT_FORMAT},
-	    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
-	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
-	    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
-	    {"devices", required_argument, NULL, 'd'},
-	    {"policy", required_argument, NULL, OPT_POLICY},
-	    {"json", required_argument, NULL, 'j'},
-	    {"csv", required_argument, NULL, OPT_CSV},
-	    {"plots", required_argument, NULL, OPT_PLOTS},
-	    {"help", no_argument, NULL, 'h'},
-	    SB_CLI_CONFIDENCE_OPTIONS,
-	    {NULL, 0, NULL, 0},
-	};
-	struct sb_confidence_rules rules;
+	struct sb_partial_meta m = {.kind = SB_PARTIAL_LIFETIMES,
+	                            .shard = par->shard,
+	                            .nshards = par->nshards,
+	                            .format = src->fmt,
+	                            .inputs = src->paths,
+	                            .ninputs = src->npaths,
+	                            .topt = src->opt,
+	                            .policy = ro->policy};
+	struct sb_lifetime_result res = {0};
+	int err;
+
+	if ((err = sb_partial_fingerprint(src, m.fingerprint, &m.bytes)) < 0)
+		return sb_cli_analysis_error(err);
+	ro->shard = par->shard;
+	ro->nshards = par->nshards;
+	if ((err = sb_lifetime_run_source(src, ro, &res)) < 0)
+		return sb_cli_analysis_error(err);
+	m.records = res.records;
+	err = sb_partial_write_lifetimes(par->partial, &m, &res);
+	sb_lifetime_result_release(&res);
+	if (err < 0)
+		return sb_cli_analysis_error(err);
+	printf("lifetimes: shard %u of %u of %llu records: %s\n", par->shard, par->nshards,
+	       (unsigned long long)m.records, par->partial);
+	return SB_EXIT_OK;
+}
+
+/* --merge: the partials of every shard joined into one result (res), their trace's meta. */
+static int merge_partials(char *const *paths, int n, struct sb_partial **parts,
+                          struct sb_lifetime_result *res)
+{
+	struct sb_lifetime_result *r;
+	int rc, err;
+
+	if ((rc = sb_cli_read_partials("lifetimes", paths, n, SB_PARTIAL_LIFETIMES, parts)) != 0)
+		return rc;
+	if (!(r = calloc((size_t)n, sizeof(*r))))
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	for (int i = 0; i < n; i++)
+		r[i] = (*parts)[i].lifetimes;
+	err = sb_lifetime_result_merge(res, r, (size_t)n);
+	free(r);
+	if (err < 0)
+		return sb_cli_analysis_error(sb_error_wrap(
+		    err, "merging the partials of '%s': ", (*parts)[0].meta.inputs[0]));
+	return 0;
+}
+
+enum { OPT_POLICY = 0x200, OPT_CSV };
+
+/* (-f and -P as the vals of --format and --plots: the Slurm split knows them by both names) */
+static const struct option opts[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
+    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
+    {"block-bytes", required_argument, NULL, SB_CLI_OPT_BLOCK},
+    {"devices", required_argument, NULL, 'd'},
+    {"policy", required_argument, NULL, OPT_POLICY},
+    {"json", required_argument, NULL, 'j'},
+    {"csv", required_argument, NULL, OPT_CSV},
+    {"plots", required_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    SB_CLI_CONFIDENCE_OPTIONS,
+    SB_CLI_PARALLEL_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int lifetimes_main(int argc, char **argv, char **sbatch, unsigned nsbatch,
+                          struct sb_cli_slurm_args *keep)
+{
+	struct sb_cli_parallel par = {0};
+	struct sb_trace_source src;
+	struct sb_lifetime_run_opts ro = {0};
+	struct sb_confidence_rules rules, dflt;
 	struct sb_cli_trace_opts o = {0};
 	enum sb_cache_policy policy = SB_POLICY_WRITE_ALLOCATE;
 	const char *devfiles[MAX_DEVICE_FILES], *json = NULL, *csv = NULL, *plots = NULL;
+	const char *report_opt = NULL, *trace_opt = NULL;
 	size_t ndevfiles = 0;
 	struct sb_memdev_lib lib;
-	struct sb_trace_reader *r = NULL;
 	struct sb_lifetime_result res = {0};
 	struct sb_projection proj = {0};
+	struct sb_partial *parts = NULL;
 	struct sb_report_meta meta;
 	char *text = NULL;
 	uint64_t next = 1u << 24;
-	int c, rc, err;
+	int c, rc, err, nparts = 0;
 
 	sb_confidence_rules_default(&rules);
+	dflt = rules;
 	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
+		const int raw = c;
+
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("lifetimes", c, optarg, &o)) >= 0 ||
-		    (rc = sb_cli_confidence_option("lifetimes", c, optarg, &rules)) >= 0) {
+		    (rc = sb_cli_confidence_option("lifetimes", c, optarg, &rules)) >= 0 ||
+		    (rc = sb_cli_parallel_option("lifetimes", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				sb_cli_slurm_keep(keep, opts, raw, optarg, true);
+			else
+				sb_cli_slurm_keep_common(keep, opts, c, optarg);
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				trace_opt = c == SB_CLI_OPT_FORMAT  ? "--format"
+				            : c == SB_CLI_OPT_CLOCK ? "--clock-ghz"
+				            : c == SB_CLI_OPT_WORD  ? "--word-bytes"
+				                                    : "--block-bytes";
 			continue;
 		}
 		switch (c) {
@@ -195,20 +283,28 @@ static int lifetimes_run(int argc, char **argv)
 				return sb_cli_usage_error("lifetimes", "at most %d --devices",
 				                          MAX_DEVICE_FILES);
 			devfiles[ndevfiles++] = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
+			report_opt = "--devices";
 			break;
 		case OPT_POLICY:
 			if (sb_cache_policy_parse(optarg, &policy) < 0)
 				return sb_cli_usage_error("lifetimes", "%s", sb_error_detail());
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
+			trace_opt = "--policy";
 			break;
 		case 'j':
 			json = optarg;
+			report_opt = "--json";
 			break;
 		case OPT_CSV:
 			csv = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
+			report_opt = "--csv";
 			break;
 		case 'P':
-		case OPT_PLOTS:
 			plots = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
+			report_opt = "--plots";
 			break;
 		case 'h':
 			lifetimes_help(stdout);
@@ -216,6 +312,36 @@ static int lifetimes_run(int argc, char **argv)
 		default:
 			return sb_cli_usage_error("lifetimes", "bad option");
 		}
+	}
+	if (memcmp(&rules, &dflt, sizeof(rules)) && !report_opt)
+		report_opt = "a confidence option";
+	if ((rc = sb_cli_parallel_check("lifetimes", &par, report_opt)) != 0)
+		return rc;
+	if (par.merge && trace_opt)
+		return sb_cli_usage_error("lifetimes",
+		                          "%s goes with the shards: the partials say how the trace "
+		                          "was read",
+		                          trace_opt);
+	if (optind >= argc)
+		return sb_cli_usage_error("lifetimes", par.merge ? "expected the PARTIALs to merge"
+		                                                 : "expected at least one INPUT");
+	ro.policy = policy;
+	ro.threads = sb_cli_threads(&par);
+	ro.progress = isatty(2) ? show_progress : NULL;
+	ro.ctx = &next;
+	if (par.have_shard) {
+		const char *outs[] = {par.partial};
+
+		if ((rc = sb_cli_check_outputs(outs, 1, argv + optind, argc - optind, NULL, 0)) !=
+		    0)
+			return rc;
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) != 0)
+			return rc;
+		rc = run_shard(&src, &par, &ro);
+		if (next > (1u << 24))
+			fprintf(stderr, "\n");
+		return rc;
 	}
 	/* the device library first: a bad file should not cost a long trace read */
 	sb_memdev_lib_init(&lib);
@@ -233,7 +359,7 @@ static int lifetimes_run(int argc, char **argv)
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
-	/* no output may replace an input (trace or device file) or another output */
+	/* no output may replace an input (trace, partial or device file) or another output */
 	{
 		const char *outs[] = {json, csv, plots};
 
@@ -241,20 +367,49 @@ static int lifetimes_run(int argc, char **argv)
 		                               ndevfiles)) != 0)
 			goto out;
 	}
-	if ((rc = sb_cli_trace_open("lifetimes", &o, argv + optind, argc - optind, &r)) != 0)
+	if (par.slurm) {
+		struct sb_cli_analysis_slurm as = {.cmd = "lifetimes",
+		                                   .kind = SB_PARTIAL_LIFETIMES,
+		                                   .par = &par,
+		                                   .args = keep,
+		                                   .json = json,
+		                                   .inputs = argv + optind,
+		                                   .ninputs = argc - optind,
+		                                   .src = &src,
+		                                   .opts = sbatch,
+		                                   .nopts = nsbatch};
+
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) == 0)
+			rc = sb_cli_analysis_slurm(&as);
 		goto out;
-	err = sb_lifetime_run_progress(r, policy, &res, isatty(2) ? show_progress : NULL, &next);
-	if (next > (1u << 24))
-		fprintf(stderr, "\n");
-	if (err < 0) {
-		rc = sb_cli_error(err);
-		rc = err == SB_ERR_RANGE ? SB_EXIT_INPUT : rc;
-		goto out;
+	}
+	if (par.merge) {
+		nparts = argc - optind;
+		if ((rc = merge_partials(argv + optind, nparts, &parts, &res)) != 0)
+			goto out;
+		meta.format = sb_trace_format_name(parts[0].meta.format);
+		meta.inputs = parts[0].meta.inputs;
+		meta.ninputs = parts[0].meta.ninputs;
+	} else {
+		if ((rc = sb_cli_trace_source("lifetimes", &o, argv + optind, argc - optind,
+		                              &src)) != 0)
+			goto out;
+		err = sb_lifetime_run_source(&src, &ro, &res);
+		if (next > (1u << 24))
+			fprintf(stderr, "\n");
+		if (err < 0) {
+			rc = sb_cli_analysis_error(err);
+			goto out;
+		}
+		meta.format = sb_trace_format_name(o.fmt);
+		meta.inputs = (const char *const *)(argv + optind);
+		meta.ninputs = (size_t)(argc - optind);
 	}
 	if (res.records == 0) {
 		/* an empty or unreadable input is an error, never "0 accesses" */
 		fprintf(stderr, "stackbench: '%s' holds no accesses: nothing to analyse\n",
-		        argv[optind]);
+		        meta.inputs[0]);
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
@@ -263,9 +418,6 @@ static int lifetimes_run(int argc, char **argv)
 		rc = sb_cli_error(err);
 		goto out;
 	}
-	meta.format = sb_trace_format_name(o.fmt);
-	meta.inputs = (const char *const *)(argv + optind);
-	meta.ninputs = (size_t)(argc - optind);
 	if (json) {
 		if ((err = sb_lifetime_report_json(&res, &proj, &lib, &meta, &text)) < 0) {
 			rc = sb_cli_error(err);
@@ -289,9 +441,14 @@ out:
 	free(text);
 	sb_projection_release(&proj);
 	sb_lifetime_result_release(&res);
-	sb_trace_reader_free(r);
 	sb_memdev_lib_release(&lib);
+	sb_cli_free_partials(parts, nparts);
 	return rc;
+}
+
+static int lifetimes_run(int argc, char **argv)
+{
+	return sb_cli_analysis_run(argc, argv, opts, lifetimes_main);
 }
 
 const struct sb_cli_command sb_cmd_lifetimes = {

@@ -15,12 +15,17 @@
 #include "stackbench/error.h"
 #include "stackbench/locality.h"
 #include "stackbench/output.h"
+#include "stackbench/partial.h"
 #include "stackbench/util.h"
 
 static void locality_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: stackbench locality [OPTIONS] INPUT...\n"
+	        "       stackbench locality [ANALYSIS OPTIONS] INPUT... --shard I/N --partial OUT\n"
+	        "       stackbench locality [REPORT OPTIONS] --merge PARTIAL...\n"
+	        "       stackbench locality [OPTIONS] INPUT... --json OUT --slurm [--shards N]\n"
+	        "                 [--dry-run | --status] [SBATCH OPTIONS] [-- SBATCH OPTIONS]\n"
 	        "\n"
 	        "Memory-centric analyses of a trace (docs/locality.md): reuse distances and the\n"
 	        "miss ratios of LRU caches, footprint and growth on a time-centric interval tree\n"
@@ -41,8 +46,9 @@ static void locality_help(FILE *out)
 	        "%s"
 	        "  -j, --json OUT         write the JSON report ('-': standard output)\n"
 	        "  -P, --plots DIR        draw figures (PNG and SVG) with gnuplot into DIR\n"
+	        "%s"
 	        "  -h, --help             this help\n",
-	        SB_CLI_CONFIDENCE_HELP);
+	        SB_CLI_CONFIDENCE_HELP, SB_CLI_PARALLEL_HELP);
 }
 
 /* A size in bytes in at most 8 characters: "512 B", "64 KiB", "1.5 MiB". */
@@ -163,41 +169,127 @@ static void print_summary(const struct sb_locality_result *res, const char *fmt)
 		    res->opt.rules.max_lost_share);
 }
 
-static int locality_run(int argc, char **argv)
+/* Shard I/N: the part of its chunk of records, written as a partial. */
+static int run_shard(const struct sb_trace_source *src, const struct sb_cli_parallel *par,
+                     const struct sb_locality_options *lo)
 {
-	enum { OPT_LEAVES = 0x200, OPT_HOT, OPT_FLOOR, OPT_PLOTS, OPT_BLOCK };
-	static const struct option opts[] = {
-	    {"format", required_argument, NULL, SB_CLI_OPT_FORMAT},
-	    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
-	    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
-	    {"block-bytes", required_argument, NULL, OPT_BLOCK},
-	    {"leaves", required_argument, NULL, OPT_LEAVES},
-	    {"hot-share", required_argument, NULL, OPT_HOT},
-	    {"zoom-floor", required_argument, NULL, OPT_FLOOR},
-	    {"json", required_argument, NULL, 'j'},
-	    {"plots", required_argument, NULL, OPT_PLOTS},
-	    {"help", no_argument, NULL, 'h'},
-	    SB_CLI_CONFIDENCE_OPTIONS,
-	    {NULL, 0, NULL, 0},
-	};
+	struct sb_partial_meta m = {.kind = SB_PARTIAL_LOCALITY,
+	                            .shard = par->shard,
+	                            .nshards = par->nshards,
+	                            .format = src->fmt,
+	                            .inputs = src->paths,
+	                            .ninputs = src->npaths,
+	                            .topt = src->opt,
+	                            .lopt = *lo};
+	struct sb_locality_part *part = NULL;
+	struct sb_trace_info *info = malloc(sizeof(*info));
+	int err;
+
+	if (!info)
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	if ((err = sb_partial_fingerprint(src, m.fingerprint, &m.bytes)) < 0 ||
+	    (err = sb_locality_run_shard(src, lo, par->shard, par->nshards, sb_cli_threads(par),
+	                                 &part, info, &m.records, &m.sorted)) < 0 ||
+	    (err = sb_partial_write_locality(par->partial, &m, info, part)) < 0) {
+		free(info);
+		sb_locality_part_free(part);
+		return sb_cli_analysis_error(err);
+	}
+	printf("locality: shard %u of %u, records %llu to %llu of %llu: %s\n", par->shard,
+	       par->nshards, (unsigned long long)sb_locality_part_start(part)->records,
+	       (unsigned long long)sb_locality_part_end(part)->records,
+	       (unsigned long long)m.records, par->partial);
+	free(info);
+	sb_locality_part_free(part);
+	return SB_EXIT_OK;
+}
+
+/* --merge: the partials of every shard absorbed in order into one result. */
+static int merge_partials(char *const *paths, int n, struct sb_locality_options *lo,
+                          struct sb_partial **parts, struct sb_locality_result *res)
+{
+	struct sb_locality_part **chunks;
+	int rc, err;
+
+	if ((rc = sb_cli_read_partials("locality", paths, n, SB_PARTIAL_LOCALITY, parts)) != 0)
+		return rc;
+	if (!(chunks = calloc((size_t)n, sizeof(*chunks))))
+		return sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
+	for (int i = 0; i < n; i++)
+		chunks[i] = (*parts)[i].locality;
+	/* the analysis options are the shards': the merge adds the confidence rules */
+	{
+		struct sb_confidence_rules rules = lo->rules;
+
+		*lo = (*parts)[0].meta.lopt;
+		lo->rules = rules;
+	}
+	err = sb_locality_merge(lo, &(*parts)[n - 1].info, chunks, (size_t)n,
+	                        (*parts)[0].meta.records, res);
+	free(chunks);
+	if (err < 0)
+		return sb_cli_analysis_error(sb_error_wrap(
+		    err, "merging the partials of '%s': ", (*parts)[0].meta.inputs[0]));
+	return 0;
+}
+
+enum { OPT_LEAVES = 0x200, OPT_HOT, OPT_FLOOR, OPT_BLOCK };
+
+/* (-f and -P as the vals of --format and --plots: the Slurm split knows them by both names) */
+static const struct option opts[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"clock-ghz", required_argument, NULL, SB_CLI_OPT_CLOCK},
+    {"word-bytes", required_argument, NULL, SB_CLI_OPT_WORD},
+    {"block-bytes", required_argument, NULL, OPT_BLOCK},
+    {"leaves", required_argument, NULL, OPT_LEAVES},
+    {"hot-share", required_argument, NULL, OPT_HOT},
+    {"zoom-floor", required_argument, NULL, OPT_FLOOR},
+    {"json", required_argument, NULL, 'j'},
+    {"plots", required_argument, NULL, 'P'},
+    {"help", no_argument, NULL, 'h'},
+    SB_CLI_CONFIDENCE_OPTIONS,
+    SB_CLI_PARALLEL_OPTIONS,
+    {NULL, 0, NULL, 0},
+};
+
+static int locality_main(int argc, char **argv, char **sbatch, unsigned nsbatch,
+                         struct sb_cli_slurm_args *keep)
+{
+	struct sb_cli_parallel par = {0};
+	struct sb_trace_source src;
 	struct sb_cli_trace_opts o = {0};
 	struct sb_locality_options lo = {0};
 	struct sb_locality_result res = {0};
-	struct sb_trace_reader *r = NULL;
-	const char *json = NULL, *plots = NULL;
+	struct sb_partial *parts = NULL;
+	const char *json = NULL, *plots = NULL, *report_opt = NULL, *analysis_opt = NULL;
+	const char *const *inputs = (const char *const *)(argv + optind);
+	const char *fmt;
+	struct sb_confidence_rules dflt;
+	size_t ninputs;
+	int nparts = 0;
 	char *text = NULL;
 	uint64_t u;
 	double d;
 	int c, rc, err;
 
 	sb_confidence_rules_default(&lo.rules);
+	dflt = lo.rules;
 	while ((c = getopt_long(argc, argv, "f:j:P:h", opts, NULL)) != -1) {
+		const int raw = c;
+
 		if (c == 'f')
 			c = SB_CLI_OPT_FORMAT;
 		if ((rc = sb_cli_trace_option("locality", c, optarg, &o)) >= 0 ||
-		    (rc = sb_cli_confidence_option("locality", c, optarg, &lo.rules)) >= 0) {
+		    (rc = sb_cli_confidence_option("locality", c, optarg, &lo.rules)) >= 0 ||
+		    (rc = sb_cli_parallel_option("locality", c, optarg, &par)) >= 0) {
 			if (rc)
 				return rc;
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				sb_cli_slurm_keep(keep, opts, raw, optarg, true);
+			else
+				sb_cli_slurm_keep_common(keep, opts, c, optarg);
+			if (c >= SB_CLI_OPT_FORMAT && c <= SB_CLI_OPT_BLOCK)
+				analysis_opt = "--format, --clock-ghz and --word-bytes";
 			continue;
 		}
 		switch (c) {
@@ -212,12 +304,16 @@ static int locality_run(int argc, char **argv)
 				    : c == OPT_LEAVES ? "leaves"
 				                      : "zoom-floor",
 				    c == OPT_LEAVES ? " from 2 to 65536" : " up to 1G", optarg);
+			analysis_opt = c == OPT_BLOCK    ? "--block-bytes"
+			               : c == OPT_LEAVES ? "--leaves"
+			                                 : "--zoom-floor";
 			if (c == OPT_BLOCK)
 				lo.block_bytes = (uint32_t)u;
 			else if (c == OPT_LEAVES)
 				lo.max_leaves = (uint32_t)u;
 			else
 				lo.zoom_floor_bytes = u;
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
 			break;
 		case OPT_HOT:
 			if (sb_parse_double(optarg, "--hot-share", &d) < 0 || !(d > 0) || d > 1)
@@ -227,13 +323,17 @@ static int locality_run(int argc, char **argv)
 				    "'%s'",
 				    optarg);
 			lo.hot_share = d;
+			sb_cli_slurm_keep(keep, opts, c, optarg, true);
+			analysis_opt = "--hot-share";
 			break;
 		case 'j':
 			json = optarg;
+			report_opt = "--json";
 			break;
 		case 'P':
-		case OPT_PLOTS:
 			plots = optarg;
+			sb_cli_slurm_keep(keep, opts, c, optarg, false);
+			report_opt = "--plots";
 			break;
 		case 'h':
 			locality_help(stdout);
@@ -242,31 +342,69 @@ static int locality_run(int argc, char **argv)
 			return sb_cli_usage_error("locality", "bad option");
 		}
 	}
+	if (memcmp(&lo.rules, &dflt, sizeof(dflt)) && !report_opt)
+		report_opt = "a confidence option";
+	if ((rc = sb_cli_parallel_check("locality", &par, report_opt)) != 0)
+		return rc;
+	if (par.merge && analysis_opt)
+		return sb_cli_usage_error("locality",
+		                          "%s go%s with the shards: the partials say how the trace "
+		                          "was analysed",
+		                          analysis_opt, strchr(analysis_opt, ',') ? "" : "es");
+	if (optind >= argc)
+		return sb_cli_usage_error("locality", par.merge ? "expected the PARTIALs to merge"
+		                                                : "expected at least one INPUT");
+	inputs = (const char *const *)(argv + optind);
+	ninputs = (size_t)(argc - optind);
 	/* no output may replace an input or the other output */
 	{
-		const char *outs[] = {json, plots};
+		const char *outs[] = {json, plots, par.partial};
 
-		if ((rc = sb_cli_check_outputs(outs, 2, argv + optind, argc - optind, NULL, 0)) !=
+		if ((rc = sb_cli_check_outputs(outs, 3, argv + optind, argc - optind, NULL, 0)) !=
 		    0)
 			return rc;
 	}
-	if ((rc = sb_cli_trace_open("locality", &o, argv + optind, argc - optind, &r)) != 0)
+	if (!par.merge &&
+	    (rc = sb_cli_trace_source("locality", &o, argv + optind, argc - optind, &src)) != 0)
 		return rc;
-	if ((err = sb_locality_run(r, &lo, &res)) < 0) {
-		rc = sb_cli_error(err);
-		rc = err == SB_ERR_RANGE ? SB_EXIT_INPUT : rc;
+	if (!par.merge && (err = sb_locality_options_resolve(&lo)) < 0)
+		return sb_cli_usage_error("locality", "%s", sb_error_detail());
+	if (par.slurm) {
+		struct sb_cli_analysis_slurm as = {.cmd = "locality",
+		                                   .kind = SB_PARTIAL_LOCALITY,
+		                                   .par = &par,
+		                                   .args = keep,
+		                                   .json = json,
+		                                   .inputs = argv + optind,
+		                                   .ninputs = argc - optind,
+		                                   .src = &src,
+		                                   .opts = sbatch,
+		                                   .nopts = nsbatch};
+
+		return sb_cli_analysis_slurm(&as);
+	}
+	if (par.have_shard)
+		return run_shard(&src, &par, &lo);
+	fmt = sb_trace_format_name(o.fmt);
+	if (par.merge) {
+		nparts = argc - optind;
+		if ((rc = merge_partials(argv + optind, nparts, &lo, &parts, &res)) != 0)
+			goto out;
+		fmt = sb_trace_format_name(parts[0].meta.format);
+		inputs = parts[0].meta.inputs;
+		ninputs = parts[0].meta.ninputs;
+	} else if ((err = sb_locality_run_source(&src, &lo, sb_cli_threads(&par), &res)) < 0) {
+		rc = sb_cli_analysis_error(err);
 		goto out;
 	}
 	if (res.accesses == 0) {
 		fprintf(stderr, "stackbench: '%s' holds no accesses: nothing to analyse\n",
-		        argv[optind]);
+		        inputs[0]);
 		rc = SB_EXIT_INPUT;
 		goto out;
 	}
 	if (json) {
-		if ((err = sb_locality_report_json(&res, sb_trace_format_name(o.fmt),
-		                                   (const char *const *)(argv + optind),
-		                                   (size_t)(argc - optind), &text)) < 0) {
+		if ((err = sb_locality_report_json(&res, fmt, inputs, ninputs, &text)) < 0) {
 			rc = sb_cli_error(err);
 			goto out;
 		}
@@ -278,13 +416,18 @@ static int locality_run(int argc, char **argv)
 		goto out;
 	}
 	if (!(json && !strcmp(json, "-")))
-		print_summary(&res, sb_trace_format_name(o.fmt));
+		print_summary(&res, fmt);
 	rc = SB_EXIT_OK;
 out:
 	free(text);
 	sb_locality_result_release(&res);
-	sb_trace_reader_free(r);
+	sb_cli_free_partials(parts, nparts);
 	return rc;
+}
+
+static int locality_run(int argc, char **argv)
+{
+	return sb_cli_analysis_run(argc, argv, opts, locality_main);
 }
 
 const struct sb_cli_command sb_cmd_locality = {

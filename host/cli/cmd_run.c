@@ -299,15 +299,6 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, u
 
 enum { OPT_SHARD = 0x100, OPT_DEVICE, OPT_BOARD, OPT_SLURM, OPT_SHARDS, OPT_STATUS };
 
-/* Whether --slurm is among the arguments (before a "--"): sbatch's options are taken out. */
-static bool has_slurm(int argc, char **argv)
-{
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--slurm"))
-			return true;
-	return false;
-}
-
 /* The board given by --device or --board (NULL: the campaign's). */
 static int set_board(struct sb_campaign *c, const char *device, const char *board)
 {
@@ -388,7 +379,7 @@ static int run_run(int argc, char **argv)
 	bool dry = false;
 	int ch, e, rc;
 
-	slurm = has_slurm(argc, argv);
+	slurm = sb_cli_has_slurm(argc, argv);
 	if ((rc = sb_cli_slurm_split(&argc, argv, opts, slurm, &so.opts, &so.nopts)) >= 0) {
 		free(so.opts);
 		return rc;

@@ -10,7 +10,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,73 +48,17 @@ static void file_name(char *out, size_t size, const char *name)
 /* Without --shards: the one sharding of this campaign submitted before, else 1. */
 static int find_shards(const struct sb_campaign *c, const char *db, unsigned *n)
 {
-	char pattern[PATH_MAX], name[SB_CAMPAIGN_NAME_MAX], *esc;
-	glob_t g;
-	int rc;
+	char prefix[PATH_MAX], name[SB_CAMPAIGN_NAME_MAX];
+	int e;
 
 	file_name(name, sizeof(name), c->name);
-	/* the database's path may hold glob characters: escape them */
-	if (!(esc = malloc(2 * strlen(db) + 1)))
-		return sb_error_set(SB_ERR_NOMEM, "out of memory");
-	{
-		size_t k = 0;
-
-		for (const char *s = db; *s; s++) {
-			if (strchr("*?[\\", *s))
-				esc[k++] = '\\';
-			esc[k++] = *s;
-		}
-		esc[k] = '\0';
-	}
-	snprintf(pattern, sizeof(pattern), "%s.shards/%s-%s-of-*", esc, name, c->hash);
-	free(esc);
-	*n = 1;
-	rc = glob(pattern, 0, NULL, &g);
-	if (rc == GLOB_NOMATCH)
-		return 0;
-	if (rc)
-		return sb_error_set(SB_ERR_IO, "cannot look for '%s'", pattern);
-	if (g.gl_pathc > 1) {
-		globfree(&g);
-		return sb_error_set(
-		    SB_ERR_INVAL,
-		    "campaign '%s' was submitted with several shard counts (%s.shards/): "
-		    "say which with --shards N",
-		    c->name, db);
-	}
-	{
-		const char *of = strrchr(g.gl_pathv[0], '-');
-		uint64_t v;
-
-		if (of && sb_parse_u64(of + 1, "shards", false, &v) == 0 && v &&
-		    v <= SB_CAMPAIGN_MAX_SHARDS)
-			*n = (unsigned)v;
-	}
-	globfree(&g);
-	return 0;
-}
-
-/* mkdir -p */
-static int make_dirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (sb_strlcpy(buf, path, sizeof(buf)) >= sizeof(buf))
-		return sb_error_set(SB_ERR_INVAL, "'%s': path too long", path);
-	for (char *p = buf + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		char end = *p;
-
-		*p = '\0';
-		if (mkdir(buf, 0777) < 0 && errno != EEXIST)
-			return sb_error_set(sb_errno_code(errno), "cannot make folder '%s': %s",
-			                    buf, strerror(errno));
-		if (!end)
-			break;
-		*p = '/';
-	}
-	return 0;
+	snprintf(prefix, sizeof(prefix), "%s.shards/%s-%s", db, name, c->hash);
+	if ((e = sb_cli_slurm_find_tasks(prefix, SB_CAMPAIGN_MAX_SHARDS, n)) == SB_ERR_INVAL)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "campaign '%s' was submitted with several shard counts "
+		                    "(%s.shards/): say which with --shards N",
+		                    c->name, db);
+	return e;
 }
 
 static int task_done(void *ctx, unsigned i, char *text, size_t size)
@@ -156,26 +99,6 @@ static int merged(void *ctx, char *text, size_t size)
 	snprintf(text, size, "campaign %lld in '%s', %u points", (long long)p.campaign_id, r->o->db,
 	         p.total);
 	return 1;
-}
-
-static void free_argvs(char ***argvs, unsigned n)
-{
-	for (unsigned i = 0; argvs && i < n; i++)
-		sb_slurm_argv_free(argvs[i]);
-	free(argvs);
-}
-
-/* A NULL-terminated argv from a list of strings (copied). */
-static char **make_argv(const char *const *items, unsigned n)
-{
-	char **v = calloc(n + 1, sizeof(*v));
-
-	for (unsigned i = 0; v && i < n; i++)
-		if (!(v[i] = strdup(items[i]))) {
-			sb_slurm_argv_free(v);
-			return NULL;
-		}
-	return v;
 }
 
 int sb_cli_run_slurm(const struct sb_campaign *c, const struct sb_cli_run_slurm *o)
@@ -244,7 +167,7 @@ int sb_cli_run_slurm(const struct sb_campaign *c, const struct sb_cli_run_slurm 
 			items[nitems++] = "--board";
 			items[nitems++] = o->board;
 		}
-		if (!(argvs[i] = make_argv(items, nitems))) {
+		if (!(argvs[i] = sb_cli_argv_make(items, nitems))) {
 			rc = sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
 			goto out;
 		}
@@ -260,7 +183,7 @@ int sb_cli_run_slurm(const struct sb_campaign *c, const struct sb_cli_run_slurm 
 	items[nitems++] = o->db;
 	items[nitems++] = "--campaign";
 	items[nitems++] = c->name;
-	if (!(merge_argv = make_argv(items, nitems))) {
+	if (!(merge_argv = sb_cli_argv_make(items, nitems))) {
 		rc = sb_cli_error(sb_error_set(SB_ERR_NOMEM, "out of memory"));
 		goto out;
 	}
@@ -294,7 +217,7 @@ int sb_cli_run_slurm(const struct sb_campaign *c, const struct sb_cli_run_slurm 
 		rc = sb_cli_slurm_status(&s);
 		goto out;
 	}
-	if (!o->dry && (e = make_dirs(r.dir)) < 0) {
+	if (!o->dry && (e = sb_cli_make_dirs(r.dir)) < 0) {
 		rc = sb_cli_error(e);
 		goto out;
 	}
@@ -306,7 +229,7 @@ out:
 	free(r.points);
 	free(of);
 	free(items);
-	free_argvs(argvs, r.n);
+	sb_cli_argvs_free(argvs, r.n);
 	sb_slurm_argv_free(merge_argv);
 	return rc;
 }

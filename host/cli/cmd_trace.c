@@ -136,6 +136,26 @@ static int guess_format(const char *path, enum sb_trace_format *fmt)
 	return 0;
 }
 
+int sb_cli_trace_source(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,
+                        struct sb_trace_source *src)
+{
+	if (n < 1)
+		return sb_cli_usage_error(cmd, "expected at least one INPUT");
+	if (!o->have_fmt) {
+		if (guess_format(inputs[0], &o->fmt) < 0)
+			return sb_cli_usage_error(cmd,
+			                          "cannot tell the format of '%s': give --format "
+			                          "scalesim|gpgpusim|csv|sbt",
+			                          inputs[0]);
+		o->have_fmt = true;
+	}
+	src->fmt = o->fmt;
+	src->paths = (const char *const *)inputs;
+	src->npaths = (size_t)n;
+	src->opt = o->topt;
+	return 0;
+}
+
 int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,
                       struct sb_trace_reader **r)
 {

@@ -215,4 +215,25 @@ static inline void sbtest_sbt_end(struct sbtest_buf *b, uint64_t total)
 	sbtest_u64(b, total);
 }
 
+/*
+ * The description of the random test traces of test_locality.c and test_parallel.c: a
+ * scratchpad buffer, a per-unit L1 cache and a vault; sampled: a capture of 200 bursts.
+ */
+static inline void sbtest_three_subparts(struct sb_trace_info *info, bool sampled)
+{
+	sb_trace_info_init(info, "test", 1e9, "cycle");
+	cr_assert_eq(sb_trace_info_subpart(info, "buf", SB_SUBPART_SCRATCHPAD, 4, 4), 0);
+	cr_assert_eq(sb_trace_info_subpart(info, "L1", SB_SUBPART_CACHE, 1, 32), 1);
+	cr_assert_eq(sb_trace_info_subpart(info, "vault", SB_SUBPART_SCRATCHPAD, 1, 16), 2);
+	info->subparts[1].per_unit = 1;
+	info->fields = SB_FIELD_CACHE | SB_FIELD_UNIT | (sampled ? SB_FIELD_SAMPLE : 0);
+	if (sampled)
+		info->capture = (struct sb_trace_capture){.sampled = 1,
+		                                          .burst_records = 100,
+		                                          .gap_ticks = 1000,
+		                                          .executed = 1000000,
+		                                          .captured = 20000,
+		                                          .bursts = 200};
+}
+
 #endif /* SB_ANALYSIS_SUPPORT_H */

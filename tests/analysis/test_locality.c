@@ -31,24 +31,6 @@ static void setup(void)
 
 TestSuite(locality, .init = setup);
 
-/* The description of the test traces: 3 subpartitions. */
-static void make_info(struct sb_trace_info *info, bool sampled)
-{
-	sb_trace_info_init(info, "test", 1e9, "cycle");
-	cr_assert_eq(sb_trace_info_subpart(info, "buf", SB_SUBPART_SCRATCHPAD, 4, 4), 0);
-	cr_assert_eq(sb_trace_info_subpart(info, "L1", SB_SUBPART_CACHE, 1, 32), 1);
-	cr_assert_eq(sb_trace_info_subpart(info, "vault", SB_SUBPART_SCRATCHPAD, 1, 16), 2);
-	info->subparts[1].per_unit = 1;
-	info->fields = SB_FIELD_CACHE | SB_FIELD_UNIT | (sampled ? SB_FIELD_SAMPLE : 0);
-	if (sampled)
-		info->capture = (struct sb_trace_capture){.sampled = 1,
-		                                          .burst_records = 100,
-		                                          .gap_ticks = 1000,
-		                                          .executed = 1000000,
-		                                          .captured = 20000,
-		                                          .bursts = 200};
-}
-
 /* n records: mostly local, some far, flushes and reservation fails, windows of ~100 records. */
 static struct sb_trace_record *make_trace(size_t n, unsigned shape)
 {
@@ -222,7 +204,7 @@ static void check_against_reference(const struct sb_trace_record *t, size_t n, b
 	uint32_t w = 0, prev_sample = 0;
 
 	cr_assert(k && win && unit && d && ds);
-	make_info(&info, sampled);
+	sbtest_three_subparts(&info, sampled);
 	cr_assert_eq(sb_locality_new(&l, &opt), 0, "%s", sb_error_detail());
 	while (at < n) {
 		size_t b = 1 + next_rand() % 3000;

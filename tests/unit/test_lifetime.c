@@ -282,6 +282,59 @@ Test(lifetime, flush_invalidates_live_values)
 	sb_lifetime_result_release(&res);
 }
 
+/*
+ * Rule 3 with flushes (issue 24 item 4): the events of one time stamp are its writes, then its
+ * reads, then its flushes, whatever their order in the trace. A read after a flush of its time
+ * stamp reads the value the flush ends; a value written after a flush of its time stamp ends
+ * with it. On this trace (tests/data/analysis/flush-order.csv) an engine applying flushes where
+ * they stand found lifetimes {0, 3, 5, 9} and 1 unbacked read (b's), and c surviving the flush.
+ */
+Test(lifetime, flushes_come_after_the_reads_and_writes_of_their_time_stamp)
+{
+	/* a = 1, b = 2, c = 3, d = 4 */
+	struct sb_trace_record t[] = {
+	    rec(0, 0, 1, W, 0),  rec(0, 0, 1, R, 0),  rec(3, 0, 2, W, 0),  rec(5, 0, 0, X, 0),
+	    rec(5, 0, 2, R, 0),  rec(5, 0, 3, W, 0),  rec(8, 0, 3, R, 0),  rec(10, 0, 4, W, 0),
+	    rec(12, 0, 4, R, 0), rec(15, 0, 4, R, 0), rec(19, 0, 4, W, 0), rec(28, 0, 4, R, 0)};
+	struct sb_lifetime_result res;
+
+	run(t, 12, SB_POLICY_WRITE_ALLOCATE, &res);
+	/* a: 0 (read in its write's time stamp); b: 2 (read at the flush's time stamp, before the
+	   flush); c: written at the flush's time stamp, ended by it unread; d: 5, then 9 */
+	expect_bins(&res, 0, (int64_t[]){0, 2, 5, 9}, (uint64_t[]){1, 1, 1, 1}, 4);
+	cr_expect_eq(res.subparts[0].unbacked_reads, 1); /* c's read at 8 */
+	cr_expect_eq(res.subparts[0].zero_read_values, 1);
+	cr_expect_eq(res.subparts[0].flushes, 1);
+	cr_expect_eq(res.subparts[0].reads, 6);
+	cr_expect_eq(res.subparts[0].stores, 5);
+	sb_lifetime_result_release(&res);
+}
+
+Test(lifetime, flush_then_read_in_one_time_stamp_reads_the_old_value)
+{
+	struct sb_trace_record t[] = {rec(0, 0, 1, W, 0), rec(5, 0, 0, X, 0), rec(5, 0, 1, R, 0),
+	                              rec(9, 0, 1, R, 0)};
+	struct sb_lifetime_result res;
+
+	run(t, 4, SB_POLICY_WRITE_ALLOCATE, &res);
+	expect_bins(&res, 0, (int64_t[]){5}, (uint64_t[]){1}, 1);
+	cr_expect_eq(res.subparts[0].unbacked_reads, 1); /* the read at 9, after the flush */
+	sb_lifetime_result_release(&res);
+}
+
+Test(lifetime, flush_then_write_in_one_time_stamp_ends_the_new_value)
+{
+	struct sb_trace_record t[] = {rec(0, 0, 1, W, 0), rec(2, 0, 1, R, 0), rec(4, 0, 0, X, 0),
+	                              rec(4, 0, 1, W, 0), rec(9, 0, 1, R, 0)};
+	struct sb_lifetime_result res;
+
+	run(t, 5, SB_POLICY_WRITE_ALLOCATE, &res);
+	expect_bins(&res, 0, (int64_t[]){2}, (uint64_t[]){1}, 1);
+	cr_expect_eq(res.subparts[0].zero_read_values, 1);
+	cr_expect_eq(res.subparts[0].unbacked_reads, 1);
+	sb_lifetime_result_release(&res);
+}
+
 /* Median and p99 as pandas computes them (Series.quantile, linear): values from pandas 1.5.3. */
 Test(lifetime, order_statistics_are_those_of_pandas)
 {

@@ -4,9 +4,10 @@
  * (docs/lifetimes.md), kept here: a generated trace of ~1 M records over three subpartitions
  * (a byte scratchpad with >100 K distinct addresses and the key UINT64_MAX, a word scratchpad
  * with 8-byte blocks, a per-unit cache with every status), same-time reads before writes,
- * flushes between the reads of a time stamp, gaps that make lifetimes longer than 65,536
- * ticks, records fed in irregular batches. The reference works differently from the engine: per subpartition it splits each
- * time stamp at its flushes and applies a segment's writes, then its reads, then the flush;
+ * flushes anywhere in a time stamp, gaps that make lifetimes longer than 65,536 ticks,
+ * records fed in irregular batches. The reference works differently from the engine: per
+ * subpartition it applies each time stamp's writes, then its reads, then its flushes, whatever
+ * their order in the trace;
  * addresses are indices into the sorted set of keys; lifetimes are kept in a list and sorted,
  * and the order statistics are read from that list. Every count, both histograms and the
  * statistics must match exactly, under both cache policies; and once more read as a sampled
@@ -185,74 +186,66 @@ static void ref_run_sp(struct ref_sp *s, const struct sb_trace_subpart *sp,
 		s->st.first_time = t[idx[0]].time;
 		s->st.last_time = t[idx[n - 1]].time;
 	}
-	/* time stamps, each split into segments ending at a flush (or at the time stamp's end) */
+	/* time stamps: their writes, then their reads, then their flushes (rule 3) */
 	for (size_t g = 0; g < n;) {
 		const int64_t now = t[idx[g]].time;
 		size_t end = g;
-		bool wrote = false, read = false;
+		bool wrote = false, read = false, flush = false;
 
 		while (end < n && t[idx[end]].time == now)
 			end++;
 		if (windowed && g > 0 && t[idx[g]].sample != t[idx[g - 1]].sample)
 			ref_cut_all(s);
-		for (size_t seg = g; seg < end;) {
-			size_t stop = seg;
+		for (int pass = 0; pass < 2; pass++) { /* the writes, then the reads */
+			for (size_t i = g; i < end; i++) {
+				const struct sb_trace_record *r = &t[idx[i]];
+				enum ref_act act = ref_action(r, nwa);
+				uint32_t bits = r->size * 8u;
 
-			while (stop < end && ref_action(&t[idx[stop]], nwa) != R_FLUSH)
-				stop++;
-			for (int pass = 0; pass < 2; pass++) { /* the writes, then the reads */
-				for (size_t i = seg; i < stop; i++) {
-					const struct sb_trace_record *r = &t[idx[i]];
-					enum ref_act act = ref_action(r, nwa);
-					uint32_t bits = r->size * 8u;
+				if (pass == 0 && act == R_SKIP)
+					s->st.skipped++;
+				if (pass == 0 && act == R_BYPASS)
+					s->st.bypassed++;
+				if (pass == 0 && act == R_FLUSH) {
+					s->st.flushes++;
+					flush = true;
+				}
+				if (pass == 0 && (act == R_STORE || act == R_FETCH)) {
+					struct ref_addr *a = ref_find(s, ref_key(sp, r));
 
-					if (pass == 0 && act == R_SKIP)
-						s->st.skipped++;
-					if (pass == 0 && act == R_BYPASS)
-						s->st.bypassed++;
-					if (pass == 0 && (act == R_STORE || act == R_FETCH)) {
-						struct ref_addr *a = ref_find(s, ref_key(sp, r));
+					ref_end(s, a);
+					a->live = true;
+					a->fetched = act == R_FETCH;
+					a->start = a->last = now;
+					a->nreads = 0;
+					a->bits = bits;
+					a->wbits += bits;
+					a->max_bits = bits > a->max_bits ? bits : a->max_bits;
+					s->st.fetches += act == R_FETCH;
+					s->st.stores += act == R_STORE;
+					s->st.write_bits += bits;
+					wrote = true;
+				}
+				if (pass == 1 && act == R_READ) {
+					struct ref_addr *a = ref_find(s, ref_key(sp, r));
 
-						ref_end(s, a);
-						a->live = true;
-						a->fetched = act == R_FETCH;
-						a->start = a->last = now;
-						a->nreads = 0;
-						a->bits = bits;
-						a->wbits += bits;
-						a->max_bits =
-						    bits > a->max_bits ? bits : a->max_bits;
-						s->st.fetches += act == R_FETCH;
-						s->st.stores += act == R_STORE;
-						s->st.write_bits += bits;
-						wrote = true;
+					a->rbits += bits;
+					a->max_bits = bits > a->max_bits ? bits : a->max_bits;
+					s->st.reads++;
+					s->st.read_bits += bits;
+					read = true;
+					if (!a->live) {
+						s->st.unbacked_reads++;
+						continue;
 					}
-					if (pass == 1 && act == R_READ) {
-						struct ref_addr *a = ref_find(s, ref_key(sp, r));
-
-						a->rbits += bits;
-						a->max_bits =
-						    bits > a->max_bits ? bits : a->max_bits;
-						s->st.reads++;
-						s->st.read_bits += bits;
-						read = true;
-						if (!a->live) {
-							s->st.unbacked_reads++;
-							continue;
-						}
-						a->nreads++;
-						a->last = now;
-					}
+					a->nreads++;
+					a->last = now;
 				}
 			}
-			if (stop < end) { /* the flush */
-				s->st.flushes++;
-				for (size_t k = 0; k < s->nkeys; k++)
-					ref_end(s, &s->a[k]);
-				stop++;
-			}
-			seg = stop;
 		}
+		if (flush) /* every live value ends */
+			for (size_t k = 0; k < s->nkeys; k++)
+				ref_end(s, &s->a[k]);
 		s->st.write_ticks += wrote;
 		s->st.read_ticks += read;
 		g = end;
@@ -415,9 +408,8 @@ static void make_trace(struct sb_trace_info *info, struct sb_trace_record *t, bo
 			r->addr = below(2) ? recent[0][below(64)] : below(150000);
 			if (below(20000) == 0)
 				r->addr = UINT64_MAX;
-			/* a flush between reads of its time stamp (rule 3) */
-			if (below(2000) == 0 && i && t[i - 1].subpart == 0 &&
-			    t[i - 1].kind == SB_ACC_READ && t[i - 1].time == now)
+			/* a flush among the accesses of its time stamp (rule 3: after them all) */
+			if (below(2000) == 0 && i && t[i - 1].subpart == 0 && t[i - 1].time == now)
 				r->kind = SB_ACC_FLUSH;
 		} else if (sp == 1) {
 			r->addr = below(2) ? recent[1][below(64)] : below(200000);

@@ -130,6 +130,24 @@ int sb_lifetime_new(struct sb_lifetime **eng, enum sb_cache_policy policy);
 void sb_lifetime_free(struct sb_lifetime *eng);
 
 /*
+ * A partition of the addresses (docs/lifetimes.md, "Threads and shards"): a lifetime depends
+ * only on its address, so engines that each apply a part of the addresses of the same records
+ * give results that sb_lifetime_result_merge() joins into exactly the result of one engine. An
+ * address (subpartition and key) belongs to one shard of nshards and, within it, to one thread
+ * of nthreads, by a fixed hash. Every engine still reads every record: the statistics of records
+ * rather than addresses (time stamps with reads or writes, flushes, skipped and bypassed
+ * accesses, windows, first and last times) are counted by each alike.
+ */
+struct sb_lifetime_partition {
+	uint32_t shard, nshards;
+	uint32_t thread, nthreads;
+};
+
+/* Apply only the addresses of partition p (before the first record; default: all of them).
+ * SB_ERR_INVAL for a partition out of range. */
+int sb_lifetime_set_partition(struct sb_lifetime *eng, const struct sb_lifetime_partition *p);
+
+/*
  * Apply records in time order per subpartition. info describes them (it may have grown since
  * the last call). SB_ERR_PARSE if a subpartition goes back in time or an index is out of the
  * table; SB_ERR_NOMEM.
@@ -153,7 +171,41 @@ int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy pol
                              struct sb_lifetime_result *res,
                              void (*progress)(void *ctx, uint64_t records), void *ctx);
 
+/* How to run the engine over a trace. Zero means the default for every field. */
+struct sb_lifetime_run_opts {
+	enum sb_cache_policy policy;
+	unsigned threads;        /* engines in parallel, each a partition of the addresses,
+	                            reading one shared stream of records (default 1; at most
+	                            SB_ANALYSIS_MAX_THREADS) */
+	uint32_t shard, nshards; /* only the addresses of this shard (default: all) */
+	void (*progress)(void *ctx, uint64_t records); /* after every batch, if set */
+	void *ctx;
+};
+
+/* Read a whole trace through engines run as o says: the result is the same, exactly, for
+ * every number of threads. Errors of the reader or the engine, as one engine would report. */
+int sb_lifetime_run_opts(struct sb_trace_reader *r, const struct sb_lifetime_run_opts *o,
+                         struct sb_lifetime_result *res);
+
+/*
+ * Open src and run: a file is read in one pass (no first pass looking for records that go
+ * back in time); if records do go back, it is read again, sorted (csv, gpgpusim files; see
+ * sb_trace_open()). Errors of opening, reading or the engine.
+ */
+int sb_lifetime_run_source(const struct sb_trace_source *src, const struct sb_lifetime_run_opts *o,
+                           struct sb_lifetime_result *res);
+
 void sb_lifetime_result_release(struct sb_lifetime_result *res);
+
+/*
+ * Join the results of engines that applied the partitions of the addresses of one trace (n of
+ * them, each released by the caller): counts summed, histograms merged bin by bin, so the order
+ * statistics are exact; the statistics every partition counts alike must agree
+ * (SB_ERR_MISMATCH otherwise: parts of different traces or options). out is released with
+ * sb_lifetime_result_release(). 0, SB_ERR_MISMATCH, SB_ERR_NOMEM.
+ */
+int sb_lifetime_result_merge(struct sb_lifetime_result *out, const struct sb_lifetime_result *parts,
+                             size_t n);
 
 /* The q-quantile (0 <= q <= 1) of a subpartition's lifetimes, as pandas computes it by default
  * (see struct sb_lifetime_summary); st->lifetimes must be > 0. */

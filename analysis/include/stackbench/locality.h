@@ -151,6 +151,9 @@ struct sb_locality_result {
 
 struct sb_locality;
 
+/* Fill the defaults of the options left zero and check them: 0 or SB_ERR_INVAL. */
+int sb_locality_options_resolve(struct sb_locality_options *opt);
+
 /* Options are copied; NULL: defaults. Returns 0, SB_ERR_INVAL (bad options), SB_ERR_NOMEM. */
 int sb_locality_new(struct sb_locality **l, const struct sb_locality_options *opt);
 /* Analyse records (in the trace's order). Returns 0, SB_ERR_NOMEM, SB_ERR_RANGE (a time out of
@@ -166,6 +169,107 @@ void sb_locality_free(struct sb_locality *l);
 int sb_locality_run(struct sb_trace_reader *r, const struct sb_locality_options *opt,
                     struct sb_locality_result *res);
 void sb_locality_result_release(struct sb_locality_result *res);
+
+/* --- Chunks of a trace analysed apart, merged exactly (docs/locality.md, "Threads and shards") -- */
+
+/*
+ * Where a chunk of a trace begins: what one engine that read every record before it knows about
+ * the positions of the chunk's accesses (their numbers, their windows). Zero: the trace's start.
+ */
+struct sb_locality_prefix {
+	uint64_t records;            /* records before the chunk */
+	uint64_t accesses;           /* accesses among them */
+	uint32_t epoch;              /* windows begun */
+	uint32_t sample;             /* the sample id of the current window */
+	int64_t win_first, win_last; /* the current window's first and last times */
+	bool started;                /* an access was seen */
+	bool by_sample;              /* (once started) the trace is read window by window */
+	bool win_any;                /* the current window has an access */
+};
+
+/* Move p over records (in the trace's order) without analysing them: an engine's count. */
+void sb_locality_prefix_skim(struct sb_locality_prefix *p, const struct sb_trace_info *info,
+                             const struct sb_trace_record *recs, size_t n);
+
+/*
+ * An engine for the chunk of a trace that begins at start (options as sb_locality_new()). Feed
+ * it the chunk's records, then take its part. Returns 0, SB_ERR_INVAL, SB_ERR_NOMEM.
+ */
+int sb_locality_new_chunk(struct sb_locality **l, const struct sb_locality_options *opt,
+                          const struct sb_locality_prefix *start);
+
+/* What a chunk engine found, to be absorbed in order (parts hold no pointer into the engine). */
+struct sb_locality_part;
+
+/* The part of a chunk engine after its last record (the engine can be freed then). 0 or
+ * SB_ERR_NOMEM. */
+int sb_locality_take_part(struct sb_locality *l, struct sb_locality_part **part);
+
+/* Where a part's chunk begins and ends. */
+const struct sb_locality_prefix *sb_locality_part_start(const struct sb_locality_part *part);
+const struct sb_locality_prefix *sb_locality_part_end(const struct sb_locality_part *part);
+
+/*
+ * Absorb the part of the next chunk into l, an engine that read (or absorbed) every record
+ * before it: each first access of a block in the chunk is resolved against the earlier chunks
+ * as the parallel reuse-distance algorithm parda does, and footprints, windows and per-block
+ * numbers are joined, so that sb_locality_finish() then gives the result of one engine that
+ * read every record. SB_ERR_MISMATCH when the part does not begin where l ends (another trace,
+ * other options, chunks out of order), SB_ERR_NOMEM.
+ */
+int sb_locality_absorb(struct sb_locality *l, const struct sb_trace_info *info,
+                       const struct sb_locality_part *part);
+
+void sb_locality_part_free(struct sb_locality_part *part);
+
+/*
+ * The records of a source (opened in one pass, or sorted: see sb_trace_source; an sbt file
+ * on disk counts them without reading them). *unsorted tells a failure because records go back
+ * in time (count again sorted).
+ */
+int sb_locality_source_records(const struct sb_trace_source *src, bool sorted, uint64_t *records,
+                               bool *unsorted);
+
+/*
+ * The part of the chunk of records [lo, hi) of src: the trace is read from its start, the
+ * records before lo skimmed, those of the chunk analysed (last: the chunk ends with the trace,
+ * read to its end). info receives the trace's description as read. *unsorted as above;
+ * SB_ERR_MISMATCH when the trace does not hold the records counted.
+ */
+int sb_locality_run_chunk(const struct sb_trace_source *src, bool sorted,
+                          const struct sb_locality_options *opt, uint64_t lo, uint64_t hi,
+                          bool last, struct sb_locality_part **part, struct sb_trace_info *info,
+                          bool *unsorted);
+
+/*
+ * Join the parts of every chunk of a trace of `records` records, in order, into the result of
+ * one engine (info: the trace's description at its end). SB_ERR_MISMATCH when they do not
+ * follow each other from the first record to the last.
+ */
+int sb_locality_merge(const struct sb_locality_options *opt, const struct sb_trace_info *info,
+                      struct sb_locality_part *const *parts, size_t n, uint64_t records,
+                      struct sb_locality_result *res);
+
+/*
+ * Shard `shard` of `nshards` (docs/locality.md, "Threads and shards"): the records of src are
+ * counted (*records; *sorted when they go back in time, so that they are read sorted), the
+ * shard's range [records * shard / nshards, records * (shard + 1) / nshards) analysed in
+ * `threads` chunks in parallel, joined into its one part (*part, with info the trace's
+ * description). Errors of opening, reading, the engine.
+ */
+int sb_locality_run_shard(const struct sb_trace_source *src, const struct sb_locality_options *opt,
+                          uint32_t shard, uint32_t nshards, unsigned threads,
+                          struct sb_locality_part **part, struct sb_trace_info *info,
+                          uint64_t *records, bool *sorted);
+
+/*
+ * The analysis of src (opt as sb_locality_new()) in `threads` chunks analysed in parallel and
+ * absorbed in order, exactly the result of one engine; one engine when threads <= 1, for
+ * standard input, or for a trace of few records. A file whose records go back in time is read
+ * sorted. Errors of opening, reading, the engine.
+ */
+int sb_locality_run_source(const struct sb_trace_source *src, const struct sb_locality_options *opt,
+                           unsigned threads, struct sb_locality_result *res);
 
 /* The bin of a reuse distance (d != SB_REUSE_COLD). */
 static inline unsigned sb_reuse_bin(uint64_t d)

@@ -174,6 +174,10 @@ struct sb_trace_options {
 	uint32_t block_bytes;  /* GPGPU-Sim / CSV value granularity in bytes (default 32 / 1) */
 	uint32_t sort_records; /* records an importer sorting rows holds in memory (default
 	                          SB_TRACE_SORT_RECORDS); more are sorted through the disk */
+	uint32_t one_pass;     /* csv and gpgpusim files: no first pass to find records that go
+	                          back in time; a read fails on the first one instead, and
+	                          sb_trace_reader_unsorted() tells (open again without one_pass
+	                          to have them sorted) */
 };
 
 /* An open trace: a source of records. */
@@ -184,12 +188,16 @@ struct sb_trace_reader_ops {
 	/* Fill up to max records; return the count, 0 at the end, or a negative SB_ERR_*. */
 	int (*read)(struct sb_trace_reader *r, struct sb_trace_record *recs, size_t max);
 	void (*free)(struct sb_trace_reader *r);
+	/* optional: the records of the whole trace, known before reading them; 0 or
+	   SB_ERR_NOT_SUPPORTED */
+	int (*total)(const struct sb_trace_reader *r, uint64_t *records);
 };
 
 struct sb_trace_reader {
 	const struct sb_trace_reader_ops *ops;
 	struct sb_trace_info info; /* may grow (subparts, warnings) while reading */
 	char name[256];            /* what it reads, for messages */
+	bool unsorted;             /* a read failed: a record went back in time (one_pass) */
 };
 
 /* "scalesim" -> SB_TRACE_SCALESIM ...; SB_ERR_INVAL naming the known formats otherwise. */
@@ -234,6 +242,35 @@ int sb_trace_open_many(struct sb_trace_reader **r, enum sb_trace_format fmt,
  */
 int sb_trace_merge(struct sb_trace_reader **r, struct sb_trace_reader **children, size_t n,
                    const char *name);
+
+/* The inputs of one trace, to open it (again: threads, shards, a second pass) by value. */
+struct sb_trace_source {
+	enum sb_trace_format fmt;
+	const char *const *paths;
+	size_t npaths;
+	struct sb_trace_options opt;
+};
+
+/* Threads an analysis runs at most. */
+#define SB_ANALYSIS_MAX_THREADS 64
+
+/* sb_trace_open_many() of a source. */
+int sb_trace_open_source(struct sb_trace_reader **r, const struct sb_trace_source *src);
+
+/*
+ * The records of the whole trace when the reader knows them before reading (an sbt file on
+ * disk: its blocks' counts): 0, else SB_ERR_NOT_SUPPORTED (read to count).
+ */
+int sb_trace_reader_total(const struct sb_trace_reader *r, uint64_t *records);
+
+/* Whether a source can be read more than once (not standard input). */
+bool sb_trace_source_rereadable(const struct sb_trace_source *src);
+
+/*
+ * Whether a read of r failed because a record went back in time in an input opened with
+ * one_pass, which reads again without one_pass put in time order.
+ */
+bool sb_trace_reader_unsorted(const struct sb_trace_reader *r);
 
 /* Records a sorting reader holds in memory by default (64 MiB with their sort keys). */
 #define SB_TRACE_SORT_RECORDS (1u << 20)

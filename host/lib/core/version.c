@@ -32,3 +32,8 @@ const char *sb_build_compiler(void)
 	return "unknown";
 #endif
 }
+
+const char *sb_build_cflags(void)
+{
+	return SB_BUILD_CFLAGS;
+}
