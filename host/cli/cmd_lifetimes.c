@@ -56,7 +56,10 @@ static void lifetimes_help(FILE *out)
 	        "A sampled trace (a capture on the board) is read sample by sample: a lifetime\n"
 	        "never spans a gap; values live at the end of a sample are counted as censored.\n"
 	        "Frequencies are interpolated (t^ = r t, r the sampling density) and results from\n"
-	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n",
+	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n"
+	        "Device rows and the composition of subpartitions with no or fewer than\n"
+	        "--min-events lifetimes are marked and explained in warnings (text, JSON,\n"
+	        "devices.png; docs/lifetimes.md, \"Too few lifetimes\").\n",
 	        SB_DEVICES_DEFAULT, SB_CLI_CONFIDENCE_HELP, SB_CLI_PARALLEL_HELP);
 }
 
