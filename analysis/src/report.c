@@ -643,20 +643,24 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	    ref, weak ? ": ~ from too few lifetimes" : "", ref);
 	if (weak) {
 		if (tr.lifetimes == 0)
-			snprintf(what, sizeof(what), "no lifetime at all");
-		else
 			snprintf(what, sizeof(what),
-			         "%llu lifetimes; %zu of %zu subpartitions hold %s",
-			         (unsigned long long)tr.lifetimes, tr.none + tr.few,
-			         tr.with_accesses, tr.few ? "fewer than the threshold" : "none");
+			         "no lifetime at all (threshold %llu per subpartition)",
+			         (unsigned long long)res->rules.min_events);
+		else
+			snprintf(
+			    what, sizeof(what),
+			    "%llu lifetimes: %zu of %zu subpartitions hold %s %llu (threshold)",
+			    (unsigned long long)tr.lifetimes, tr.none + tr.few, tr.with_accesses,
+			    tr.few ? "fewer than" : "none of",
+			    (unsigned long long)res->rules.min_events);
 		k += (size_t)snprintf(
 		    body + k, sizeof(body) - k,
 		    "set offsets 0, 0, graph 0.3, 0\nset key below\n"
-		    "set label 1 \"~ rests on %s (threshold %llu):\\nrefresh-free shares, refresh "
+		    "set label 1 \"~ rests on %s:\\nrefresh-free shares, refresh "
 		    "energies and the composition are not measured\\n(%.1f %% of the capacity "
 		    "placed without enough lifetimes; see the report's warnings)\" at graph 0.02, "
 		    "graph 0.95 left front tc rgb '#b00000'\n",
-		    what, (unsigned long long)res->rules.min_events, 100 * tr.weak_capacity_share);
+		    what, 100 * tr.weak_capacity_share);
 	}
 	snprintf(body + k, sizeof(body) - k,
 	         "plot 'devices.dat' using 2:xtic(stringcolumn(1).($4 > 0 ? ' ~' : '')) title "

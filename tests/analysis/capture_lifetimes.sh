@@ -157,7 +157,7 @@ json "$dir/random.json" '$.warnings[1]' | grep -q "shorter than the reuse" || fa
 [ "$(json "$dir/random.json" '$.composition.lifetimes')" = 0 ] || fail "composition lifetimes"
 grep -q "^si-gcram .* 1$" "$dir/figs/devices.dat" && grep -q "^sram .* 0$" "$dir/figs/devices.dat" &&
 	grep -q "^composition .* 1$" "$dir/figs/devices.dat" || fail "devices.dat: $(cat "$dir/figs/devices.dat")"
-grep -q "set label 1 \"~ rests on no lifetime at all (threshold 100)" "$dir/figs/plots.gp" &&
+grep -q "set label 1 \"~ rests on no lifetime at all (threshold 100 per subpartition):" "$dir/figs/plots.gp" &&
 	grep -q "from too few lifetimes'" "$dir/figs/plots.gp" || fail "devices.png: no mark"
 test -s "$dir/figs/devices.png" || fail "no devices.png"
 echo "capture_lifetimes: ok"
