@@ -194,11 +194,39 @@ static int data_file(struct sb_outdir *od, const char *name, struct sb_output *o
 	return sb_output_open(o, path);
 }
 
+/*
+ * Tics of a logarithmic axis of base 2 over [lo, hi] with binary units ("64 B", "1 KiB" for
+ * bytes; "16", "4Ki" for counts), at most about 10 labels: gnuplot's own labels print 2^20 as
+ * 1.04858e+06. Returns the bytes written.
+ */
+static size_t log2_tics(char *buf, size_t size, double lo, double hi, bool bytes)
+{
+	static const char *const unit[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi"};
+	int a = (int)floor(log2(lo > 1 ? lo : 1)), z = (int)ceil(log2(hi > 1 ? hi : 1));
+	int step = 1;
+	size_t n = (size_t)snprintf(buf, size, "set xtics (");
+	const char *sep = "";
+
+	while ((z - a) / step > 10)
+		step *= 2;
+	for (int e = a; e <= z && n + 40 < size; e += step) {
+		int u = e / 10 < 5 ? e / 10 : 5;
+
+		n += (size_t)snprintf(buf + n, size - n, "%s\"%.0f%s%s%s\" %.17g", sep,
+		                      ldexp(1, e - 10 * u), bytes ? " " : "", unit[u],
+		                      bytes ? "B" : "", ldexp(1, e));
+		sep = ", ";
+	}
+	n += (size_t)snprintf(buf + n, size - n, ")\n");
+	return n < size ? n : size - 1;
+}
+
 int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 {
 	struct sb_outdir od;
 	struct sb_output gpo, fo;
-	char path[4096], body[4096];
+	char path[4096], body[4096], tics[1024];
+	double hi_dist = 2, top = 0, gtop = 0;
 	int err;
 
 	if ((err = sb_outdir_open(&od, dir)) < 0)
@@ -213,6 +241,9 @@ int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 	fprintf(fo.f, "# distance_from distance_to accesses (trace-wide; cold: %llu)\n",
 	        (unsigned long long)res->reuse.cold);
 	for (unsigned b = 0; b < SB_REUSE_BINS; b++)
+		if (res->reuse.bins[b] && b)
+			hi_dist = (double)(UINT64_C(1) << b);
+	for (unsigned b = 0; b < SB_REUSE_BINS; b++)
 		if (res->reuse.bins[b])
 			fprintf(fo.f, "%.17g %llu %llu\n",
 			        b ? (double)(UINT64_C(1) << (b - 1)) : 0.5,
@@ -220,13 +251,14 @@ int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 			        (unsigned long long)res->reuse.bins[b]);
 	if ((err = sb_report_commit(&fo)) < 0)
 		goto fail_gp;
+	log2_tics(tics, sizeof(tics), 0.5, hi_dist, false);
 	snprintf(body, sizeof(body),
-	         "reset\nset style fill solid 0.6 border -1\nset grid ytics\nset logscale x 2\n"
+	         "reset\nset style fill solid 0.6 border -1\nset grid ytics\nset logscale x 2\n%s"
 	         "set title 'reuse distances (%llu accesses, %llu cold; density %.4g%s)'\n"
 	         "set xlabel 'reuse distance (distinct blocks of %u B)'\nset ylabel 'accesses'\n"
 	         "set yrange [0:*]\nset boxwidth 0.8 relative\n"
 	         "plot 'reuse.dat' using 1:3 with boxes lc 1 title 'accesses'\n",
-	         (unsigned long long)res->reuse.accesses, (unsigned long long)res->reuse.cold,
+	         tics, (unsigned long long)res->reuse.accesses, (unsigned long long)res->reuse.cold,
 	         res->sampling.density, res->reuse.confident ? "" : ", low confidence",
 	         res->opt.block_bytes);
 	sb_plot_both(gpo.f, "reuse", body);
@@ -241,13 +273,17 @@ int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 		        res->mrc[i].ratio, res->mrc[i].confident);
 	if ((err = sb_report_commit(&fo)) < 0)
 		goto fail_gp;
+	log2_tics(
+	    tics, sizeof(tics), res->nmrc ? (double)(res->mrc[0].blocks * res->opt.block_bytes) : 1,
+	    res->nmrc ? (double)(res->mrc[res->nmrc - 1].blocks * res->opt.block_bytes) : 2, true);
 	snprintf(body, sizeof(body),
-	         "reset\nset grid\nset logscale x 2\nset yrange [0:1]\n"
+	         "reset\nset grid\nset logscale x 2\nset yrange [0:1.05]\n%s"
 	         "set title 'miss ratio of a fully-associative LRU cache (open points: low "
-	         "confidence)'\nset xlabel 'cache size (bytes)'\nset ylabel 'miss ratio'\n"
+	         "confidence)'\nset xlabel 'cache size'\nset ylabel 'miss ratio'\n"
 	         "plot 'miss-ratio.dat' using 2:($4 > 0 ? $3 : 1/0) with linespoints pt 7 lc 1 "
 	         "title 'confident', '' using 2:($4 > 0 ? 1/0 : $3) with points pt 6 lc 1 "
-	         "title 'low confidence'\n");
+	         "title 'low confidence'\n",
+	         tics);
 	sb_plot_both(gpo.f, "miss-ratio", body);
 	/* footprint and growth per leaf of the interval tree */
 	if (res->tree.nlevels) {
@@ -257,6 +293,14 @@ int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 		    (err = data_file(&od, "footprint.dat", &fo)) < 0)
 			goto fail_gp;
 		fprintf(fo.f, "# leaf first_time footprint footprint_scaled growth confident\n");
+		for (uint32_t j = 0; j < res->tree.count[0]; j++) {
+			/* the curves' tops, for headroom under the frame and the key */
+			top = fmax(top, (double)lv[j].footprint);
+			if (isfinite(lv[j].footprint_scaled))
+				top = fmax(top, lv[j].footprint_scaled);
+			if (isfinite(lv[j].growth))
+				gtop = fmax(gtop, lv[j].growth);
+		}
 		for (uint32_t j = 0; j < res->tree.count[0]; j++)
 			fprintf(fo.f, "%u %lld %llu %.9g %.9g %d\n", j, (long long)lv[j].first_time,
 			        (unsigned long long)lv[j].footprint, lv[j].footprint_scaled,
@@ -268,13 +312,14 @@ int sb_locality_plot(const struct sb_locality_result *res, const char *dir)
 		    "reset\nset grid\nset key top left\nset ytics nomirror\nset y2tics\n"
 		    "set title 'footprint per %s of %llu %s'\nset xlabel 'time (ticks)'\n"
 		    "set ylabel 'footprint (blocks of %u B)'\nset y2label 'growth (blocks per "
-		    "access)'\nset yrange [0:*]\nset y2range [0:*]\n"
+		    "access)'\nset yrange [0:%.6g]\nset y2range [0:%.6g]\n"
 		    "plot 'footprint.dat' using 2:3 with steps lc 1 title 'footprint', '' using "
 		    "2:4 with steps lc 3 title 'scaled to the gaps', '' using 2:5 axes x1y2 "
 		    "with lines lc 2 title 'growth'\n",
 		    res->tree.by_sample ? "leaf" : "window",
 		    (unsigned long long)res->tree.leaf_width,
-		    res->tree.by_sample ? "samples" : "accesses", res->opt.block_bytes);
+		    res->tree.by_sample ? "samples" : "accesses", res->opt.block_bytes,
+		    top > 0 ? 1.3 * top : 1, gtop > 0 ? 1.3 * gtop : 1);
 		sb_plot_both(gpo.f, "footprint", body);
 	}
 	if ((err = sb_report_commit(&gpo)) < 0 ||

@@ -49,7 +49,8 @@ void sb_json_sampling(cJSON *root, const struct sb_sampling *s, const struct sb_
 		sb_json_num(o, "density", s->density);
 		sb_json_u64(o, "records", s->records);
 		sb_json_u64(o, "windows", s->windows);
-		if (s->sampled) {
+		/* a sampled capture, or a complete one (every request: density 1) */
+		if (s->sampled || c->executed || c->captured) {
 			sb_json_u64(o, "executed", c->executed);
 			sb_json_u64(o, "captured", c->captured);
 			sb_json_u64(o, "lost_records", c->lost_records);
@@ -247,8 +248,10 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	const double hz = res->info.tick_hz;
 	cJSON *root = cJSON_CreateObject(), *a, *sps, *tot;
 	struct sb_subpart_stats sum;
+	struct sb_lifetime_trust tr;
 	bool all_confident = true;
-	char gen[64];
+	char gen[64], trust[SB_TRUST_MAX_WARNINGS][SB_TRUST_WARNING_MAX];
+	size_t ntrust;
 
 	*text = NULL;
 	if (!root)
@@ -278,6 +281,10 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 	a = cJSON_AddArrayToObject(root, "warnings");
 	for (uint32_t i = 0; a && i < res->info.nwarnings; i++)
 		cJSON_AddItemToArray(a, cJSON_CreateString(res->info.warnings[i]));
+	/* results from no or too few lifetimes say so, and why */
+	ntrust = sb_lifetime_trust_warnings(res, trust, SB_TRUST_MAX_WARNINGS);
+	for (size_t i = 0; a && i < ntrust; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(trust[i]));
 	sb_json_sampling(root, &res->sampling, &res->rules);
 	cJSON_AddBoolToObject(root, "windowed", res->windowed);
 	cJSON_AddStringToObject(root, "reference_device", lib->reference);
@@ -300,6 +307,8 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		add_counts(o, st);
 		sb_json_num(o, "density", st->density);
 		cJSON_AddBoolToObject(o, "confident", st->confident);
+		cJSON_AddStringToObject(o, "lifetime_basis",
+		                        sb_lifetime_basis_name(sb_lifetime_basis(st, &res->rules)));
 		all_confident &= st->confident;
 		if (res->windowed) {
 			sb_json_u64(o, "windows", st->windows);
@@ -353,6 +362,12 @@ int sb_lifetime_report_json(const struct sb_lifetime_result *res, const struct s
 		add_devices(tot, p->total, p->ndevices);
 	}
 	cJSON_AddItemToObject(root, "composition", composition_json(&p->total_comp, hz));
+	/* the share of the composition's capacity placed by no or too few lifetimes */
+	sb_lifetime_trust(res, &tr);
+	if ((a = cJSON_GetObjectItem(root, "composition")) != NULL) {
+		sb_json_u64(a, "lifetimes", tr.lifetimes);
+		sb_json_num(a, "weak_capacity_share", tr.weak_capacity_share);
+	}
 	*text = cJSON_Print(root);
 	cJSON_Delete(root);
 	if (!*text)
@@ -513,9 +528,11 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
                      const struct sb_memdev_lib *lib, const char *dir)
 {
 	char path[4096], name[SB_TRACE_NAME_MAX], base[SB_TRACE_NAME_MAX + 16], body[8192];
-	char ref[SB_DEVICE_NAME_MAX];
+	char ref[SB_DEVICE_NAME_MAX], what[160];
 	const double hz = res->info.tick_hz;
+	struct sb_lifetime_trust tr;
 	struct sb_output gpo, fo;
+	bool weak;
 	struct sb_outdir od;
 	FILE *gp, *f;
 	int err;
@@ -557,12 +574,15 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 		k = (size_t)snprintf(
 		    body, sizeof(body),
 		    "reset\nset style fill solid 0.6 border -1\nset grid ytics\n"
-		    "set title 'lifetimes in %s (%llu values; zero-length drawn at "
+		    "set title 'lifetimes in %s (%llu values%s; zero-length drawn at "
 		    "half a cycle)'\n"
 		    "set logscale x\nset xrange [%.6g:%.6g]\nset xlabel 'lifetime (ns)'\n"
 		    "set ylabel 'values (count)'\nset yrange [0:*]\nset format x '%%g'\n"
 		    "set key below\n",
-		    name, (unsigned long long)st->lifetimes, lo / 2, hi * 2);
+		    name, (unsigned long long)st->lifetimes,
+		    sb_lifetime_basis(st, &res->rules) == SB_BASIS_FEW ? ": ~ too few to trust"
+		                                                       : "",
+		    lo / 2, hi * 2);
 		k += log_tics(body + k, sizeof(body) - k, lo / 2, hi * 2);
 		for (size_t d = 0; d < p->ndevices && k < sizeof(body) - 512; d++) {
 			double r = sp->devices[d].retention_ns;
@@ -593,26 +613,58 @@ int sb_lifetime_plot(const struct sb_lifetime_result *res, const struct sb_proje
 	    (err = create(&fo, path)) < 0)
 		goto fail_gp;
 	f = fo.f;
-	fprintf(f, "# device area_ratio energy_ratio (all subpartitions, to %s)\n", ref);
+	/* a device that refreshes, and the composition, rest on the lifetimes: marked '~' when
+	   some subpartition with accesses holds no or too few (docs/lifetimes.md) */
+	sb_lifetime_trust(res, &tr);
+	weak = tr.none + tr.few > 0;
+	fprintf(f,
+	        "# device area_ratio energy_ratio weak (all subpartitions, to %s; weak 1: from "
+	        "no or too few lifetimes)\n",
+	        ref);
 	for (size_t d = 0; d < p->ndevices; d++) {
 		safe_name(name, sizeof(name), lib->devices[d].name);
-		fprintf(f, "%s %.6g %.6g\n", name,
+		fprintf(f, "%s %.6g %.6g %d\n", name,
 		        isfinite(p->total[d].area_ratio) ? p->total[d].area_ratio : 0,
-		        isfinite(p->total[d].energy_ratio) ? p->total[d].energy_ratio : 0);
+		        isfinite(p->total[d].energy_ratio) ? p->total[d].energy_ratio : 0,
+		        weak && lib->devices[d].retention_kind != SB_RETENTION_STATIC);
 	}
-	fprintf(f, "composition %.6g %.6g\n",
+	fprintf(f, "composition %.6g %.6g %d\n",
 	        isfinite(p->total_comp.area_ratio) ? p->total_comp.area_ratio : 0,
-	        isfinite(p->total_comp.energy_ratio) ? p->total_comp.energy_ratio : 0);
+	        isfinite(p->total_comp.energy_ratio) ? p->total_comp.energy_ratio : 0,
+	        tr.weak_capacity_share > 0);
 	if ((err = sb_report_commit(&fo)) < 0)
 		goto fail_gp;
-	snprintf(body, sizeof(body),
-	         "reset\nset title 'area and active energy relative to %s (all subpartitions)'\n"
-	         "set style data histograms\nset style histogram clustered gap 1\n"
-	         "set style fill solid 0.7 border -1\nset grid ytics\nset yrange [0:*]\n"
-	         "set ylabel 'ratio to %s'\nset xtics nomirror\n"
-	         "plot 'devices.dat' using 2:xtic(1) title 'area', '' using 3 title 'active "
-	         "energy'\n",
-	         ref, ref);
+	k = (size_t)snprintf(
+	    body, sizeof(body),
+	    "reset\nset title 'area and active energy relative to %s (all subpartitions)%s'\n"
+	    "set style data histograms\nset style histogram clustered gap 1\n"
+	    "set style fill solid 0.7 border -1\nset grid ytics\nset yrange [0:*]\n"
+	    "set ylabel 'ratio to %s'\nset xtics nomirror\n",
+	    ref, weak ? ": ~ from too few lifetimes" : "", ref);
+	if (weak) {
+		if (tr.lifetimes == 0)
+			snprintf(what, sizeof(what),
+			         "no lifetime at all (threshold %llu per subpartition)",
+			         (unsigned long long)res->rules.min_events);
+		else
+			snprintf(
+			    what, sizeof(what),
+			    "%llu lifetimes: %zu of %zu subpartitions hold %s %llu (threshold)",
+			    (unsigned long long)tr.lifetimes, tr.none + tr.few, tr.with_accesses,
+			    tr.few ? "fewer than" : "none of",
+			    (unsigned long long)res->rules.min_events);
+		k += (size_t)snprintf(
+		    body + k, sizeof(body) - k,
+		    "set offsets 0, 0, graph 0.3, 0\nset key below\n"
+		    "set label 1 \"~ rests on %s:\\nrefresh-free shares, refresh "
+		    "energies and the composition are not measured\\n(%.1f %% of the capacity "
+		    "placed without enough lifetimes; see the report's warnings)\" at graph 0.02, "
+		    "graph 0.95 left front tc rgb '#b00000'\n",
+		    what, 100 * tr.weak_capacity_share);
+	}
+	snprintf(body + k, sizeof(body) - k,
+	         "plot 'devices.dat' using 2:xtic(stringcolumn(1).($4 > 0 ? ' ~' : '')) title "
+	         "'area', '' using 3 title 'active energy'\n");
 	sb_plot_both(gp, "devices", body);
 	if ((err = sb_report_commit(&gpo)) < 0 ||
 	    (err = sb_gnuplot_run(NULL, od.stage, "plots.gp")) < 0)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace model: names, descriptions, the reader interface, merging, conversion. */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -215,6 +217,30 @@ typedef int (*line_open_fn)(struct sb_trace_reader **r, const char *name, const 
  * unchecked behind sb_trace_sort() (stable, bounded memory), else opened as it is. Standard
  * input cannot be read twice: there records that go back stay an error.
  */
+/*
+ * True the first time a file's records-out-of-order notice is due in this process: the
+ * analyses open a file more than once (a first pass, chunks in threads), and the notice is
+ * one line per file.
+ */
+static bool first_notice(const char *name, uint64_t back, uint64_t total)
+{
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static uint64_t seen[32];
+	static size_t nseen;
+	uint64_t h = 1469598103934665603u ^ back ^ (total << 20);
+	bool first = true;
+
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211u;
+	pthread_mutex_lock(&lock);
+	for (size_t i = 0; i < nseen && i < SB_ARRAY_SIZE(seen); i++)
+		first &= seen[i] != h;
+	if (first)
+		seen[nseen++ % SB_ARRAY_SIZE(seen)] = h;
+	pthread_mutex_unlock(&lock);
+	return first;
+}
+
 static int open_in_order(struct sb_trace_reader **r, line_open_fn open, bool per_subpart,
                          const char *name, const void *data, size_t len,
                          const struct sb_trace_options *opt)
@@ -261,9 +287,12 @@ static int open_in_order(struct sb_trace_reader **r, line_open_fn open, bool per
 		return n; /* the detail names the file and line */
 	if (!back)
 		return open(r, name, data, len, opt, 0);
-	sb_info("'%s': %llu of %llu records go back in time (by up to %lld ticks): sorted by "
-	        "time, records of equal times in file order",
-	        name, (unsigned long long)back, (unsigned long long)total, (long long)jump);
+	/* visible without -v (issue 23, defect 13), once per file however often it is opened */
+	if (first_notice(name, back, total))
+		sb_warn(
+		    "'%s': %llu of %llu records go back in time (by up to %lld ticks): sorted by "
+		    "time, records of equal times in file order",
+		    name, (unsigned long long)back, (unsigned long long)total, (long long)jump);
 	if ((err = open(&in, name, data, len, opt, SB_TRACE_OPEN_UNCHECKED)) < 0)
 		return err;
 	return sb_trace_sort(r, in, opt->sort_records);

@@ -56,8 +56,20 @@ static void lifetimes_help(FILE *out)
 	        "A sampled trace (a capture on the board) is read sample by sample: a lifetime\n"
 	        "never spans a gap; values live at the end of a sample are counted as censored.\n"
 	        "Frequencies are interpolated (t^ = r t, r the sampling density) and results from\n"
-	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n",
+	        "too little data are marked '~' (docs/lifetimes.md, \"Sampled traces\").\n"
+	        "Device rows and the composition of subpartitions with no or fewer than\n"
+	        "--min-events lifetimes are marked and explained in warnings (text, JSON,\n"
+	        "devices.png; docs/lifetimes.md, \"Too few lifetimes\").\n",
 	        SB_DEVICES_DEFAULT, SB_CLI_CONFIDENCE_HELP, SB_CLI_PARALLEL_HELP);
+}
+
+/* A retention in ns, one format for every row: fixed point, or "static" (never refreshed). */
+static void fmt_retention(char *buf, size_t size, double ns)
+{
+	if (!isfinite(ns))
+		snprintf(buf, size, "static");
+	else
+		snprintf(buf, size, "%.1f", ns);
 }
 
 static void print_summary(const struct sb_lifetime_result *res, const struct sb_projection *p,
@@ -67,7 +79,10 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 
 	const struct sb_sampling *smp = &res->sampling;
 	bool marked = false;
-	char med[32], p99[32];
+	char med[32], p99[32], ret[32], share[32], energy[32];
+	char trust[SB_TRUST_MAX_WARNINGS][SB_TRUST_WARNING_MAX];
+	struct sb_lifetime_trust tr;
+	size_t ntrust, empty = 0;
 
 	uint64_t flushes = 0;
 
@@ -96,11 +111,20 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		printf("read sample by sample (%llu windows): %llu values cut by a gap are "
 		       "censored, not lifetimes; frequencies interpolated (t^ = r t)\n",
 		       (unsigned long long)smp->windows, (unsigned long long)cut);
+	} else if (res->windowed && (smp->capture.executed || smp->capture.captured)) {
+		/* a capture of every request (--trace-gap 0, replay --trace): density 1 */
+		printf("complete capture: %llu records of %llu accesses executed (density 1), %llu "
+		       "window%s; values live at its end are censored, not lifetimes\n",
+		       (unsigned long long)smp->records, (unsigned long long)smp->capture.executed,
+		       (unsigned long long)smp->windows, smp->windows == 1 ? "" : "s");
 	} else if (res->windowed) {
 		printf("read sample by sample (%llu windows, sample ids without a capture "
 		       "description: density unknown)\n",
 		       (unsigned long long)smp->windows);
 	}
+	ntrust = sb_lifetime_trust_warnings(res, trust, SB_TRUST_MAX_WARNINGS);
+	for (size_t i = 0; i < ntrust; i++)
+		printf("warning: %s\n", trust[i]);
 	printf("\n%-12s %10s %10s %9s %10s %9s %9s %8s %10s %10s\n", "subpart", "reads", "writes",
 	       "unique", "lifetimes", "zero-rd", "unbacked", "orphan%", "median_ns", "p99_ns");
 	for (size_t s = 0; s < res->nsubparts; s++) {
@@ -123,24 +147,51 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		} else {
 			printf("%10s %10s\n", "-", "-");
 		}
-		marked |= !st->confident;
+		marked |= st->lifetimes && !st->confident; /* a '~' printed */
 	}
 	printf("\n%-12s %-14s %12s %9s %9s %9s\n", "subpart", "device", "retention_ns", "no-refr%",
 	       "area%", "energy%");
 	for (size_t s = 0; s < res->nsubparts; s++) {
+		enum sb_lifetime_basis b = sb_lifetime_basis(&res->subparts[s], &res->rules);
+
+		if (b == SB_BASIS_EMPTY) {
+			empty++; /* nothing to project: no row of ratios to nothing */
+			continue;
+		}
 		for (size_t d = 0; d < p->ndevices; d++) {
 			const struct sb_memdev_projection *dp = &p->subparts[s].devices[d];
+			/* what a device that refreshes costs rests on the lifetimes */
+			const char *m =
+			    b == SB_BASIS_ENOUGH || !isfinite(dp->retention_ns) ? "" : "~";
 
-			printf("%-12s %-14s %12.4g %9.2f %9.2f %9.2f\n", res->subparts[s].sp.name,
-			       lib->devices[d].name, dp->retention_ns, 100 * dp->refresh_free_share,
-			       100 * dp->area_ratio, 100 * dp->energy_ratio);
+			fmt_retention(ret, sizeof(ret), dp->retention_ns);
+			if (b == SB_BASIS_NONE)
+				snprintf(share, sizeof(share), "-");
+			else
+				snprintf(share, sizeof(share), "%s%.2f",
+				         b == SB_BASIS_FEW ? "~" : "",
+				         100 * dp->refresh_free_share);
+			snprintf(energy, sizeof(energy), "%s%.2f", m, 100 * dp->energy_ratio);
+			printf("%-12s %-14s %12s %9s %9.2f %9s\n", res->subparts[s].sp.name,
+			       lib->devices[d].name, ret, share, 100 * dp->area_ratio, energy);
 		}
 	}
-	printf("\ncomposition (all subpartitions): area %.2f %%, energy %.2f %% of %s%s\n",
-	       100 * p->total_comp.area_ratio, 100 * p->total_comp.energy_ratio, lib->reference,
-	       p->total_comp.refresh_free ? ", refresh-free" : "");
+	if (empty)
+		printf("(%zu subpartition%s without accesses not shown)\n", empty,
+		       empty == 1 ? "" : "s");
+	sb_lifetime_trust(res, &tr);
+	printf("\ncomposition (all subpartitions): area %s%.2f %%, energy %s%.2f %% of %s%s\n",
+	       tr.weak_capacity_share > 0 ? "~" : "", 100 * p->total_comp.area_ratio,
+	       tr.weak_capacity_share > 0 ? "~" : "", 100 * p->total_comp.energy_ratio,
+	       lib->reference, p->total_comp.refresh_free ? ", refresh-free" : "");
+	if (tr.weak_capacity_share > 0)
+		printf(
+		    "  ~ %.1f %% of the capacity placed by no or too few lifetimes (%llu in all; "
+		    "see the warnings): not a measured composition\n",
+		    100 * tr.weak_capacity_share, (unsigned long long)tr.lifetimes);
 	for (size_t i = 0; i < p->total_comp.nparts; i++)
-		printf("  %-14s %6.2f %% of capacity\n", p->total_comp.parts[i].dev->name,
+		printf("  %-14s %s%6.2f %% of capacity\n", p->total_comp.parts[i].dev->name,
+		       tr.weak_capacity_share > 0 ? "~" : "",
 		       100 * p->total_comp.parts[i].capacity_share);
 	if (marked)
 		printf("\n~ marks subpartitions whose results come from too little data: density "
@@ -149,6 +200,11 @@ static void print_summary(const struct sb_lifetime_result *res, const struct sb_
 		       res->rules.min_density, res->rules.min_density_cache,
 		       (unsigned long long)res->rules.min_events, res->rules.max_censored_share,
 		       res->rules.max_lost_share);
+	if (tr.none + tr.few)
+		printf(
+		    "%sin the device table, '-' is a refresh-free share of no lifetime and '~' a "
+		    "share or energy from fewer than %llu lifetimes\n",
+		    marked ? "" : "\n", (unsigned long long)res->rules.min_events);
 }
 
 /* Progress of long runs on a terminal: every 16 M accesses. */

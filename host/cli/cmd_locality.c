@@ -65,6 +65,15 @@ static const char *human(char *buf, size_t size, double v)
 	return buf;
 }
 
+/* A mean reuse distance, '-' where there is none (no reuse: the JSON's null), never "~0". */
+static void mean_reuse(char *buf, size_t size, bool confident, double v)
+{
+	if (isfinite(v))
+		snprintf(buf, size, "%s%.4g", sb_cli_mark(confident), v);
+	else
+		snprintf(buf, size, "-");
+}
+
 static void print_summary(const struct sb_locality_result *res, const char *fmt)
 {
 	const struct sb_sampling *s = &res->sampling;
@@ -87,9 +96,11 @@ static void print_summary(const struct sb_locality_result *res, const char *fmt)
 		       (unsigned long long)s->capture.lost_bursts);
 	else
 		printf("complete trace (density 1)\n");
-	printf("\nreuse distances: %s%llu cold, mean %s%.4g blocks, max %llu\n",
-	       sb_cli_mark(h->confident), (unsigned long long)h->cold, sb_cli_mark(h->confident),
-	       h->finite ? (double)h->sum / (double)h->finite : 0.0, (unsigned long long)h->max);
+	mean_reuse(b, sizeof(b), h->confident,
+	           h->finite ? (double)h->sum / (double)h->finite : NAN);
+	printf("\nreuse distances: %s%llu cold, mean %s blocks, max %llu\n",
+	       sb_cli_mark(h->confident), (unsigned long long)h->cold, b,
+	       (unsigned long long)h->max);
 	marked |= !h->confident;
 	printf("%-14s", "cache");
 	for (size_t i = 0; i < res->nmrc; i += 2)
@@ -106,8 +117,9 @@ static void print_summary(const struct sb_locality_result *res, const char *fmt)
 	for (size_t i = 0; i < res->nsubparts; i++) {
 		const struct sb_locality_subpart *sp = &res->subparts[i];
 
-		snprintf(b, sizeof(b), "%s%.4g", sb_cli_mark(sp->reuse.confident),
-		         sp->reuse.finite ? (double)sp->reuse.sum / (double)sp->reuse.finite : 0.0);
+		mean_reuse(b, sizeof(b), sp->reuse.confident,
+		           sp->reuse.finite ? (double)sp->reuse.sum / (double)sp->reuse.finite
+		                            : NAN);
 		printf("%-16s %12llu %10llu %10s %12s %10llu %9.4g\n", sp->sp.name,
 		       (unsigned long long)sp->accesses, (unsigned long long)sp->blocks,
 		       human(a, sizeof(a), (double)sp->blocks * bb), b,
@@ -150,7 +162,7 @@ static void print_summary(const struct sb_locality_result *res, const char *fmt)
 		for (size_t i = 0; i < res->nregions; i++) {
 			const struct sb_hot_region *r = &res->regions[i];
 
-			snprintf(b, sizeof(b), "%s%.4g", sb_cli_mark(r->confident), r->mean_reuse);
+			mean_reuse(b, sizeof(b), r->confident, r->mean_reuse);
 			printf("%-16s %5u %#18llx %#18llx %7.1f%s %7.1f%s %11s\n",
 			       res->subparts[r->subpart].sp.name, r->depth,
 			       (unsigned long long)r->first, (unsigned long long)r->last,

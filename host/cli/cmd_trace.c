@@ -251,6 +251,15 @@ static int trace_info(struct sb_trace_reader *r)
 		       (unsigned long long)cp->gap_ticks);
 		printf("lost         %llu records in %llu bursts (buffer overrun)\n",
 		       (unsigned long long)cp->lost_records, (unsigned long long)cp->lost_bursts);
+	} else if (info->capture.executed || info->capture.captured) {
+		/* a capture of every request (--trace-gap 0, replay --trace) */
+		const struct sb_trace_capture *cp = &info->capture;
+
+		printf("captured     %llu of %llu accesses executed (density 1): a complete "
+		       "capture, every request recorded\n",
+		       (unsigned long long)total, (unsigned long long)cp->executed);
+		printf("lost         %llu records in %llu bursts (buffer overrun)\n",
+		       (unsigned long long)cp->lost_records, (unsigned long long)cp->lost_bursts);
 	}
 	for (uint32_t i = 0; i < info->nattrs; i++)
 		printf("%-12s %s\n", info->attrs[i].key, info->attrs[i].value);

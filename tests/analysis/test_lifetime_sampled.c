@@ -241,3 +241,65 @@ Test(sampled, a_window_of_many_writes, .timeout = 60)
 	sb_lifetime_result_release(&res);
 	free(t);
 }
+
+/*
+ * Too few lifetimes (docs/lifetimes.md): the basis of each subpartition (none, few, enough, no
+ * accesses), the composition's share placed without enough, and the warnings that say which
+ * and why — none once every subpartition with accesses holds min_events lifetimes.
+ */
+Test(sampled, too_few_lifetimes_are_said)
+{
+	enum { N = 150 };
+	static struct sb_trace_record t[3 * N + 2];
+	char w[SB_TRUST_MAX_WARNINGS][SB_TRUST_WARNING_MAX];
+	struct sb_lifetime_result res;
+	struct sb_lifetime_trust tr;
+	size_t n = 0;
+
+	/* v0: N values written, read and overwritten in sample 0 (the overwrites are cut by its
+	   end); v1: a read and a write, cut by the gap */
+	for (int i = 0; i < N; i++) {
+		t[n++] = rec(3 * i, 0, (uint64_t)i, W, 0);
+		t[n++] = rec(3 * i + 1, 0, (uint64_t)i, R, 0);
+		t[n++] = rec(3 * i + 2, 0, (uint64_t)i, W, 0);
+	}
+	t[n++] = rec(1000, 1, 5, R, 1);
+	t[n++] = rec(1001, 1, 5, W, 1);
+	info.capture = (struct sb_trace_capture){.sampled = 1,
+	                                         .burst_records = 1024,
+	                                         .gap_ticks = 15360,
+	                                         .executed = 10 * n,
+	                                         .captured = n,
+	                                         .bursts = 2,
+	                                         .start = 0,
+	                                         .end = 20000};
+	run(&info, t, n, &res);
+	cr_assert_eq(res.subparts[0].lifetimes, N);
+	cr_expect_eq(sb_lifetime_basis(&res.subparts[0], &res.rules), SB_BASIS_ENOUGH);
+	cr_expect_eq(sb_lifetime_basis(&res.subparts[1], &res.rules), SB_BASIS_NONE);
+	sb_lifetime_trust(&res, &tr);
+	cr_expect_eq(tr.with_accesses, 2);
+	cr_expect_eq(tr.none, 1);
+	cr_expect_eq(tr.few, 0);
+	cr_expect_eq(tr.lifetimes, N);
+	/* capacity: N addresses of 32 bits in v0, one in v1 */
+	cr_expect_float_eq(tr.weak_capacity_share, 1.0 / (N + 1), 1e-12);
+	cr_assert_eq(sb_lifetime_trust_warnings(&res, w, SB_TRUST_MAX_WARNINGS), 2);
+	cr_expect(strstr(w[0], "no lifetime in 1 of 2 subpartitions with accesses (v1)"), "%s",
+	          w[0]);
+	cr_expect(strstr(w[1], "why: 1 of 1 reads unbacked (no value written earlier in their "
+	                       "burst), 1 of 1 values cut by the sampling gaps"),
+	          "%s", w[1]);
+	cr_expect(strstr(w[1], "gaps (15360 cycles, 15.4 µs)"), "%s", w[1]);
+	/* 100 lifetimes required of v0 too: with 200, v0 has too few */
+	res.rules.min_events = 200;
+	cr_expect_eq(sb_lifetime_basis(&res.subparts[0], &res.rules), SB_BASIS_FEW);
+	cr_assert_eq(sb_lifetime_trust_warnings(&res, w, 1), 1);
+	cr_expect(strstr(w[0], "fewer than 200 lifetimes in 1 of 2 (v0)"), "%s", w[0]);
+	/* enough everywhere: nothing to say */
+	res.rules.min_events = 0;
+	res.subparts[1].lifetimes = 1;
+	cr_expect_eq(sb_lifetime_trust_warnings(&res, w, SB_TRUST_MAX_WARNINGS), 0);
+	sb_lifetime_result_release(&res);
+	memset(&info.capture, 0, sizeof(info.capture));
+}

@@ -296,6 +296,48 @@ int sb_projection_compute(struct sb_projection *p, const struct sb_lifetime_resu
                           const struct sb_memdev_lib *lib);
 void sb_projection_release(struct sb_projection *p);
 
+/* --- Lifetimes enough to trust ------------------------------------------------------------ */
+
+/*
+ * What a subpartition's device rows (refresh-free shares, refresh energies) and its part of the
+ * composition rest on (docs/lifetimes.md, "Too few lifetimes"): no accesses at all, no
+ * lifetime, fewer than rules->min_events lifetimes (our threshold, default 100), or enough.
+ */
+enum sb_lifetime_basis {
+	SB_BASIS_EMPTY = 0, /* no accesses: nothing to project */
+	SB_BASIS_NONE,      /* accesses, but no lifetime: every share is a default */
+	SB_BASIS_FEW,       /* fewer lifetimes than rules->min_events */
+	SB_BASIS_ENOUGH,
+};
+
+enum sb_lifetime_basis sb_lifetime_basis(const struct sb_subpart_stats *st,
+                                         const struct sb_confidence_rules *rules);
+/* "no accesses", "none", "few", "enough" */
+const char *sb_lifetime_basis_name(enum sb_lifetime_basis b);
+
+/* The composition's basis: the share of the capacity it places from subpartitions with no or
+ * too few lifetimes (0: every part rests on enough), and the lifetimes it rests on. */
+struct sb_lifetime_trust {
+	size_t with_accesses;       /* subpartitions with accesses */
+	size_t none, few;           /* of those, with no lifetime / too few */
+	uint64_t lifetimes;         /* over every subpartition */
+	double weak_capacity_share; /* of the capacity, in subpartitions with none or few */
+};
+
+void sb_lifetime_trust(const struct sb_lifetime_result *res, struct sb_lifetime_trust *t);
+
+#define SB_TRUST_WARNING_MAX 768
+#define SB_TRUST_MAX_WARNINGS 2
+
+/*
+ * The warnings a result from no or too few lifetimes gets (JSON `warnings`, the summary): which
+ * subpartitions and how much of the composition, and why (reads unbacked, values cut by the
+ * sampling gaps, bursts shorter than the reuse) with what to capture instead. Returns how many
+ * were written into out (0: every subpartition with accesses holds enough lifetimes).
+ */
+size_t sb_lifetime_trust_warnings(const struct sb_lifetime_result *res,
+                                  char out[][SB_TRUST_WARNING_MAX], size_t max);
+
 /* --- Reports --------------------------------------------------------------------------------- */
 
 struct sb_report_meta {
