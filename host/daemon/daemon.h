@@ -351,6 +351,33 @@ void sbd_http_stop(struct sbd *d);
 /* The dashboard's URL with its token ("" without a dashboard). */
 void sbd_http_url(const struct sbd *d, char *buf, size_t size);
 
+/* ---- web.c: the dashboard's actions (sessions, CSRF, same origin, who acts) ------------------ */
+
+#define SBD_WEB_SESSION_LEN 32 /* hex characters of a session id */
+#define SBD_WEB_CSRF_LEN 64    /* ... and of its CSRF token */
+
+/*
+ * The session of cookie (its id) for uid, or a new one: *id (SBD_WEB_SESSION_LEN + 1 bytes)
+ * and its CSRF token *csrf (SBD_WEB_CSRF_LEN + 1). Any thread. 0 or SB_ERR_IO.
+ */
+int sbd_web_session(const char *cookie, uid_t uid, char *id, char *csrf);
+/* NULL when csrf is the token of the session cookie of uid, else why not. */
+const char *sbd_web_csrf_check(const char *cookie, const char *csrf, uid_t uid);
+/* NULL when a request's Sec-Fetch-Site, Origin (else Referer) say it comes from the page at
+ * http://HOST, else why not (in why). */
+const char *sbd_web_same_origin(const char *host, const char *origin, const char *referer,
+                                const char *fetch_site, char *why, size_t size);
+/* A dashboard user's identity: uid, and gid and groups from the user database (none for a
+ * user known by number only). */
+int sbd_web_cred(uid_t uid, struct sbd_cred *c);
+/* cancel / pause / resume for a dashboard user, done by the main thread (any other thread;
+ * waits for it): NULL (done; *job_json the job after it, cJSON_free it) or an error code with
+ * a message, as sbd_control. */
+const char *sbd_web_action(struct sbd *d, const struct sbd_cred *cred, enum sbd_cmd cmd, int64_t id,
+                           char *err, size_t errsize, char **job_json);
+/* The main loop: do the actions waiting. */
+void sbd_web_pump(struct sbd *d);
+
 /* ---- peer.c: who is on the other end of a loopback TCP connection --------------------------- */
 
 /*

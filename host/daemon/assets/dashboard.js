@@ -18,6 +18,8 @@
     campaign: new Map(), // job id -> {index: [], values per metric}
     selected: null,
     events: 0, samples: 0, dropped: 0, lat: [], latCount: 0, connected: false,
+    session: null, // {csrf, uid, manage_all, can_act} from /api/session
+    actions: [],   // the answers to this page's actions, for the status line and tests
   };
 
   function $(id) { return document.getElementById(id); }
@@ -164,7 +166,7 @@
       const tr = document.createElement('tr');
       tr.append(td(j.id, 'num'), td(j.state, 'state-' + j.state), td(j.priority, 'num'),
         td(j.name), td(j.points_done + '/' + j.points_total, 'num'), td(j.db), td(j.uid),
-        td(j.submitted_at), td(j.message, 'msg'));
+        td(j.submitted_at), td(j.message, 'msg'), actionsCell(j));
       qb.append(tr);
     }
 
@@ -173,6 +175,67 @@
       (st.dropped ? ', dropped ' + st.dropped : '') + '; sample \u2192 browser latency: ' +
       (l.n ? 'median ' + l.median_ms + ' ms, 95 % ' + l.p95_ms + ' ms, max ' + l.max_ms +
       ' ms over ' + l.n : 'none yet');
+  }
+  // ---- actions: pause, resume, cancel one's own jobs (POST with the session's CSRF token) ---
+  function mayAct(j) {
+    const s = st.session;
+    return !!s && s.can_act && (s.manage_all || s.uid === j.uid);
+  }
+  function actionsCell(j) {
+    const cell = document.createElement('td');
+    if (!mayAct(j)) return cell;
+    const acts = [];
+    if (j.state === 'running' || j.state === 'queued') acts.push('pause');
+    if (j.state === 'paused') acts.push('resume');
+    if (j.state === 'running' || j.state === 'queued' || j.state === 'paused') acts.push('cancel');
+    for (const a of acts) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = a;
+      b.className = a;
+      b.dataset.job = String(j.id);
+      b.dataset.action = a;
+      b.addEventListener('click', () => act(j.id, a));
+      cell.append(b);
+    }
+    return cell;
+  }
+  async function session() {
+    try {
+      const r = await fetch('api/session', { cache: 'no-store', credentials: 'same-origin' });
+      if (r.ok) st.session = await r.json();
+    } catch (e) { /* retried by refresh */ }
+    render();
+    return st.session;
+  }
+  // POST an action; resolves to {status, body} (body: the daemon's JSON answer).
+  async function act(id, action) {
+    if (!st.session || !st.session.csrf) await session();
+    const csrf = st.session && st.session.csrf;
+    let res;
+    try {
+      const r = await fetch('api/jobs/' + encodeURIComponent(id) + '/' + action, {
+        method: 'POST', cache: 'no-store', credentials: 'same-origin',
+        headers: csrf ? { 'X-CSRF-Token': csrf } : {},
+      });
+      let body;
+      try { body = await r.json(); } catch (e) { body = { ok: false, error: { code: 'http', message: r.statusText } }; }
+      res = { status: r.status, body };
+    } catch (e) {
+      res = { status: 0, body: { ok: false, error: { code: 'network', message: String(e) } } };
+    }
+    st.actions.push(Object.assign({ job: id, action }, res));
+    const line = $('act-status');
+    if (res.body.ok) {
+      line.textContent = action + ' job ' + id + ': ' + res.body.job.state;
+      line.className = 'note';
+      st.jobs.set(res.body.job.id, res.body.job);
+    } else {
+      line.textContent = action + ' job ' + id + ' refused: ' + res.body.error.message;
+      line.className = 'note act-bad';
+    }
+    render();
+    return res;
   }
   function order(j) { return j.state === 'running' ? 0 : j.state === 'queued' || j.state === 'paused' ? 1 : 2; }
   function latencyStats() {
@@ -270,6 +333,7 @@
   makePlots($('campaign-plots'), 'cp-');
   $('board-select').addEventListener('change', e => { st.selected = e.target.value; render(); });
   refresh();
+  session();
   connect();
   setInterval(refresh, 5000);
 
@@ -281,6 +345,13 @@
       queueRows: $('queue').tBodies[0].rows.length,
       queueText: $('queue').tBodies[0].textContent,
       boardsText: $('boards').tBodies[0].textContent,
+      session: st.session ? { uid: st.session.uid, can_act: st.session.can_act,
+        manage_all: st.session.manage_all, csrf: !!st.session.csrf } : null,
+      buttons: [...document.querySelectorAll('#queue button')].map(b => b.dataset.job + ':' + b.dataset.action),
+      actions: st.actions,
+      actStatus: $('act-status').textContent,
     }),
+    act,
+    session: () => st.session,
   };
 })();
