@@ -272,6 +272,7 @@ const char *sbd_web_action(struct sbd *d, const struct sbd_cred *cred, enum sbd_
 void sbd_web_pump(struct sbd *d)
 {
 	struct webreq *list, *r;
+	bool acted = false;
 
 	pthread_mutex_lock(&wmu);
 	list = inbox;
@@ -294,6 +295,7 @@ void sbd_web_pump(struct sbd *d)
 			r->code = sbd_control(d, &r->cred, r->cmd, r->id, r->err, sizeof(r->err));
 		}
 		if (!r->code) {
+			acted = true;
 			pthread_mutex_lock(&d->mu);
 			for (j = d->jobs; j && j->id != r->id; j = j->next)
 				;
@@ -315,4 +317,6 @@ void sbd_web_pump(struct sbd *d)
 		pthread_cond_broadcast(&wcond);
 		pthread_mutex_unlock(&wmu);
 	}
+	if (acted)
+		sbd_schedule(d); /* a resumed job may start, a cancelled one's board is free */
 }
