@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -49,8 +50,9 @@ static struct job {
 	size_t len;
 	unsigned workers;
 	int64_t campaign_id, prev_campaign_id;
+	const struct sb_campaign *c; /* while it runs (notify) */
 	/* control, set by the reader thread and SIGTERM */
-	volatile sig_atomic_t stop, pause;
+	volatile sig_atomic_t stop, pause, cancelled;
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool go, closed;
@@ -188,6 +190,9 @@ static void on_progress(void *ctx, const struct sb_run_progress *p)
 	cJSON_AddBoolToObject(o, "rig_fault", p->last_rig_fault);
 	add_point(o, p->last);
 	send_obj("point_finished", o, false);
+	/* The campaign's notify: command, as the submitter, on a thermal failure. */
+	if (job.c)
+		sb_notify_progress(job.c, p, job.db, job.id, true);
 }
 
 static void on_event(void *ctx, const struct sb_run_event *ev)
@@ -252,6 +257,8 @@ static int on_ctl(void *ctx, char *line, size_t len, int err)
 		job.pause = 0;
 	else if (ctl && !strcmp(ctl, "stop"))
 		job.stop = 1;
+	else if (ctl && !strcmp(ctl, "cancel"))
+		job.stop = job.cancelled = 1;
 	pthread_cond_broadcast(&job.cond);
 	pthread_mutex_unlock(&job.mu);
 	cJSON_Delete(o);
@@ -575,7 +582,7 @@ static int decide_resume(struct sb_store *st, const char *name, bool *resume)
 	return 0;
 }
 
-static int run(struct sb_campaign *c, char *msg, size_t size)
+static int run(struct sb_campaign *c, struct sb_run_summary *sum, char *msg, size_t size)
 {
 	struct sb_run_options ro = {
 	    .jobs = job.workers,
@@ -584,7 +591,6 @@ static int run(struct sb_campaign *c, char *msg, size_t size)
 	    .pause = &job.pause,
 	    .event = on_event,
 	};
-	struct sb_run_summary sum;
 	struct sb_store *st = NULL;
 	int e;
 
@@ -594,14 +600,16 @@ static int run(struct sb_campaign *c, char *msg, size_t size)
 		sb_info("%s campaign '%s' in '%s' on %u board%s",
 		        ro.resume ? "resuming" : "starting", c->name, job.db, job.workers,
 		        job.workers == 1 ? "" : "s");
-		e = sb_campaign_run(c, st, &ro, &sum);
+		job.c = c;
+		e = sb_campaign_run(c, st, &ro, sum);
+		job.c = NULL;
 	}
 	if (e == 0)
-		snprintf(msg, size,
-		         "campaign %" PRId64
-		         " complete: %u points (%u run now, %u stored before, %u "
-		         "with a thermal failure) in %.1f s",
-		         sum.campaign_id, sum.total, sum.run, sum.skipped, sum.failed, sum.wall_s);
+		snprintf(
+		    msg, size,
+		    "campaign %" PRId64 " complete: %u points (%u run now, %u stored before, %u "
+		    "with a thermal failure) in %.1f s",
+		    sum->campaign_id, sum->total, sum->run, sum->skipped, sum->failed, sum->wall_s);
 	sb_store_close(st);
 	return e;
 }
@@ -640,10 +648,31 @@ int sbd_job_main(void)
 	if (check(&c) < 0)
 		return 0;
 	if (job.run) {
-		e = run(&c, msg, sizeof(msg));
+		struct sb_run_summary sum = {0};
+
+		e = run(&c, &sum, msg, sizeof(msg));
 		if (e < 0)
 			snprintf(msg, sizeof(msg), "%s",
 			         sb_error_detail()[0] ? sb_error_detail() : sb_strerror(e));
+		if (c.notify.argc) {
+			/* Stopped: a cancel says so on the channel before its SIGTERM (the line may
+			 * still be on its way); else it was paused or the daemon stops (not an end). */
+			struct timespec until;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 500000000;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			pthread_mutex_lock(&job.mu);
+			while (e == SB_ERR_INTERRUPTED && !job.cancelled && !job.pause &&
+			       !job.closed)
+				if (pthread_cond_timedwait(&job.cond, &job.mu, &until) == ETIMEDOUT)
+					break;
+			pthread_mutex_unlock(&job.mu);
+			sb_notify_end(&c, e, job.cancelled, &sum, job.db, job.id, msg, true);
+		}
 		if ((o = cJSON_CreateObject())) {
 			cJSON_AddNumberToObject(o, "result", e);
 			cJSON_AddStringToObject(o, "message", msg);

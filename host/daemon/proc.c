@@ -305,7 +305,8 @@ void sbd_proc_stop(struct sbd *d, struct sbd_proc *p)
 		p->end.killed = true;
 		return;
 	}
-	send_ctl(d, p, "stop");
+	/* "cancel": the job's end (its notify: command runs); "stop": resumed later. */
+	send_ctl(d, p, p->job->cancel_requested ? "cancel" : "stop");
 	if (kill(p->pid, SIGTERM) < 0)
 		sb_warn("job %" PRId64 ": cannot signal its process %ld: %s", p->job->id,
 		        (long)p->pid, strerror(errno));
