@@ -264,7 +264,18 @@ void sbd_trim_finished(struct sbd *d);
 
 /* ---- proc.c: job and check processes (the main process's side) ---------------------------- */
 
-enum sbd_proc_mode { SBD_PROC_CHECK, SBD_PROC_RUN };
+enum sbd_proc_mode { SBD_PROC_CHECK, SBD_PROC_RUN, SBD_PROC_REPORT };
+
+/* A finished job's report, made by a process as its submitter (dashboard). */
+#define SBD_REPORT_FILE_MAX (8u << 20) /* a file of it */
+#define SBD_REPORT_MAX (24u << 20)     /* all of it */
+#define SBD_REPORT_NAME_MAX 96         /* a file's name */
+#define SBD_REPORT_S 120               /* a report process is killed after this */
+struct sbd_report_file {
+	char name[SBD_REPORT_NAME_MAX];
+	unsigned char *data;
+	size_t len;
+};
 
 /* How a process ended, for the job (jobs.c decides the job's state from it). */
 struct sbd_proc_end {
@@ -283,6 +294,9 @@ struct sbd_proc_end {
  */
 int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, uint64_t client,
                    const char *tag, const char *db_dir_id, const char *text, size_t len);
+/* Start a process as j's submitter that makes the report of j's campaign (the process has a
+ * copy of j: the job may leave memory meanwhile); sbd_web_report_done gets its files. */
+int sbd_proc_report(struct sbd *d, const struct sbd_job *j);
 /* Tell a running job's process to pause, go on, or stop (then SIGTERM, SIGKILL after the
  * grace period). */
 void sbd_proc_pause(struct sbd_proc *p, bool pause);
@@ -377,6 +391,17 @@ const char *sbd_web_action(struct sbd *d, const struct sbd_cred *cred, enum sbd_
                            char *err, size_t errsize, char **job_json);
 /* The main loop: do the actions waiting. */
 void sbd_web_pump(struct sbd *d);
+/*
+ * A file of finished job id's report, for a dashboard user (the job's owner, root or the
+ * daemon's user), made as the submitter when not made yet (waits; any thread but the main
+ * one): name "report.html", a figure's "NAME.png", or NULL for the list of figures (JSON).
+ * Returns 200 with *data (malloc'ed) and *len, or an HTTP status with a message in err.
+ */
+unsigned sbd_web_report_file(struct sbd *d, const struct sbd_cred *who, int64_t id,
+                             const char *name, char **data, size_t *len, char *err, size_t errsize);
+/* A report process ended (main thread): its files are taken over (freed when not ok). */
+void sbd_web_report_done(int64_t id, bool ok, const char *message, struct sbd_report_file *files,
+                         unsigned nfiles);
 
 /* ---- peer.c: who is on the other end of a loopback TCP connection --------------------------- */
 

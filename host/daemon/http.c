@@ -5,6 +5,8 @@
  *   /api/status                        the status and the queue (JSON)
  *   /api/session                       the page's session cookie and CSRF token, who acts
  *   POST /api/jobs/ID/ACTION           pause, resume, cancel (web.c decides who may)
+ *   /api/jobs/ID/report, /jobs/ID/report, /jobs/ID/figures/NAME.png
+ *                                      a finished job's report, made as its submitter
  *   /events                            server-sent events: the event ring (samples at most
  *                                      every SSE_SAMPLE_S per board and connection)
  * Every request on every address needs the daemon's token (made at start unless given; written
@@ -91,14 +93,25 @@ static const char *const csp =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-static void add_headers(struct MHD_Response *r, const char *type)
+/* A finished job's HTML report: its figures are inside it (data: URIs), its style inline; no
+ * script runs in it (sandbox), nothing is fetched. */
+static const char *const report_csp = "sandbox; default-src 'none'; img-src data:; "
+                                      "style-src 'unsafe-inline'; base-uri 'none'; "
+                                      "form-action 'none'; frame-ancestors 'none'";
+
+static void add_headers_csp(struct MHD_Response *r, const char *type, const char *policy)
 {
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	MHD_add_response_header(r, "Content-Security-Policy", policy);
+}
+
+static void add_headers(struct MHD_Response *r, const char *type)
+{
+	add_headers_csp(r, type, csp);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -506,6 +519,73 @@ static enum MHD_Result serve_post(struct sbd_http *h, struct MHD_Connection *con
 	return reply_json(conn, 200, o, NULL);
 }
 
+/* ---- finished jobs' reports ------------------------------------------------------------------ */
+
+/*
+ * GET /api/jobs/ID/report (its figures' names), /jobs/ID/report (the HTML report),
+ * /jobs/ID/figures/NAME.png: made as the job's submitter (web.c, jobmain.c), for its owner,
+ * root or the daemon's user on loopback. 0: url is none of them.
+ */
+static enum MHD_Result serve_report(struct sbd_http *h, struct MHD_Connection *conn,
+                                    const char *url, bool *handled)
+{
+	const char *rest, *name = NULL, *type = "application/json";
+	char err[512], *data, *end;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	struct sbd_cred c;
+	unsigned status;
+	bool api = false;
+	long long id;
+	size_t len;
+	uid_t uid;
+
+	*handled = false;
+	if (!strncmp(url, "/api/jobs/", 10))
+		rest = url + 10, api = true;
+	else if (!strncmp(url, "/jobs/", 6))
+		rest = url + 6;
+	else
+		return MHD_NO;
+	if (*rest < '1' || *rest > '9')
+		return MHD_NO;
+	errno = 0;
+	id = strtoll(rest, &end, 10);
+	if (errno || id <= 0)
+		return MHD_NO;
+	if (!strcmp(end, "/report")) {
+		if (!api)
+			name = "report.html", type = "text/html; charset=utf-8";
+	} else if (!api && !strncmp(end, "/figures/", 9) && end[9] && !strchr(end + 9, '/')) {
+		name = end + 9;
+		type = "image/png";
+	} else {
+		return MHD_NO;
+	}
+	*handled = true;
+	if (!peer_uid(h, conn, &uid))
+		return reply_error(conn, 403, SBD_E_NOT_PERMITTED,
+		                   "reports are served on a loopback address only (the daemon "
+		                   "knows who asks only there)");
+	sbd_web_cred(uid, &c);
+	status = sbd_web_report_file(h->d, &c, id, name, &data, &len, err, sizeof(err));
+	if (status != 200)
+		return reply_error(conn, status,
+		                   status == 403   ? SBD_E_NOT_PERMITTED
+		                   : status == 404 ? SBD_E_NOT_FOUND
+		                   : status == 409 ? SBD_E_BAD_STATE
+		                                   : SBD_E_INTERNAL,
+		                   err);
+	if (!(r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE))) {
+		free(data);
+		return MHD_NO;
+	}
+	add_headers_csp(r, type, name && !strcmp(name, "report.html") ? report_csp : csp);
+	ret = MHD_queue_response(conn, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* ---- requests ------------------------------------------------------------------------------ */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -546,6 +626,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	if (!strcmp(url, "/api/session"))
 		return serve_session(h, conn);
+	{
+		bool handled;
+
+		ret = serve_report(h, conn, url, &handled);
+		if (handled)
+			return ret;
+	}
 	if (!strcmp(url, "/events"))
 		return serve_events(h, conn);
 	for (const struct sbd_asset *a = sbd_assets; a->path; a++)

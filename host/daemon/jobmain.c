@@ -12,8 +12,10 @@
  * "point_started"|"sample"|"point_finished"|"end", ...}; from it: {"ctl":"go"|"pause"|
  * "unpause"|"stop"}. The main process trusts none of it beyond this job.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -34,6 +36,7 @@
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/log.h"
+#include "stackbench/report.h"
 #include "stackbench/store.h"
 
 #define INIT_MAX (8u << 20) /* the job line: a campaign text of at most 1 MiB, escaped */
@@ -41,7 +44,7 @@
 static struct job {
 	int fd;
 	pthread_mutex_t send_mu;
-	bool run;
+	bool run, report;
 	int64_t id;
 	struct sbd_cred owner;
 	pid_t parent;
@@ -383,6 +386,7 @@ static int take_job(const char *line, const int *fds, int nfds)
 	if (!o)
 		return sb_error_set(SB_ERR_PARSE, "the job line is not JSON");
 	job.run = !strcmp(jstr(o, "mode"), "run");
+	job.report = !strcmp(jstr(o, "mode"), "report");
 	job.id = (int64_t)jnum(o, "job", 0);
 	job.owner.uid = (uid_t)jnum(o, "uid", -1);
 	job.owner.gid = (gid_t)jnum(o, "gid", -1);
@@ -614,6 +618,126 @@ static int run(struct sb_campaign *c, struct sb_run_summary *sum, char *msg, siz
 	return e;
 }
 
+/* ---- a finished job's report, as the submitter ------------------------------------------- */
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Send a file of the report folder (a regular file, at most SBD_REPORT_FILE_MAX bytes). */
+static int send_file(int dirfd, const char *name, size_t *total)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned char *data = NULL;
+	struct stat st;
+	char *b64;
+	cJSON *o;
+	int e = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		e = sb_error_set(SB_ERR_IO, "the report's '%s': not a regular file", name);
+	else if (st.st_size > SBD_REPORT_FILE_MAX || *total + (size_t)st.st_size > SBD_REPORT_MAX)
+		e = sb_error_set(SB_ERR_RANGE, "the report's '%s' is too large (%lld bytes)", name,
+		                 (long long)st.st_size);
+	else if (!(data = malloc((size_t)st.st_size + 1)))
+		e = sb_error_set(SB_ERR_NOMEM, "out of memory");
+	else if (read(fd, data, (size_t)st.st_size) != (ssize_t)st.st_size)
+		e = sb_error_set(SB_ERR_IO, "cannot read the report's '%s'", name);
+	if (fd >= 0)
+		close(fd);
+	if (e < 0) {
+		free(data);
+		return e;
+	}
+	*total += (size_t)st.st_size;
+	b64 = base64(data, (size_t)st.st_size);
+	free(data);
+	if (!b64 || !(o = cJSON_CreateObject())) {
+		free(b64);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "data", b64);
+	free(b64);
+	send_obj("file", o, false);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? 0 : 0;
+}
+
+/*
+ * The HTML report of the job's campaign (figures as PNG, the page with its SVGs inside), made
+ * in a private temporary folder as the submitter and sent to the main process file by file
+ * (it serves them; it never reads the submitter's files). Then the folder goes.
+ */
+static int report(char *msg, size_t size)
+{
+	struct sb_report_options ro = {.html = true, .formats = SB_REPORT_PNG | SB_REPORT_SVG};
+	char tmp[] = "/tmp/stackbench-report-XXXXXX", out[64];
+	struct sb_store *st = NULL;
+	struct dirent *de;
+	size_t total = 0;
+	int e, dirfd;
+	DIR *dir;
+
+	ro.campaigns = &job.campaign_id;
+	ro.ncampaigns = 1;
+	if ((e = sb_store_open_readonly(&st, job.db)) < 0)
+		return e;
+	if (!mkdtemp(tmp)) {
+		sb_store_close(st);
+		return sb_error_set(SB_ERR_IO, "cannot make a temporary folder: %s",
+		                    strerror(errno));
+	}
+	snprintf(out, sizeof(out), "%s/r", tmp);
+	ro.out_dir = out;
+	e = sb_report(st, &ro);
+	sb_store_close(st);
+	if (e >= 0) {
+		snprintf(msg, size, "%d figure%s", e, e == 1 ? "" : "s");
+		if ((dirfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    !(dir = fdopendir(dirfd))) {
+			e = sb_error_set(SB_ERR_IO, "cannot read the report's folder");
+		} else {
+			/* report.html first, then the figures' PNGs. */
+			e = send_file(dirfd, "report.html", &total);
+			while (e >= 0 && (de = readdir(dir))) {
+				size_t n = strlen(de->d_name);
+
+				if (n > 4 && n < SBD_REPORT_NAME_MAX &&
+				    !strcmp(de->d_name + n - 4, ".png"))
+					e = send_file(dirfd, de->d_name, &total);
+			}
+			closedir(dir);
+		}
+	}
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return e;
+}
+
 int sbd_job_main(void)
 {
 	struct sigaction sa = {.sa_handler = on_term};
@@ -644,6 +768,18 @@ int sbd_job_main(void)
 	if (pthread_create(&ctl, NULL, control, NULL) != 0) {
 		refuse(SBD_E_INTERNAL, "cannot start a thread");
 		return 1;
+	}
+	if (job.report) {
+		e = report(msg, sizeof(msg));
+		if (e < 0)
+			snprintf(msg, sizeof(msg), "%s",
+			         sb_error_detail()[0] ? sb_error_detail() : sb_strerror(e));
+		if ((o = cJSON_CreateObject())) {
+			cJSON_AddNumberToObject(o, "result", e < 0 ? e : 0);
+			cJSON_AddStringToObject(o, "message", msg);
+		}
+		send_obj("end", o, false);
+		return 0;
 	}
 	if (check(&c) < 0)
 		return 0;

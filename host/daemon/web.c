@@ -205,6 +205,7 @@ int sbd_web_cred(uid_t uid, struct sbd_cred *c)
 /* ---- actions, done by the main thread ---------------------------------------------------- */
 
 struct webreq {
+	bool report; /* a report to make (nobody waits for the request itself) */
 	struct sbd_cred cred;
 	enum sbd_cmd cmd;
 	int64_t id;
@@ -269,6 +270,202 @@ const char *sbd_web_action(struct sbd *d, const struct sbd_cred *cred, enum sbd_
 	return code;
 }
 
+/* ---- finished jobs' reports ----------------------------------------------------------------- */
+
+#define REPORTS_KEPT 8      /* reports kept in memory (the least recently used goes) */
+#define REPORT_WAIT_S 150   /* a request waits this long for its report */
+#define REPORT_RETRY_S 30.0 /* a failed report is made again after this */
+
+struct report {
+	int64_t job; /* 0: free */
+	bool pending, ok;
+	double made, used;
+	char message[512];
+	struct sbd_report_file *files;
+	unsigned nfiles;
+};
+
+static struct report reports[REPORTS_KEPT];
+
+static void report_clear(struct report *r)
+{
+	for (unsigned i = 0; i < r->nfiles; i++)
+		free(r->files[i].data);
+	free(r->files);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct report *report_find(int64_t id)
+{
+	for (unsigned i = 0; i < REPORTS_KEPT; i++)
+		if (reports[i].job == id)
+			return &reports[i];
+	return NULL;
+}
+
+/* Main thread: start the report process of job id (a failure is the report's). */
+static void start_report(struct sbd *d, int64_t id)
+{
+	struct sbd_job *j;
+	int e = SB_ERR_NOT_FOUND;
+
+	pthread_mutex_lock(&d->mu);
+	for (j = d->jobs; j && j->id != id; j = j->next)
+		;
+	pthread_mutex_unlock(&d->mu);
+	/* The main thread alone changes the jobs: j stays while this runs. */
+	if (!j || (e = sbd_proc_report(d, j)) < 0)
+		sbd_web_report_done(id, false,
+		                    j ? sb_error_detail() : "the job is no longer kept in memory",
+		                    NULL, 0);
+	sb_error_clear();
+}
+
+void sbd_web_report_done(int64_t id, bool ok, const char *message, struct sbd_report_file *files,
+                         unsigned nfiles)
+{
+	struct report *r;
+
+	pthread_mutex_lock(&wmu);
+	if ((r = report_find(id)) && r->pending) {
+		r->pending = false;
+		r->ok = ok;
+		r->made = sbd_now();
+		snprintf(r->message, sizeof(r->message), "%s", message ? message : "");
+		if (ok) {
+			r->files = files;
+			r->nfiles = nfiles;
+			files = NULL;
+			nfiles = 0;
+		}
+	}
+	pthread_cond_broadcast(&wcond);
+	pthread_mutex_unlock(&wmu);
+	for (unsigned i = 0; i < nfiles; i++)
+		free(files[i].data);
+	free(files);
+}
+
+/* The answer from a made report (caller holds wmu). */
+static unsigned report_answer(const struct report *r, const char *name, char **data, size_t *len,
+                              char *err, size_t errsize)
+{
+	if (!r->ok) {
+		snprintf(err, errsize, "no report: %s", r->message);
+		return 500;
+	}
+	if (!name) {
+		cJSON *o = cJSON_CreateObject(), *a;
+
+		cJSON_AddBoolToObject(o, "ok", true);
+		cJSON_AddNumberToObject(o, "job", (double)r->job);
+		a = cJSON_AddArrayToObject(o, "figures");
+		for (unsigned i = 0; i < r->nfiles; i++)
+			if (strcmp(r->files[i].name, "report.html"))
+				cJSON_AddItemToArray(a, cJSON_CreateString(r->files[i].name));
+		*data = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		*len = *data ? strlen(*data) : 0;
+		return *data ? 200 : 500;
+	}
+	for (unsigned i = 0; i < r->nfiles; i++)
+		if (!strcmp(r->files[i].name, name)) {
+			if (!(*data = malloc(r->files[i].len ? r->files[i].len : 1)))
+				return 500;
+			memcpy(*data, r->files[i].data, r->files[i].len);
+			*len = r->files[i].len;
+			return 200;
+		}
+	snprintf(err, errsize, "the report of job %" PRId64 " has no '%s'", r->job, name);
+	return 404;
+}
+
+unsigned sbd_web_report_file(struct sbd *d, const struct sbd_cred *who, int64_t id,
+                             const char *name, char **data, size_t *len, char *err, size_t errsize)
+{
+	struct timespec until;
+	struct sbd_job *j;
+	struct report *r;
+	unsigned status = 0;
+	double now = sbd_now();
+
+	*data = NULL;
+	*len = 0;
+	pthread_mutex_lock(&d->mu);
+	for (j = d->jobs; j && j->id != id; j = j->next)
+		;
+	if (!j) {
+		snprintf(err, errsize,
+		         "no job %" PRId64 " (the daemon keeps the latest %d finished)", id,
+		         SBD_KEEP_IN_MEMORY);
+		status = 404;
+	} else if (!sbd_peer_allowed(d, who) ||
+	           (who->uid != 0 && who->uid != geteuid() && who->uid != j->owner.uid)) {
+		snprintf(err, errsize,
+		         "job %" PRId64
+		         " belongs to user %lu; only they, root and the daemon's user "
+		         "may see its report (it is made with their rights, from their database)",
+		         id, (unsigned long)j->owner.uid);
+		status = 403;
+	} else if (!sbd_job_finished(j->state)) {
+		snprintf(err, errsize,
+		         "job %" PRId64 " is %s: its report is made when it has ended", id,
+		         sbd_job_state_name(j->state));
+		status = 409;
+	} else if (j->campaign_id <= 0) {
+		snprintf(err, errsize, "job %" PRId64 " stored no campaign", id);
+		status = 404;
+	}
+	pthread_mutex_unlock(&d->mu);
+	if (status)
+		return status;
+	pthread_mutex_lock(&wmu);
+	r = report_find(id);
+	if (r && !r->pending && !r->ok && now - r->made > REPORT_RETRY_S) {
+		report_clear(r);
+		r = NULL;
+	}
+	if (!r) {
+		struct webreq *q = calloc(1, sizeof(*q));
+
+		/* A free slot, else the least recently used made one. */
+		for (unsigned i = 0; i < REPORTS_KEPT && !r; i++)
+			if (!reports[i].job)
+				r = &reports[i];
+		for (unsigned i = 0; i < REPORTS_KEPT && (!r || r->job); i++)
+			if (!reports[i].pending && (!r || reports[i].used < r->used))
+				r = &reports[i];
+		if (!q || !r || r->pending) {
+			pthread_mutex_unlock(&wmu);
+			free(q);
+			snprintf(err, errsize, "every report slot is being made; try again");
+			return 503;
+		}
+		report_clear(r);
+		r->job = id;
+		r->pending = true;
+		q->report = true;
+		q->id = id;
+		q->next = inbox;
+		inbox = q;
+		sbd_wake(d);
+	}
+	r->used = now;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += REPORT_WAIT_S;
+	while ((r = report_find(id)) && r->pending)
+		if (pthread_cond_timedwait(&wcond, &wmu, &until) == ETIMEDOUT)
+			break;
+	if (!r)
+		status = (snprintf(err, errsize, "the report was dropped; try again"), 503);
+	else if (r->pending)
+		status = (snprintf(err, errsize, "the report is still being made; try again"), 503);
+	else
+		status = report_answer(r, name, data, len, err, errsize);
+	pthread_mutex_unlock(&wmu);
+	return status;
+}
+
 void sbd_web_pump(struct sbd *d)
 {
 	struct webreq *list, *r;
@@ -284,6 +481,11 @@ void sbd_web_pump(struct sbd *d)
 		struct sbd_job *j;
 
 		list = r->next;
+		if (r->report) {
+			start_report(d, r->id);
+			free(r);
+			continue;
+		}
 		if (!sbd_peer_allowed(d, &r->cred)) {
 			snprintf(
 			    r->err, sizeof(r->err),

@@ -155,6 +155,44 @@ if [ -n "$curl" ]; then
 		"{\"error\":{\"code\":\"bad_state\",\"message\":\"job $b is cancelled already\"},\"ok\":false} 409"
 fi
 expect "job $a after the refused requests" "$(state_of "$a")" running
+
+# 6. Finished campaigns: job a, cancelled, is listed with its report; its figures show in the
+# page (PNGs the daemon got from the report process, which ran as the submitter), and the HTML
+# report opens (its figures inside it, no script: the sandbox CSP).
 "$exe" cancel "$a" >/dev/null || fail "cancel"
+wait_state "$a" cancelled
+"$cdp" --chromium "$chromium" --timeout-s 90 "$url" \
+	"!!window.sbDashboard && !!sbDashboard.session() && sbDashboard.stats().reportLinks.includes('$a')" \
+	"(async () => { const f = await sbDashboard.showFigures($a);
+	  const shown = () => sbDashboard.stats().figures;
+	  for (let i = 0; i < 200 && !(shown().length === f.names.length && shown().every(x => x.done)); i++)
+	    await new Promise(r => setTimeout(r, 50));
+	  return JSON.stringify({names: f.names, error: f.error, shown: sbDashboard.stats().figures,
+	    title: sbDashboard.stats().figuresTitle, links: sbDashboard.stats().reportLinks}); })()" \
+	>"$work/figs.json" 2>"$work/cdp.log" || fail "the figures: $(cat "$work/cdp.log" "$work/figs.json")"
+r=$(cat "$work/figs.json")
+echo "$name: figures: $(printf '%s' "$r" | head -c 600)"
+case $r in *'"error":null'*) ;; *) fail "the report: $r" ;; esac
+case $r in *"\"links\":[\"$a\"]"*) ;; *) fail "the report links (job $b stored no campaign): $r" ;; esac
+nfig=$(printf '%s' "$r" | grep -o '"w":[1-9][0-9]*,"h":[1-9][0-9]*' | wc -l)
+nname=$(printf '%s' "$r" | sed -n 's/.*"names":\[\([^]]*\)\].*/\1/p' | tr ',' '\n' | grep -c png)
+[ "$nfig" -ge 1 ] && [ "$nfig" -eq "$nname" ] || fail "$nname figures named, $nfig shown: $r"
+grep -q "job $a: report made as user $(id -u)" "$work/daemon.log" || fail "the report is not logged"
+"$cdp" --chromium "$chromium" --timeout-s 60 --first "$url" "$base/jobs/$a/report" \
+	"document.readyState === 'complete'" \
+	"JSON.stringify({title: document.title, figures: [...document.images].filter(i => i.src.startsWith('data:image/svg+xml;base64,') && i.naturalWidth > 0).length, scripts: document.scripts.length, campaign: document.body.textContent.includes('slow')})" \
+	>"$work/report.json" 2>"$work/cdp.log" || fail "the report page: $(cat "$work/cdp.log")"
+r=$(cat "$work/report.json")
+echo "$name: report page: $r"
+case $r in *'"title":"stackbench report"'*'"scripts":0,"campaign":true'*) ;; *) fail "the report page: $r" ;; esac
+[ "$(printf '%s' "$r" | sed -n 's/.*"figures":\([0-9]*\).*/\1/p')" -eq "$nfig" ] || fail "the report's figures: $r (the page showed $nfig)"
+if [ -n "$curl" ]; then
+	"$curl" -s -D "$work/h" -o /dev/null -b "$work/jar" "$base/jobs/$a/report"
+	grep -qi "^Content-Security-Policy: sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'" "$work/h" ||
+		fail "the report's CSP: $(cat "$work/h")"
+	expect "the report of a job that stored no campaign" "$("$curl" -s -b "$work/jar" -w ' %{http_code}' "$base/api/jobs/$b/report")" \
+		"{\"error\":{\"code\":\"not_found\",\"message\":\"job $b stored no campaign\"},\"ok\":false} 404"
+	expect "a report without the token" "$("$curl" -s -o /dev/null -w '%{http_code}' "$base/jobs/$a/report")" 401
+fi
 stop_daemon
 echo "$name: ok"

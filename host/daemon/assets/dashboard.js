@@ -20,6 +20,7 @@
     events: 0, samples: 0, dropped: 0, lat: [], latCount: 0, connected: false,
     session: null, // {csrf, uid, manage_all, can_act} from /api/session
     actions: [],   // the answers to this page's actions, for the status line and tests
+    figures: null, // {job, names: [...], error} of the finished job whose figures are shown
   };
 
   function $(id) { return document.getElementById(id); }
@@ -170,6 +171,17 @@
       qb.append(tr);
     }
 
+    const fb = $('finished').tBodies[0];
+    fb.replaceChildren();
+    for (const j of [...st.jobs.values()].filter(finished).sort((a, b) => b.id - a.id)) {
+      const tr = document.createElement('tr');
+      tr.append(td(j.id, 'num'), td(j.state, 'state-' + j.state), td(j.name),
+        td(j.points_done + '/' + j.points_total, 'num'), td(j.uid), td(j.finished_at),
+        td(j.message, 'msg'), reportCell(j));
+      fb.append(tr);
+    }
+    renderFigures();
+
     const l = latencyStats();
     $('stats').textContent = 'events ' + st.events + ', samples ' + st.samples +
       (st.dropped ? ', dropped ' + st.dropped : '') + '; sample \u2192 browser latency: ' +
@@ -199,6 +211,65 @@
       cell.append(b);
     }
     return cell;
+  }
+  // ---- finished campaigns: their figures and HTML report (made as the submitter) ----------
+  function finished(j) { return j.state === 'done' || j.state === 'failed' || j.state === 'cancelled'; }
+  function mayView(j) {
+    const s = st.session;
+    return !!s && s.can_act && (s.manage_all || s.uid === j.uid) && j.campaign_id > 0;
+  }
+  function reportCell(j) {
+    const cell = document.createElement('td');
+    if (!mayView(j)) return cell;
+    const a = document.createElement('a');
+    a.href = 'jobs/' + encodeURIComponent(j.id) + '/report';
+    a.target = '_blank';
+    a.rel = 'noopener';
+    a.textContent = 'report';
+    a.dataset.job = String(j.id);
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = 'figures';
+    b.className = 'figures';
+    b.dataset.job = String(j.id);
+    b.addEventListener('click', () => showFigures(j.id));
+    cell.append(b, a);
+    return cell;
+  }
+  async function showFigures(id) {
+    st.figures = { job: id, names: [], error: null, loading: true };
+    render();
+    try {
+      const r = await fetch('api/jobs/' + encodeURIComponent(id) + '/report',
+        { cache: 'no-store', credentials: 'same-origin' });
+      const body = await r.json();
+      if (body.ok) st.figures = { job: id, names: body.figures, error: null };
+      else st.figures = { job: id, names: [], error: body.error.message };
+    } catch (e) {
+      st.figures = { job: id, names: [], error: String(e) };
+    }
+    render();
+    return st.figures;
+  }
+  function renderFigures() {
+    const f = st.figures, box = $('figures');
+    $('figures-title').textContent = !f ? '' : f.loading ? 'job ' + f.job + ': making its report…'
+      : f.error ? 'job ' + f.job + ': ' + f.error
+      : 'job ' + f.job + ': ' + f.names.length + ' figure' + (f.names.length === 1 ? '' : 's');
+    const want = f && !f.loading && !f.error ? f.names.map(n => 'jobs/' + f.job + '/figures/' + encodeURIComponent(n)) : [];
+    const have = [...box.querySelectorAll('img')].map(i => i.getAttribute('src'));
+    if (want.length === have.length && want.every((w, i) => w === have[i])) return;
+    box.replaceChildren();
+    for (let i = 0; i < want.length; i++) {
+      const fig = document.createElement('figure');
+      const img = document.createElement('img');
+      img.src = want[i];
+      img.alt = f.names[i];
+      const cap = document.createElement('figcaption');
+      cap.textContent = f.names[i];
+      fig.append(img, cap);
+      box.append(fig);
+    }
   }
   async function session() {
     try {
@@ -350,7 +421,13 @@
       buttons: [...document.querySelectorAll('#queue button')].map(b => b.dataset.job + ':' + b.dataset.action),
       actions: st.actions,
       actStatus: $('act-status').textContent,
+      finishedText: $('finished').tBodies[0].textContent,
+      reportLinks: [...document.querySelectorAll('#finished a')].map(a => a.dataset.job),
+      figures: [...document.querySelectorAll('#figures img')].map(i => ({
+        src: i.getAttribute('src'), w: i.naturalWidth, h: i.naturalHeight, done: i.complete })),
+      figuresTitle: $('figures-title').textContent,
     }),
+    showFigures,
     act,
     session: () => st.session,
   };
