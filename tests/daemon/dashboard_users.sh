@@ -87,6 +87,24 @@ if command -v curl >/dev/null; then
 		'{"error":{"code":"csrf","message":"this session belongs to another user"},"ok":false} 403'
 fi
 expect "bob's job at the end" "$(state_of "$bob_job")" running
-"$exe" cancel "$bob_job" >/dev/null || fail "cancel"
+
+# Reports: bob's finished job's report is made as bob, from his database in his own folder
+# (0700: only he, and root, can read it); alice may not see it, bob may.
+chmod 700 "$work/bob"
+as_bob "$exe" cancel "$bob_job" >/dev/null || fail "cancel"
+tries=0
+until [ "$(state_of "$bob_job")" = cancelled ]; do
+	tries=$((tries + 1))
+	[ "$tries" -lt 600 ] || fail "bob's job was not cancelled"
+	sleep 0.05
+done
+report_js="fetch('api/jobs/$bob_job/report').then(async r => r.status + ' ' + await r.text())"
+r=$(page alice "$url" "$report_js")
+expect "alice asks for bob's report" "$r" \
+	"403 {\"error\":{\"code\":\"not_permitted\",\"message\":\"job $bob_job belongs to user $bob_uid; only they, root and the daemon's user may see its report (it is made with their rights, from their database)\"},\"ok\":false}"
+r=$(page bob "$url" "$report_js")
+case $r in "200 {\"ok\":true,\"job\":$bob_job,\"figures\":[\""*.png\"*) ;; *) fail "bob's report: $r" ;; esac
+echo "$name: bob's report: $r"
+grep -q "job $bob_job: report made as user $bob_uid" "$work/daemon.log" || fail "the report was not made as bob"
 stop_daemon
 echo "$name: ok"
