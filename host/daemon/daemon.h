@@ -297,6 +297,8 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 /* Start a process as j's submitter that makes the report of j's campaign (the process has a
  * copy of j: the job may leave memory meanwhile); sbd_web_report_done gets its files. */
 int sbd_proc_report(struct sbd *d, const struct sbd_job *j);
+/* End the report processes (the daemon stops: nobody will read their reports). */
+void sbd_proc_stop_reports(void);
 /* Tell a running job's process to pause, go on, or stop (then SIGTERM, SIGKILL after the
  * grace period). */
 void sbd_proc_pause(struct sbd_proc *p, bool pause);
@@ -369,6 +371,10 @@ void sbd_http_url(const struct sbd *d, char *buf, size_t size);
 
 #define SBD_WEB_SESSION_LEN 32 /* hex characters of a session id */
 #define SBD_WEB_CSRF_LEN 64    /* ... and of its CSRF token */
+
+/* Whether two secrets (tokens) are equal, compared without leaking where they differ; an empty
+ * b never matches. */
+bool sbd_web_same_secret(const char *a, const char *b);
 
 /*
  * The session of cookie (its id) for uid, or a new one: *id (SBD_WEB_SESSION_LEN + 1 bytes)

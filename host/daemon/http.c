@@ -136,17 +136,6 @@ static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, 
 	return reply(conn, status, "text/plain; charset=utf-8", msg, strlen(msg), true, NULL);
 }
 
-/* Compare without leaking where they differ. */
-static bool token_equal(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned char diff = (unsigned char)(la != lb);
-
-	for (size_t i = 0; i < la; i++)
-		diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
-	return !diff && lb;
-}
-
 /* Host header names the loopback address (an attacker's domain resolving to it does not). */
 static bool host_ok(const char *host)
 {
@@ -179,13 +168,13 @@ static int check_access(struct sbd_http *h, struct MHD_Connection *conn, enum MH
 	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	q = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
 	ck = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, COOKIE);
-	if (auth && !strncmp(auth, "Bearer ", 7) && token_equal(auth + 7, h->token))
+	if (auth && !strncmp(auth, "Bearer ", 7) && sbd_web_same_secret(auth + 7, h->token))
 		return 0;
-	if (q && token_equal(q, h->token)) {
+	if (q && sbd_web_same_secret(q, h->token)) {
 		*set_cookie = true;
 		return 0;
 	}
-	if (ck && token_equal(ck, h->token))
+	if (ck && sbd_web_same_secret(ck, h->token))
 		return 0;
 	*ret = reply_text(conn, 401,
 	                  "stackbenchd: this dashboard needs its token: open the URL that "

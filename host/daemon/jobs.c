@@ -654,6 +654,7 @@ void sbd_stop_all(struct sbd *d)
 	pthread_mutex_unlock(&d->mu);
 	for (struct sbd_job *j = checking; j; j = j->next)
 		sbd_proc_stop(d, j->proc);
+	sbd_proc_stop_reports();
 }
 
 void sbd_tick(struct sbd *d)

@@ -324,6 +324,15 @@ int sbd_proc_report(struct sbd *d, const struct sbd_job *j)
 
 /* ---- control ------------------------------------------------------------------------------ */
 
+void sbd_proc_stop_reports(void)
+{
+	for (struct sbd_proc *p = procs; p; p = p->next)
+		if (p->mode == SBD_PROC_REPORT && !p->exited && !p->end.killed) {
+			kill(p->pid, SIGKILL);
+			p->end.killed = true;
+		}
+}
+
 void sbd_proc_pause(struct sbd_proc *p, bool pause)
 {
 	if (p)

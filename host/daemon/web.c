@@ -46,8 +46,7 @@ struct session {
 static struct session sessions[SESSIONS];
 static pthread_mutex_t smu = PTHREAD_MUTEX_INITIALIZER;
 
-/* Compare without leaking where they differ. */
-static bool same_secret(const char *a, const char *b)
+bool sbd_web_same_secret(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	unsigned char diff = (unsigned char)(la != lb);
@@ -90,7 +89,7 @@ int sbd_web_session(const char *cookie, uid_t uid, char *id, char *csrf)
 				free_slot = x;
 			continue;
 		}
-		if (cookie && x->uid == uid && same_secret(cookie, x->id))
+		if (cookie && x->uid == uid && sbd_web_same_secret(cookie, x->id))
 			s = x;
 		if (x->uid == uid) {
 			of_uid++;
@@ -132,11 +131,11 @@ const char *sbd_web_csrf_check(const char *cookie, const char *csrf, uid_t uid)
 	for (unsigned i = 0; i < SESSIONS; i++) {
 		struct session *x = &sessions[i];
 
-		if (!x->used || now - x->created > SESSION_S || !same_secret(cookie, x->id))
+		if (!x->used || now - x->created > SESSION_S || !sbd_web_same_secret(cookie, x->id))
 			continue;
 		if (x->uid != uid)
 			why = "this session belongs to another user";
-		else if (same_secret(csrf, x->csrf))
+		else if (sbd_web_same_secret(csrf, x->csrf))
 			why = NULL;
 		break;
 	}

@@ -20,19 +20,6 @@ py=/usr/bin/python3
 epid=""
 cleanup_hook() { [ -z "$epid" ] || { kill "$epid" 2>/dev/null; wait "$epid" 2>/dev/null; } || true; }
 
-state_of() { # JOB: its state as `stackbench queue --json` says
-	"$exe" queue --json | "$py" -c 'import json,sys
-d = json.load(sys.stdin)
-for j in (d["jobs"] if isinstance(d, dict) else d):
-    if j["id"] == int(sys.argv[1]): print(j["state"])' "$1"
-}
-wait_state() { # JOB STATE
-	until_s=$(($(date +%s) + 30))
-	until [ "$(state_of "$1")" = "$2" ]; do
-		[ "$(date +%s)" -lt "$until_s" ] || fail "job $1 is $(state_of "$1"), not $2, after 30 s"
-		sleep 0.1
-	done
-}
 # expect WHAT GOT WANT: the exact answer
 expect() {
 	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
@@ -46,7 +33,7 @@ start_daemon
 a=$("$exe" submit "$work/long.yaml" --db "$work/a.db") || fail "submit a"
 b=$("$exe" submit "$work/second.yaml" --db "$work/b.db") || fail "submit b"
 wait_points "$work/a.db" 1
-[ "$(state_of "$b")" = queued ] || fail "job $b is not queued behind $a"
+[ "$(job_state "$b")" = queued ] || fail "job $b is not queued behind $a"
 url=$("$exe" dashboard) || fail "stackbench dashboard"
 base=${url%%/\?*}
 port=${base##*:}
@@ -89,8 +76,8 @@ case $r in *"\"paused\":\"$a:resume $a:cancel\""*) ;; *) fail "the buttons of th
 case $r in *'"resume":"200 queued"'*) ;; *) fail "resume: $r" ;; esac
 case $r in *'"cancel":"200 cancelled"'*) ;; *) fail "cancel: $r" ;; esac
 case $r in *"\"status\":\"resume job $a: queued\""*) ;; *) fail "the status line: $r" ;; esac
-wait_state "$a" running
-expect "job $b after the cancel button" "$(state_of "$b")" cancelled
+wait_job_state "$a" running
+expect "job $b after the cancel button" "$(job_state "$b")" cancelled
 grep -q "dashboard: user $(id -u): pause job $a" "$work/daemon.log" || fail "the pause is not logged"
 
 # 2. From the page itself (same origin, its cookies), without and with a wrong CSRF token.
@@ -154,13 +141,13 @@ if [ -n "$curl" ]; then
 	expect "a finished job" "$(post -H "Origin: $base" "$base/api/jobs/$b/cancel")" \
 		"{\"error\":{\"code\":\"bad_state\",\"message\":\"job $b is cancelled already\"},\"ok\":false} 409"
 fi
-expect "job $a after the refused requests" "$(state_of "$a")" running
+expect "job $a after the refused requests" "$(job_state "$a")" running
 
 # 6. Finished campaigns: job a, cancelled, is listed with its report; its figures show in the
 # page (PNGs the daemon got from the report process, which ran as the submitter), and the HTML
 # report opens (its figures inside it, no script: the sandbox CSP).
 "$exe" cancel "$a" >/dev/null || fail "cancel"
-wait_state "$a" cancelled
+wait_job_state "$a" cancelled
 "$cdp" --chromium "$chromium" --timeout-s 90 "$url" \
 	"!!window.sbDashboard && !!sbDashboard.session() && sbDashboard.stats().reportLinks.includes('$a')" \
 	"(async () => { const f = await sbDashboard.showFigures($a);

@@ -25,9 +25,6 @@ done
 sed -e 's/^sweep:/sweep:\n  repetitions: 50/' "$data/slow.yaml" >"$work/long.yaml"
 chmod 644 "$work/long.yaml"
 
-state_of() { # JOB
-	"$exe" queue --json | tr -d ' \t\n' | sed -n "s/.*{\"id\":$1,\"state\":\"\([a-z]*\)\".*/\1/p"
-}
 expect() { # WHAT GOT WANT
 	[ "$2" = "$3" ] || fail "$1: got '$2', expected '$3'"
 	echo "$name: $1: $2"
@@ -63,7 +60,7 @@ expect "alice's uid" "$(printf '%s' "$r" | sed -n 's/.*"uid":\([0-9]*\).*/\1/p')
 expect "alice cancels bob's job" "$(printf '%s' "$r" | sed -n 's/.*"bob":"\([^"]*\)".*/\1/p')" \
 	"403 not_permitted job $bob_job belongs to user $bob_uid; only they, root and the daemon's user may cancel it"
 expect "alice cancels her job" "$(printf '%s' "$r" | sed -n 's/.*"own":"\([^"]*\)".*/\1/p')" "200 cancelled"
-expect "bob's job" "$(state_of "$bob_job")" running
+expect "bob's job" "$(job_state "$bob_job")" running
 
 # eve, outside the group, with the token (she cannot read it; given here): nothing.
 r=$(page eve "$url" "(async () => JSON.stringify({buttons: sbDashboard.stats().buttons.length,
@@ -72,7 +69,7 @@ echo "$name: eve: $r"
 expect "eve's buttons and can_act" "$(printf '%s' "$r" | sed -n 's/.*"buttons":\([0-9]*\),"can_act":\([a-z]*\).*/\1 \2/p')" "0 false"
 expect "eve cancels bob's job" "$(printf '%s' "$r" | sed -n 's/.*"bob":"\([^"]*\)".*/\1/p')" \
 	"403 not_permitted user $eve_uid may not use this daemon (root, the daemon's user and the members of its group may)"
-expect "bob's job" "$(state_of "$bob_job")" running
+expect "bob's job" "$(job_state "$bob_job")" running
 
 # A session is its user's: bob with alice's cookie and CSRF token.
 if command -v curl >/dev/null; then
@@ -86,18 +83,13 @@ if command -v curl >/dev/null; then
 		-H "X-CSRF-Token: $csrf" -w ' %{http_code}' "$base/api/jobs/$bob_job/pause")" \
 		'{"error":{"code":"csrf","message":"this session belongs to another user"},"ok":false} 403'
 fi
-expect "bob's job at the end" "$(state_of "$bob_job")" running
+expect "bob's job at the end" "$(job_state "$bob_job")" running
 
 # Reports: bob's finished job's report is made as bob, from his database in his own folder
 # (0700: only he, and root, can read it); alice may not see it, bob may.
 chmod 700 "$work/bob"
 as_bob "$exe" cancel "$bob_job" >/dev/null || fail "cancel"
-tries=0
-until [ "$(state_of "$bob_job")" = cancelled ]; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 600 ] || fail "bob's job was not cancelled"
-	sleep 0.05
-done
+wait_job_state "$bob_job" cancelled
 report_js="fetch('api/jobs/$bob_job/report').then(async r => r.status + ' ' + await r.text())"
 r=$(page alice "$url" "$report_js")
 expect "alice asks for bob's report" "$r" \

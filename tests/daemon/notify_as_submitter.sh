@@ -19,7 +19,6 @@ sed -e 's/^sweep:/sweep:\n  repetitions: 50/' -e 's/^name: slow/name: long/' "$d
 printf 'notify: %s\n' "$rec" >>"$work/long.yaml"
 chmod 644 "$work/quick.yaml" "$work/long.yaml"
 
-state_of() { "$exe" queue --json | tr -d ' \t\n' | sed -n "s/.*{\"id\":$1,\"state\":\"\([a-z]*\)\".*/\1/p"; }
 wait_file() { # FILE: (as alice's folder is hers: ls as root) at most 60 s
 	tries=0
 	until [ -s "$1" ]; do
@@ -57,12 +56,7 @@ echo "$name: done: uid $alice_uid, $(grep -c . "$env") variables, none of the da
 id=$(as_alice "$exe" submit "$work/long.yaml" --db "$work/alice/l.db") || fail "submit long"
 wait_points "$work/alice/l.db" 1
 as_alice "$exe" pause "$id" >/dev/null || fail "pause"
-tries=0
-until [ "$(state_of "$id")" = paused ]; do
-	tries=$((tries + 1))
-	[ "$tries" -lt 600 ] || fail "not paused after 30 s"
-	sleep 0.05
-done
+wait_job_state "$id" paused
 sleep 1
 [ ! -e "$work/alice/ev/env-cancelled" ] && [ "$(ls "$work/alice/ev" | grep -vc done)" -eq 0 ] ||
 	fail "a pause notified: $(ls "$work/alice/ev")"
