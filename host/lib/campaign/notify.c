@@ -31,7 +31,7 @@
 extern char **environ;
 
 #define OUT_KEEP 512 /* bytes of its output kept for the log */
-#define MAX_VARS 16  /* STACKBENCH_* variables set */
+#define MAX_VARS 24  /* variables set: STACKBENCH_*, and PATH, HOME... for a fresh environment */
 #define KILL_AFTER_S 1.0
 
 static const char *const event_names[] = {"done", "failed", "cancelled", "thermal_failure"};
@@ -82,40 +82,36 @@ static bool ours(const char *var, char *const *vars, unsigned n)
 	return false;
 }
 
-/* The environment: the facts, and either the caller's or a fresh one of the user's. */
-static char **environment(char *const *vars, unsigned n, bool clean)
+/* The environment: the facts, and either the caller's or a fresh one of the user's (its own
+ * variables appended to vars, freed with them). */
+static char **environment(char **vars, unsigned *n, bool clean)
 {
 	size_t count = 0, k = 0;
 	char **env;
 
-	if (!clean)
-		while (environ && environ[count])
-			count++;
-	if (!(env = calloc(count + n + 8, sizeof(*env))))
-		return NULL;
-	for (unsigned i = 0; i < n; i++)
-		env[k++] = vars[i];
 	if (clean) {
-		static char path[] = "PATH=/usr/local/bin:/usr/bin:/bin", lang[] = "LANG=C.UTF-8";
-		static char home[PATH_MAX + 8], user[300], logname[300];
 		struct passwd pw, *res = NULL;
 		char buf[16384];
 
-		env[k++] = path;
-		env[k++] = lang;
-		if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res) {
-			snprintf(home, sizeof(home), "HOME=%s", pw.pw_dir);
-			snprintf(user, sizeof(user), "USER=%s", pw.pw_name);
-			snprintf(logname, sizeof(logname), "LOGNAME=%s", pw.pw_name);
-			env[k++] = home;
-			env[k++] = user;
-			env[k++] = logname;
-		}
+		if (!add_var(vars, n, "PATH", "/usr/local/bin:/usr/bin:/bin") ||
+		    !add_var(vars, n, "LANG", "C.UTF-8"))
+			return NULL;
+		if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res &&
+		    (!add_var(vars, n, "HOME", "%s", pw.pw_dir) ||
+		     !add_var(vars, n, "USER", "%s", pw.pw_name) ||
+		     !add_var(vars, n, "LOGNAME", "%s", pw.pw_name)))
+			return NULL;
 	} else {
-		for (size_t i = 0; i < count; i++)
-			if (!ours(environ[i], vars, n))
-				env[k++] = environ[i];
+		while (environ && environ[count])
+			count++;
 	}
+	if (!(env = calloc(count + *n + 1, sizeof(*env))))
+		return NULL;
+	for (unsigned i = 0; i < *n; i++)
+		env[k++] = vars[i];
+	for (size_t i = 0; i < count; i++)
+		if (!ours(environ[i], vars, *n))
+			env[k++] = environ[i];
 	env[k] = NULL;
 	return env;
 }
@@ -169,7 +165,7 @@ int sb_notify_run(const struct sb_campaign *c, const struct sb_notify_facts *f, 
 		     (isfinite(f->temp_c)
 		          ? add_var(vars, &nvars, "STACKBENCH_TEMP_C", "%.2f", f->temp_c)
 		          : add_var(vars, &nvars, "STACKBENCH_TEMP_C", "%s", ""));
-	if (!ok || !(env = environment(vars, nvars, clean_env))) {
+	if (!ok || !(env = environment(vars, &nvars, clean_env))) {
 		sb_warn("notify (%s): out of memory", ev);
 		e = SB_ERR_NOMEM;
 		goto out;
