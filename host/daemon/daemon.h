@@ -264,13 +264,18 @@ void sbd_trim_finished(struct sbd *d);
 
 /* ---- proc.c: job and check processes (the main process's side) ---------------------------- */
 
-enum sbd_proc_mode { SBD_PROC_CHECK, SBD_PROC_RUN, SBD_PROC_REPORT };
+enum sbd_proc_mode {
+	SBD_PROC_CHECK,
+	SBD_PROC_RUN,
+	SBD_PROC_REPORT, /* a finished job's report */
+	SBD_PROC_NOTIFY, /* the notify: command of a job cancelled without a process */
+};
 
 /* A finished job's report, made by a process as its submitter (dashboard). */
 #define SBD_REPORT_FILE_MAX (8u << 20) /* a file of it */
 #define SBD_REPORT_MAX (24u << 20)     /* all of it */
 #define SBD_REPORT_NAME_MAX 96         /* a file's name */
-#define SBD_REPORT_S 120               /* a report process is killed after this */
+#define SBD_REPORT_S 120               /* a report (or notify) process is killed after this */
 struct sbd_report_file {
 	char name[SBD_REPORT_NAME_MAX];
 	unsigned char *data;

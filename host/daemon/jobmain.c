@@ -44,7 +44,8 @@
 static struct job {
 	int fd;
 	pthread_mutex_t send_mu;
-	bool run, report;
+	bool run, report, notify;
+	unsigned done, total; /* notify: the points stored, in all */
 	int64_t id;
 	struct sbd_cred owner;
 	pid_t parent;
@@ -387,6 +388,9 @@ static int take_job(const char *line, const int *fds, int nfds)
 		return sb_error_set(SB_ERR_PARSE, "the job line is not JSON");
 	job.run = !strcmp(jstr(o, "mode"), "run");
 	job.report = !strcmp(jstr(o, "mode"), "report");
+	job.notify = !strcmp(jstr(o, "mode"), "notify");
+	job.done = (unsigned)jnum(o, "done", 0);
+	job.total = (unsigned)jnum(o, "total", 0);
 	job.id = (int64_t)jnum(o, "job", 0);
 	job.owner.uid = (uid_t)jnum(o, "uid", -1);
 	job.owner.gid = (gid_t)jnum(o, "gid", -1);
@@ -777,6 +781,23 @@ int sbd_job_main(void)
 		if ((o = cJSON_CreateObject())) {
 			cJSON_AddNumberToObject(o, "result", e < 0 ? e : 0);
 			cJSON_AddStringToObject(o, "message", msg);
+		}
+		send_obj("end", o, false);
+		return 0;
+	}
+	if (job.notify) {
+		/* Cancelled while queued or paused: its notify: command, as the submitter. */
+		struct sb_run_summary sum = {
+		    .campaign_id = job.campaign_id, .total = job.total, .skipped = job.done};
+
+		if ((e = sb_campaign_load_string(&c, job.file, job.text, job.len)) == 0) {
+			sb_notify_end(&c, SB_ERR_INTERRUPTED, true, &sum, job.db, job.id,
+			              "cancelled while queued or paused", true);
+			sb_campaign_release(&c);
+		}
+		if ((o = cJSON_CreateObject())) {
+			cJSON_AddNumberToObject(o, "result", e < 0 ? e : 0);
+			cJSON_AddStringToObject(o, "message", e < 0 ? sb_error_detail() : "");
 		}
 		send_obj("end", o, false);
 		return 0;

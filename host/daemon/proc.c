@@ -132,7 +132,10 @@ static char *job_line(struct sbd_job *j, enum sbd_proc_mode mode, const char *te
 	cJSON_AddStringToObject(o, "mode",
 	                        mode == SBD_PROC_RUN      ? "run"
 	                        : mode == SBD_PROC_REPORT ? "report"
+	                        : mode == SBD_PROC_NOTIFY ? "notify"
 	                                                  : "check");
+	cJSON_AddNumberToObject(o, "done", j->done);
+	cJSON_AddNumberToObject(o, "total", j->total ? j->total : j->npoints);
 	cJSON_AddNumberToObject(o, "job", (double)j->id);
 	cJSON_AddNumberToObject(o, "uid", j->owner.uid);
 	cJSON_AddNumberToObject(o, "gid", j->owner.gid);
@@ -225,7 +228,7 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 	/* A report's files come as lines of base64. */
 	sb_linebuf_init(&p->in,
 	                mode == SBD_PROC_REPORT ? SBD_REPORT_FILE_MAX / 3 * 4 + 4096 : MSG_MAX);
-	if (mode == SBD_PROC_REPORT) {
+	if (mode == SBD_PROC_REPORT || mode == SBD_PROC_NOTIFY) {
 		struct sbd_job *copy = malloc(sizeof(*copy));
 
 		if (!copy) {
@@ -238,7 +241,7 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 		p->job = j = copy;
 		p->own_job = true;
 	}
-	if (mode == SBD_PROC_CHECK && text) {
+	if (mode == SBD_PROC_CHECK && text) { /* queued with the job when the check passes */
 		if (!(p->text = malloc(len + 1))) {
 			e = sb_error_set(SB_ERR_NOMEM, "out of memory");
 			goto fail;
@@ -293,11 +296,12 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 	p->next = procs;
 	procs = p;
 	d->nprocs++;
-	if (mode != SBD_PROC_REPORT)
+	if (!p->own_job)
 		j->proc = p;
 	sb_dbg("job %" PRId64 ": %s process %ld as user %lu", j->id,
 	       mode == SBD_PROC_RUN      ? "run"
 	       : mode == SBD_PROC_REPORT ? "report"
+	       : mode == SBD_PROC_NOTIFY ? "notify"
 	                                 : "check",
 	       (long)p->pid, (unsigned long)j->owner.uid);
 	return 0;
@@ -327,7 +331,7 @@ int sbd_proc_report(struct sbd *d, const struct sbd_job *j)
 void sbd_proc_stop_reports(void)
 {
 	for (struct sbd_proc *p = procs; p; p = p->next)
-		if (p->mode == SBD_PROC_REPORT && !p->exited && !p->end.killed) {
+		if (p->own_job && !p->exited && !p->end.killed) {
 			kill(p->pid, SIGKILL);
 			p->end.killed = true;
 		}
@@ -883,6 +887,16 @@ static void maybe_done(struct sbd *d, struct sbd_proc *p)
 		free(text);
 		return;
 	}
+	if (p->mode == SBD_PROC_NOTIFY) {
+		if (!p->end.ended)
+			sb_warn("job %" PRId64 ": its notify process as user %lu ended without a "
+			        "word%s (status %d)%s%s",
+			        p->job->id, (unsigned long)p->job->owner.uid,
+			        p->end.killed ? " (killed)" : "", p->end.status,
+			        p->end.message[0] ? ": " : "", p->end.message);
+		free(text);
+		return;
+	}
 	sbd_job_proc_done(d, p->job, p->mode, p->client, p->tag, &p->end, text, p->len);
 }
 
@@ -946,10 +960,12 @@ void sbd_proc_tick(struct sbd *d)
 	for (struct sbd_proc *p = procs; p; p = p->next) {
 		if (p->exited)
 			continue;
-		if (p->mode == SBD_PROC_REPORT) {
+		if (p->own_job) {
 			if (now > p->started + SBD_REPORT_S && !p->end.killed) {
-				sb_warn("job %" PRId64 ": its report took more than %d s; killed",
-				        p->job->id, SBD_REPORT_S);
+				sb_warn(
+				    "job %" PRId64 ": its %s process took more than %d s; killed",
+				    p->job->id, p->mode == SBD_PROC_REPORT ? "report" : "notify",
+				    SBD_REPORT_S);
 				kill(p->pid, SIGKILL);
 				p->end.killed = true;
 			}

@@ -1,8 +1,8 @@
 #!/bin/sh
 # A campaign's notify: command under stackbenchd (issue 23, item 4) runs in the job process, as
 # the submitter, with a fresh environment (none of the daemon's variables) and the job's facts:
-# done when the campaign completes, cancelled when its user cancels it while it runs, nothing
-# when it is paused. The daemon runs as root with the group `lab` (users.sh).
+# done when the campaign completes, cancelled when its user cancels it while it runs or while
+# it is paused (then a process of its own runs it), nothing when it is paused. The daemon runs as root with the group `lab` (users.sh).
 #   notify_as_submitter.sh STACKBENCH STACKBENCHD EXAMPLES_DIR DATA_DIR
 set -eu
 name=daemon.notify_as_submitter
@@ -68,5 +68,21 @@ wait_file "$work/alice/ev/env-cancelled"
 [ "$(cat "$work/alice/ev/uid-cancelled")" = "$alice_uid" ] || fail "cancelled ran as $(cat "$work/alice/ev/uid-cancelled")"
 grep -qx "STACKBENCH_JOB=$id" "$work/alice/ev/env-cancelled" || fail "cancelled: $(cat "$work/alice/ev/env-cancelled")"
 echo "$name: paused: nothing; cancelled: $(grep POINTS_DONE "$work/alice/ev/env-cancelled")"
+
+# cancelled while paused (no process then): a process as alice runs it, with what was stored.
+rm -f "$work/alice/ev/"*cancelled
+id=$(as_alice "$exe" submit "$work/long.yaml" --db "$work/alice/p.db") || fail "submit"
+wait_points "$work/alice/p.db" 1
+as_alice "$exe" pause "$id" >/dev/null || fail "pause"
+wait_job_state "$id" paused
+as_alice "$exe" cancel "$id" >/dev/null || fail "cancel the paused job"
+wait_file "$work/alice/ev/env-cancelled"
+env=$work/alice/ev/env-cancelled
+[ "$(cat "$work/alice/ev/uid-cancelled")" = "$alice_uid" ] || fail "ran as $(cat "$work/alice/ev/uid-cancelled")"
+grep -qx "STACKBENCH_JOB=$id" "$env" && grep -qx "STACKBENCH_EVENT=cancelled" "$env" &&
+	grep -qx "STACKBENCH_POINTS_DONE=$(count "$work/alice/p.db")" "$env" &&
+	grep -qx "STACKBENCH_POINTS_TOTAL=600" "$env" &&
+	grep -qx "STACKBENCH_CAMPAIGN_ID=1" "$env" || fail "cancelled while paused: $(cat "$env")"
+echo "$name: cancelled while paused: $(grep -c . "$env") variables, $(grep POINTS_DONE "$env")"
 stop_daemon
 echo "$name: ok"
