@@ -40,6 +40,9 @@ help2man bash-completion python3-pandas
 # stackbenchd: libmicrohttpd (dashboard), libsystemd (sd_notify, journal); chromium runs its
 # dashboard test headless
 libmicrohttpd-dev libsystemd-dev chromium
+# the dashboard's action tests: another origin's page (python3 -m http.server), requests made
+# header by header (curl)
+python3 curl
 # stackbenchd's units rated by systemd-analyze security; the multi-user daemon tests run as
 # throwaway users in a private mount namespace (unshare, setpriv)
 systemd util-linux

@@ -220,9 +220,23 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 	pg->drawn = true;
 }
 
+/* The progress bar, and the campaign's notify: command on a thermal failure. */
+struct run_ctx {
+	struct sb_cli_progress pg;
+	const struct sb_campaign *c;
+	const char *db;
+};
+
 static void progress_cb(void *ctx, const struct sb_run_progress *p)
 {
-	sb_cli_progress_show(ctx, p);
+	struct run_ctx *rc = ctx;
+
+	sb_cli_progress_show(&rc->pg, p);
+	if (p->last && p->last_failed && rc->c->notify.argc) {
+		if (rc->pg.drawn)
+			fputc('\n', stderr);
+		sb_notify_progress(rc->c, p, rc->db, 0, false);
+	}
 }
 
 /* Take the locks of the boards the run will drive (sim: boards need none). */
@@ -373,7 +387,8 @@ static int run_run(int argc, char **argv)
 	struct sb_cli_progress pg = {
 	    .cmd = "run", .tty = isatty(STDERR_FILENO), .quiet = sb_log_get_level() < SB_LOG_WARN};
 	struct sb_lock *locks[SB_CAMPAIGN_MAX_DEVICES] = {NULL};
-	struct sb_run_summary sum;
+	struct sb_run_summary sum = {0};
+	struct run_ctx rctx = {0};
 	struct sb_campaign c;
 	struct sb_store *st;
 	bool dry = false;
@@ -473,16 +488,36 @@ static int run_run(int argc, char **argv)
 		rc = sb_cli_store_error(e);
 		goto out_campaign;
 	}
+	rctx.pg = pg;
+	rctx.c = &c;
+	rctx.db = db;
 	ro.progress = progress_cb;
-	ro.progress_ctx = &pg;
+	ro.progress_ctx = &rctx;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	if (!pg.quiet)
 		fprintf(stderr, "stackbench run: campaign '%s' from '%s': %u points into '%s'\n",
 		        c.name, file, c.npoints, db);
 	e = sb_campaign_run(&c, st, &ro, &sum);
+	pg = rctx.pg;
 	if (pg.drawn)
 		fputc('\n', stderr);
+	if (c.notify.argc) {
+		char msg[1024];
+
+		if (e == 0)
+			snprintf(
+			    msg, sizeof(msg),
+			    "campaign %lld complete: %u points (%u run now, %u stored before, %u "
+			    "with a thermal failure) in %.1f s",
+			    (long long)sum.campaign_id, sum.total, sum.run, sum.skipped, sum.failed,
+			    sum.wall_s);
+		else
+			snprintf(msg, sizeof(msg), "%s",
+			         sb_error_detail()[0] ? sb_error_detail() : sb_strerror(e));
+		/* Ctrl-C (or SIGTERM) ends a local run: its user stopped it. */
+		sb_notify_end(&c, e, true, &sum, db, 0, msg, false);
+	}
 	if (e == SB_ERR_INTERRUPTED) {
 		char qf[8192], qd[8192];
 

@@ -264,7 +264,23 @@ void sbd_trim_finished(struct sbd *d);
 
 /* ---- proc.c: job and check processes (the main process's side) ---------------------------- */
 
-enum sbd_proc_mode { SBD_PROC_CHECK, SBD_PROC_RUN };
+enum sbd_proc_mode {
+	SBD_PROC_CHECK,
+	SBD_PROC_RUN,
+	SBD_PROC_REPORT, /* a finished job's report */
+	SBD_PROC_NOTIFY, /* the notify: command of a job cancelled without a process */
+};
+
+/* A finished job's report, made by a process as its submitter (dashboard). */
+#define SBD_REPORT_FILE_MAX (8u << 20) /* a file of it */
+#define SBD_REPORT_MAX (24u << 20)     /* all of it */
+#define SBD_REPORT_NAME_MAX 96         /* a file's name */
+#define SBD_REPORT_S 120               /* a report (or notify) process is killed after this */
+struct sbd_report_file {
+	char name[SBD_REPORT_NAME_MAX];
+	unsigned char *data;
+	size_t len;
+};
 
 /* How a process ended, for the job (jobs.c decides the job's state from it). */
 struct sbd_proc_end {
@@ -283,6 +299,11 @@ struct sbd_proc_end {
  */
 int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, uint64_t client,
                    const char *tag, const char *db_dir_id, const char *text, size_t len);
+/* Start a process as j's submitter that makes the report of j's campaign (the process has a
+ * copy of j: the job may leave memory meanwhile); sbd_web_report_done gets its files. */
+int sbd_proc_report(struct sbd *d, const struct sbd_job *j);
+/* End the report processes (the daemon stops: nobody will read their reports). */
+void sbd_proc_stop_reports(void);
 /* Tell a running job's process to pause, go on, or stop (then SIGTERM, SIGKILL after the
  * grace period). */
 void sbd_proc_pause(struct sbd_proc *p, bool pause);
@@ -350,6 +371,48 @@ int sbd_http_start(struct sbd *d);
 void sbd_http_stop(struct sbd *d);
 /* The dashboard's URL with its token ("" without a dashboard). */
 void sbd_http_url(const struct sbd *d, char *buf, size_t size);
+
+/* ---- web.c: the dashboard's actions (sessions, CSRF, same origin, who acts) ------------------ */
+
+#define SBD_WEB_SESSION_LEN 32 /* hex characters of a session id */
+#define SBD_WEB_CSRF_LEN 64    /* ... and of its CSRF token */
+
+/* Whether two secrets (tokens) are equal, compared without leaking where they differ; an empty
+ * b never matches. */
+bool sbd_web_same_secret(const char *a, const char *b);
+
+/*
+ * The session of cookie (its id) for uid, or a new one: *id (SBD_WEB_SESSION_LEN + 1 bytes)
+ * and its CSRF token *csrf (SBD_WEB_CSRF_LEN + 1). Any thread. 0 or SB_ERR_IO.
+ */
+int sbd_web_session(const char *cookie, uid_t uid, char *id, char *csrf);
+/* NULL when csrf is the token of the session cookie of uid, else why not. */
+const char *sbd_web_csrf_check(const char *cookie, const char *csrf, uid_t uid);
+/* NULL when a request's Sec-Fetch-Site, Origin (else Referer) say it comes from the page at
+ * http://HOST, else why not (in why). */
+const char *sbd_web_same_origin(const char *host, const char *origin, const char *referer,
+                                const char *fetch_site, char *why, size_t size);
+/* A dashboard user's identity: uid, and gid and groups from the user database (none for a
+ * user known by number only). */
+int sbd_web_cred(uid_t uid, struct sbd_cred *c);
+/* cancel / pause / resume for a dashboard user, done by the main thread (any other thread;
+ * waits for it): NULL (done; *job_json the job after it, cJSON_free it) or an error code with
+ * a message, as sbd_control. */
+const char *sbd_web_action(struct sbd *d, const struct sbd_cred *cred, enum sbd_cmd cmd, int64_t id,
+                           char *err, size_t errsize, char **job_json);
+/* The main loop: do the actions waiting. */
+void sbd_web_pump(struct sbd *d);
+/*
+ * A file of finished job id's report, for a dashboard user (the job's owner, root or the
+ * daemon's user), made as the submitter when not made yet (waits; any thread but the main
+ * one): name "report.html", a figure's "NAME.png", or NULL for the list of figures (JSON).
+ * Returns 200 with *data (malloc'ed) and *len, or an HTTP status with a message in err.
+ */
+unsigned sbd_web_report_file(struct sbd *d, const struct sbd_cred *who, int64_t id,
+                             const char *name, char **data, size_t *len, char *err, size_t errsize);
+/* A report process ended (main thread): its files are taken over (freed when not ok). */
+void sbd_web_report_done(int64_t id, bool ok, const char *message, struct sbd_report_file *files,
+                         unsigned nfiles);
 
 /* ---- peer.c: who is on the other end of a loopback TCP connection --------------------------- */
 

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The dashboard: libmicrohttpd, a thread per connection, GET only.
+ * The dashboard: libmicrohttpd, a thread per connection.
  *   /, /dashboard.js, /dashboard.css   the page (embedded, assets.h)
  *   /api/status                        the status and the queue (JSON)
+ *   /api/session                       the page's session cookie and CSRF token, who acts
+ *   POST /api/jobs/ID/ACTION           pause, resume, cancel (web.c decides who may)
+ *   /api/jobs/ID/report, /jobs/ID/report, /jobs/ID/figures/NAME.png
+ *                                      a finished job's report, made as its submitter
  *   /events                            server-sent events: the event ring (samples at most
  *                                      every SSE_SAMPLE_S per board and connection)
  * Every request on every address needs the daemon's token (made at start unless given; written
@@ -15,9 +19,9 @@
  * elsewhere the address. One client holds at most http-per-client of the http-clients
  * connections: one user's event streams cannot take the dashboard from the others.
  *
- * Actions (a later version: pause, cancel from the page) are to be state-changing POSTs that
- * check_access() admits only with the token in a header (Authorization or X-Stackbench-Token)
- * and an Origin naming the dashboard itself, never by the cookie or ?token= alone (CSRF).
+ * Actions (pause, resume, cancel one's jobs from the page) are POSTs decided on their headers
+ * (the body is never read): the token as above, then same origin, the user on the other end of
+ * a loopback connection, and the CSRF token of the session GET /api/session gave (web.c).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -43,8 +47,10 @@
 #include "stackbench/log.h"
 
 #define SSE_KEEPALIVE_S 15
+#define REQUEST_MAX 32768 /* a request's line and headers */
 #define SSE_SAMPLE_S 0.1
 #define COOKIE "sbd_token"
+#define SESSION_COOKIE "sbd_session"
 
 /* Connections handed to libmicrohttpd whose thread has not reported them yet: their share,
  * by descriptor (open, so unique, until libmicrohttpd closes it after reporting it). */
@@ -87,14 +93,25 @@ static const char *const csp =
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
     "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-static void add_headers(struct MHD_Response *r, const char *type)
+/* A finished job's HTML report: its figures are inside it (data: URIs), its style inline; no
+ * script runs in it (sandbox), nothing is fetched. */
+static const char *const report_csp = "sandbox; default-src 'none'; img-src data:; "
+                                      "style-src 'unsafe-inline'; base-uri 'none'; "
+                                      "form-action 'none'; frame-ancestors 'none'";
+
+static void add_headers_csp(struct MHD_Response *r, const char *type, const char *policy)
 {
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Content-Security-Policy", csp);
+	MHD_add_response_header(r, "Content-Security-Policy", policy);
+}
+
+static void add_headers(struct MHD_Response *r, const char *type)
+{
+	add_headers_csp(r, type, csp);
 }
 
 static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *type,
@@ -117,17 +134,6 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
 {
 	return reply(conn, status, "text/plain; charset=utf-8", msg, strlen(msg), true, NULL);
-}
-
-/* Compare without leaking where they differ. */
-static bool token_equal(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned char diff = (unsigned char)(la != lb);
-
-	for (size_t i = 0; i < la; i++)
-		diff |= (unsigned char)(a[i] ^ b[i % (lb ? lb : 1)]);
-	return !diff && lb;
 }
 
 /* Host header names the loopback address (an attacker's domain resolving to it does not). */
@@ -162,13 +168,13 @@ static int check_access(struct sbd_http *h, struct MHD_Connection *conn, enum MH
 	auth = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
 	q = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "token");
 	ck = MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, COOKIE);
-	if (auth && !strncmp(auth, "Bearer ", 7) && token_equal(auth + 7, h->token))
+	if (auth && !strncmp(auth, "Bearer ", 7) && sbd_web_same_secret(auth + 7, h->token))
 		return 0;
-	if (q && token_equal(q, h->token)) {
+	if (q && sbd_web_same_secret(q, h->token)) {
 		*set_cookie = true;
 		return 0;
 	}
-	if (ck && token_equal(ck, h->token))
+	if (ck && sbd_web_same_secret(ck, h->token))
 		return 0;
 	*ret = reply_text(conn, 401,
 	                  "stackbenchd: this dashboard needs its token: open the URL that "
@@ -339,6 +345,236 @@ static enum MHD_Result serve_events(struct sbd_http *h, struct MHD_Connection *c
 	return ret;
 }
 
+/* ---- actions: POST /api/jobs/ID/{pause,resume,cancel} -------------------------------------- */
+
+static enum MHD_Result reply_json(struct MHD_Connection *conn, unsigned status, cJSON *o,
+                                  const char *cookie)
+{
+	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+	enum MHD_Result ret;
+
+	cJSON_Delete(o);
+	if (!text)
+		return reply_text(conn, 500, "stackbenchd: out of memory\n");
+	ret = reply(conn, status, "application/json", text, strlen(text), true, cookie);
+	cJSON_free(text);
+	return ret;
+}
+
+static enum MHD_Result reply_error(struct MHD_Connection *conn, unsigned status, const char *code,
+                                   const char *msg)
+{
+	cJSON *o = cJSON_CreateObject(), *e = cJSON_AddObjectToObject(o, "error");
+
+	cJSON_AddBoolToObject(o, "ok", false);
+	cJSON_AddStringToObject(e, "code", code);
+	cJSON_AddStringToObject(e, "message", msg);
+	return reply_json(conn, status, o, NULL);
+}
+
+/* The HTTP status of a socket API error code. */
+static unsigned status_of(const char *code)
+{
+	if (!strcmp(code, SBD_E_NOT_PERMITTED))
+		return 403;
+	if (!strcmp(code, SBD_E_NOT_FOUND))
+		return 404;
+	if (!strcmp(code, SBD_E_BAD_STATE))
+		return 409;
+	if (!strcmp(code, SBD_E_BAD_REQUEST))
+		return 400;
+	return 503;
+}
+
+/* "/api/jobs/ID/ACTION" → id and command; false when url is not one. */
+static bool action_path(const char *url, int64_t *id, enum sbd_cmd *cmd)
+{
+	static const struct {
+		const char *name;
+		enum sbd_cmd cmd;
+	} acts[] = {
+	    {"pause", SBD_CMD_PAUSE}, {"resume", SBD_CMD_RESUME}, {"cancel", SBD_CMD_CANCEL}};
+	const char *p = url + 10;
+	char *end;
+	long long v;
+
+	if (strncmp(url, "/api/jobs/", 10) || *p < '1' || *p > '9')
+		return false;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || *end != '/' || v <= 0)
+		return false;
+	for (size_t i = 0; i < sizeof(acts) / sizeof(acts[0]); i++)
+		if (!strcmp(end + 1, acts[i].name)) {
+			*id = v;
+			*cmd = acts[i].cmd;
+			return true;
+		}
+	return false;
+}
+
+/* Who is on the other end: the owner of the peer socket (loopback only); false: unknown. */
+static bool peer_uid(struct sbd_http *h, struct MHD_Connection *conn, uid_t *uid)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+	if (!h->loopback || !ci || sbd_peer_uid(ci->connect_fd, uid) < 0) {
+		sb_error_clear();
+		return false;
+	}
+	return true;
+}
+
+/* GET /api/session: the page's session (a cookie) and its CSRF token, and who the user is. */
+static enum MHD_Result serve_session(struct sbd_http *h, struct MHD_Connection *conn)
+{
+	char id[SBD_WEB_SESSION_LEN + 1], csrf[SBD_WEB_CSRF_LEN + 1], cookie[128];
+	struct sbd_cred c;
+	cJSON *o;
+	uid_t uid;
+
+	if (!peer_uid(h, conn, &uid)) {
+		o = cJSON_CreateObject();
+		cJSON_AddBoolToObject(o, "can_act", false);
+		cJSON_AddStringToObject(o, "why",
+		                        "actions are served on a loopback address only (the daemon "
+		                        "knows who acts only there)");
+		return reply_json(conn, 200, o, NULL);
+	}
+	if (sbd_web_session(MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, SESSION_COOKIE), uid,
+	                    id, csrf) < 0)
+		return reply_text(conn, 500, "stackbenchd: cannot make a session\n");
+	snprintf(cookie, sizeof(cookie), SESSION_COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict",
+	         id);
+	sbd_web_cred(uid, &c);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "can_act", sbd_peer_allowed(h->d, &c));
+	cJSON_AddStringToObject(o, "csrf", csrf);
+	cJSON_AddNumberToObject(o, "uid", uid);
+	cJSON_AddBoolToObject(o, "manage_all", uid == 0 || uid == geteuid());
+	return reply_json(conn, 200, o, cookie);
+}
+
+/*
+ * A POST, decided on its headers (its body is never read): the token (check_access), no body,
+ * same origin, a user known on loopback, the session's CSRF token, then the socket's rules.
+ */
+static enum MHD_Result serve_post(struct sbd_http *h, struct MHD_Connection *conn, const char *url)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	const char *why;
+	char err[512], *job_json;
+	enum MHD_Result ret;
+	struct sbd_cred c;
+	enum sbd_cmd cmd;
+	bool set_cookie;
+	int64_t id;
+	uid_t uid;
+	cJSON *o;
+
+	if (check_access(h, conn, &ret, &set_cookie) < 0)
+		return ret;
+	if ((cl && strcmp(cl, "0")) ||
+	    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding"))
+		return reply_error(conn, 413, "too_long", "an action has no request body");
+	if ((why = sbd_web_same_origin(
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host"),
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"),
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Referer"),
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site"), err,
+	         sizeof(err))))
+		return reply_error(conn, 403, "cross_origin", why);
+	if (!peer_uid(h, conn, &uid))
+		return reply_error(conn, 403, SBD_E_NOT_PERMITTED,
+		                   "actions are served on a loopback address only (the daemon "
+		                   "knows who acts only there): use stackbench cancel, pause or "
+		                   "resume");
+	if ((why = sbd_web_csrf_check(
+	         MHD_lookup_connection_value(conn, MHD_COOKIE_KIND, SESSION_COOKIE),
+	         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-CSRF-Token"), uid)))
+		return reply_error(conn, 403, "csrf", why);
+	if (!action_path(url, &id, &cmd))
+		return reply_error(conn, 404, SBD_E_NOT_FOUND,
+		                   "no such action (POST /api/jobs/ID/pause, resume or cancel)");
+	sbd_web_cred(uid, &c);
+	if ((why = sbd_web_action(h->d, &c, cmd, id, err, sizeof(err), &job_json)))
+		return reply_error(conn, status_of(why), why, err);
+	sb_info("dashboard: user %lu: %s job %" PRId64, (unsigned long)uid, sbd_cmd_name(cmd), id);
+	o = cJSON_CreateObject();
+	cJSON_AddBoolToObject(o, "ok", true);
+	cJSON_AddItemToObject(o, "job", job_json ? cJSON_Parse(job_json) : cJSON_CreateNull());
+	cJSON_free(job_json);
+	return reply_json(conn, 200, o, NULL);
+}
+
+/* ---- finished jobs' reports ------------------------------------------------------------------ */
+
+/*
+ * GET /api/jobs/ID/report (its figures' names), /jobs/ID/report (the HTML report),
+ * /jobs/ID/figures/NAME.png: made as the job's submitter (web.c, jobmain.c), for its owner,
+ * root or the daemon's user on loopback. 0: url is none of them.
+ */
+static enum MHD_Result serve_report(struct sbd_http *h, struct MHD_Connection *conn,
+                                    const char *url, bool *handled)
+{
+	const char *rest, *name = NULL, *type = "application/json";
+	char err[512], *data, *end;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	struct sbd_cred c;
+	unsigned status;
+	bool api = false;
+	long long id;
+	size_t len;
+	uid_t uid;
+
+	*handled = false;
+	if (!strncmp(url, "/api/jobs/", 10))
+		rest = url + 10, api = true;
+	else if (!strncmp(url, "/jobs/", 6))
+		rest = url + 6;
+	else
+		return MHD_NO;
+	if (*rest < '1' || *rest > '9')
+		return MHD_NO;
+	errno = 0;
+	id = strtoll(rest, &end, 10);
+	if (errno || id <= 0)
+		return MHD_NO;
+	if (!strcmp(end, "/report")) {
+		if (!api)
+			name = "report.html", type = "text/html; charset=utf-8";
+	} else if (!api && !strncmp(end, "/figures/", 9) && end[9] && !strchr(end + 9, '/')) {
+		name = end + 9;
+		type = "image/png";
+	} else {
+		return MHD_NO;
+	}
+	*handled = true;
+	if (!peer_uid(h, conn, &uid))
+		return reply_error(conn, 403, SBD_E_NOT_PERMITTED,
+		                   "reports are served on a loopback address only (the daemon "
+		                   "knows who asks only there)");
+	sbd_web_cred(uid, &c);
+	status = sbd_web_report_file(h->d, &c, id, name, &data, &len, err, sizeof(err));
+	if (status != 200)
+		return reply_error(conn, status,
+		                   status == 403   ? SBD_E_NOT_PERMITTED
+		                   : status == 404 ? SBD_E_NOT_FOUND
+		                   : status == 409 ? SBD_E_BAD_STATE
+		                                   : SBD_E_INTERNAL,
+		                   err);
+	if (!(r = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE))) {
+		free(data);
+		return MHD_NO;
+	}
+	add_headers_csp(r, type, name && !strcmp(name, "report.html") ? report_csp : csp);
+	ret = MHD_queue_response(conn, 200, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* ---- requests ------------------------------------------------------------------------------ */
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -353,14 +589,16 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)version;
 	(void)upload;
 	if (!*con_cls) {
-		/* First call: headers only. */
+		/* First call: headers only. A POST is answered now: its body is never read. */
 		*con_cls = h;
+		if (!strcmp(method, "POST"))
+			return serve_post(h, conn, url);
 		return MHD_YES;
 	}
 	if (*upload_size)
 		return reply_text(conn, 413, "stackbenchd: no request bodies\n");
 	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-		return reply_text(conn, 405, "stackbenchd: GET only\n");
+		return reply_text(conn, 405, "stackbenchd: GET, HEAD or POST only\n");
 	if (check_access(h, conn, &ret, &set_cookie) < 0)
 		return ret;
 	snprintf(cookie, sizeof(cookie), COOKIE "=%s; Path=/; HttpOnly; SameSite=Strict", h->token);
@@ -374,6 +612,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		ret = reply(conn, 200, "application/json", text, strlen(text), true, NULL);
 		cJSON_free(text);
 		return ret;
+	}
+	if (!strcmp(url, "/api/session"))
+		return serve_session(h, conn);
+	{
+		bool handled;
+
+		ret = serve_report(h, conn, url, &handled);
+		if (handled)
+			return ret;
 	}
 	if (!strcmp(url, "/events"))
 		return serve_events(h, conn);
@@ -700,14 +947,14 @@ int sbd_http_start(struct sbd *d)
 		                 strerror(errno));
 		goto fail;
 	}
-	h->mhd = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-	                              MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG |
-	                              (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
-	                          0, NULL, NULL, handle, h, MHD_OPTION_CONNECTION_LIMIT,
-	                          (unsigned)d->opt.limits.http_clients + 1,
-	                          MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-	                          MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
-	                          MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
+	h->mhd = MHD_start_daemon(
+	    MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+	        MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ITC | MHD_USE_ERROR_LOG |
+	        (ss.ss_family == AF_INET6 ? MHD_USE_IPv6 : 0),
+	    0, NULL, NULL, handle, h, MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned)d->opt.limits.http_clients + 1, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)REQUEST_MAX, MHD_OPTION_NOTIFY_CONNECTION,
+	    on_connection, h, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_END);
 	if (!h->mhd || (h->stop_fd = eventfd(0, EFD_CLOEXEC)) < 0) {
 		e = sb_error_set(SB_ERR_IO, "cannot serve the dashboard on '%s'", d->opt.http);
 		goto fail;

@@ -12,8 +12,10 @@
  * "point_started"|"sample"|"point_finished"|"end", ...}; from it: {"ctl":"go"|"pause"|
  * "unpause"|"stop"}. The main process trusts none of it beyond this job.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <inttypes.h>
 #include <libgen.h>
 #include <math.h>
@@ -25,6 +27,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -33,6 +36,7 @@
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/log.h"
+#include "stackbench/report.h"
 #include "stackbench/store.h"
 
 #define INIT_MAX (8u << 20) /* the job line: a campaign text of at most 1 MiB, escaped */
@@ -40,7 +44,8 @@
 static struct job {
 	int fd;
 	pthread_mutex_t send_mu;
-	bool run;
+	bool run, report, notify;
+	unsigned done, total; /* notify: the points stored, in all */
 	int64_t id;
 	struct sbd_cred owner;
 	pid_t parent;
@@ -49,8 +54,9 @@ static struct job {
 	size_t len;
 	unsigned workers;
 	int64_t campaign_id, prev_campaign_id;
+	const struct sb_campaign *c; /* while it runs (notify) */
 	/* control, set by the reader thread and SIGTERM */
-	volatile sig_atomic_t stop, pause;
+	volatile sig_atomic_t stop, pause, cancelled;
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	bool go, closed;
@@ -188,6 +194,9 @@ static void on_progress(void *ctx, const struct sb_run_progress *p)
 	cJSON_AddBoolToObject(o, "rig_fault", p->last_rig_fault);
 	add_point(o, p->last);
 	send_obj("point_finished", o, false);
+	/* The campaign's notify: command, as the submitter, on a thermal failure. */
+	if (job.c)
+		sb_notify_progress(job.c, p, job.db, job.id, true);
 }
 
 static void on_event(void *ctx, const struct sb_run_event *ev)
@@ -252,6 +261,8 @@ static int on_ctl(void *ctx, char *line, size_t len, int err)
 		job.pause = 0;
 	else if (ctl && !strcmp(ctl, "stop"))
 		job.stop = 1;
+	else if (ctl && !strcmp(ctl, "cancel"))
+		job.stop = job.cancelled = 1;
 	pthread_cond_broadcast(&job.cond);
 	pthread_mutex_unlock(&job.mu);
 	cJSON_Delete(o);
@@ -376,6 +387,10 @@ static int take_job(const char *line, const int *fds, int nfds)
 	if (!o)
 		return sb_error_set(SB_ERR_PARSE, "the job line is not JSON");
 	job.run = !strcmp(jstr(o, "mode"), "run");
+	job.report = !strcmp(jstr(o, "mode"), "report");
+	job.notify = !strcmp(jstr(o, "mode"), "notify");
+	job.done = (unsigned)jnum(o, "done", 0);
+	job.total = (unsigned)jnum(o, "total", 0);
 	job.id = (int64_t)jnum(o, "job", 0);
 	job.owner.uid = (uid_t)jnum(o, "uid", -1);
 	job.owner.gid = (gid_t)jnum(o, "gid", -1);
@@ -575,7 +590,7 @@ static int decide_resume(struct sb_store *st, const char *name, bool *resume)
 	return 0;
 }
 
-static int run(struct sb_campaign *c, char *msg, size_t size)
+static int run(struct sb_campaign *c, struct sb_run_summary *sum, char *msg, size_t size)
 {
 	struct sb_run_options ro = {
 	    .jobs = job.workers,
@@ -584,7 +599,6 @@ static int run(struct sb_campaign *c, char *msg, size_t size)
 	    .pause = &job.pause,
 	    .event = on_event,
 	};
-	struct sb_run_summary sum;
 	struct sb_store *st = NULL;
 	int e;
 
@@ -594,15 +608,137 @@ static int run(struct sb_campaign *c, char *msg, size_t size)
 		sb_info("%s campaign '%s' in '%s' on %u board%s",
 		        ro.resume ? "resuming" : "starting", c->name, job.db, job.workers,
 		        job.workers == 1 ? "" : "s");
-		e = sb_campaign_run(c, st, &ro, &sum);
+		job.c = c;
+		e = sb_campaign_run(c, st, &ro, sum);
+		job.c = NULL;
 	}
 	if (e == 0)
-		snprintf(msg, size,
-		         "campaign %" PRId64
-		         " complete: %u points (%u run now, %u stored before, %u "
-		         "with a thermal failure) in %.1f s",
-		         sum.campaign_id, sum.total, sum.run, sum.skipped, sum.failed, sum.wall_s);
+		snprintf(
+		    msg, size,
+		    "campaign %" PRId64 " complete: %u points (%u run now, %u stored before, %u "
+		    "with a thermal failure) in %.1f s",
+		    sum->campaign_id, sum->total, sum->run, sum->skipped, sum->failed, sum->wall_s);
 	sb_store_close(st);
+	return e;
+}
+
+/* ---- a finished job's report, as the submitter ------------------------------------------- */
+
+static char *base64(const unsigned char *p, size_t n)
+{
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
+
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)p[i] << 16 | (i + 1 < n ? (unsigned)p[i + 1] << 8 : 0) |
+		             (i + 2 < n ? p[i + 2] : 0);
+
+		*o++ = tab[v >> 18 & 63];
+		*o++ = tab[v >> 12 & 63];
+		*o++ = i + 1 < n ? tab[v >> 6 & 63] : '=';
+		*o++ = i + 2 < n ? tab[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Send a file of the report folder (a regular file, at most SBD_REPORT_FILE_MAX bytes). */
+static int send_file(int dirfd, const char *name, size_t *total)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	unsigned char *data = NULL;
+	struct stat st;
+	char *b64;
+	cJSON *o;
+	int e = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		e = sb_error_set(SB_ERR_IO, "the report's '%s': not a regular file", name);
+	else if (st.st_size > SBD_REPORT_FILE_MAX || *total + (size_t)st.st_size > SBD_REPORT_MAX)
+		e = sb_error_set(SB_ERR_RANGE, "the report's '%s' is too large (%lld bytes)", name,
+		                 (long long)st.st_size);
+	else if (!(data = malloc((size_t)st.st_size + 1)))
+		e = sb_error_set(SB_ERR_NOMEM, "out of memory");
+	else if (read(fd, data, (size_t)st.st_size) != (ssize_t)st.st_size)
+		e = sb_error_set(SB_ERR_IO, "cannot read the report's '%s'", name);
+	if (fd >= 0)
+		close(fd);
+	if (e < 0) {
+		free(data);
+		return e;
+	}
+	*total += (size_t)st.st_size;
+	b64 = base64(data, (size_t)st.st_size);
+	free(data);
+	if (!b64 || !(o = cJSON_CreateObject())) {
+		free(b64);
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	}
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "data", b64);
+	free(b64);
+	send_obj("file", o, false);
+	return 0;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path) < 0 ? 0 : 0;
+}
+
+/*
+ * The HTML report of the job's campaign (figures as PNG, the page with its SVGs inside), made
+ * in a private temporary folder as the submitter and sent to the main process file by file
+ * (it serves them; it never reads the submitter's files). Then the folder goes.
+ */
+static int report(char *msg, size_t size)
+{
+	struct sb_report_options ro = {.html = true, .formats = SB_REPORT_PNG | SB_REPORT_SVG};
+	char tmp[] = "/tmp/stackbench-report-XXXXXX", out[64];
+	struct sb_store *st = NULL;
+	struct dirent *de;
+	size_t total = 0;
+	int e, dirfd;
+	DIR *dir;
+
+	ro.campaigns = &job.campaign_id;
+	ro.ncampaigns = 1;
+	if ((e = sb_store_open_readonly(&st, job.db)) < 0)
+		return e;
+	if (!mkdtemp(tmp)) {
+		sb_store_close(st);
+		return sb_error_set(SB_ERR_IO, "cannot make a temporary folder: %s",
+		                    strerror(errno));
+	}
+	snprintf(out, sizeof(out), "%s/r", tmp);
+	ro.out_dir = out;
+	e = sb_report(st, &ro);
+	sb_store_close(st);
+	if (e >= 0) {
+		snprintf(msg, size, "%d figure%s", e, e == 1 ? "" : "s");
+		if ((dirfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+		    !(dir = fdopendir(dirfd))) {
+			e = sb_error_set(SB_ERR_IO, "cannot read the report's folder");
+		} else {
+			/* report.html first, then the figures' PNGs. */
+			e = send_file(dirfd, "report.html", &total);
+			while (e >= 0 && (de = readdir(dir))) {
+				size_t n = strlen(de->d_name);
+
+				if (n > 4 && n < SBD_REPORT_NAME_MAX &&
+				    !strcmp(de->d_name + n - 4, ".png"))
+					e = send_file(dirfd, de->d_name, &total);
+			}
+			closedir(dir);
+		}
+	}
+	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return e;
 }
 
@@ -637,13 +773,63 @@ int sbd_job_main(void)
 		refuse(SBD_E_INTERNAL, "cannot start a thread");
 		return 1;
 	}
-	if (check(&c) < 0)
-		return 0;
-	if (job.run) {
-		e = run(&c, msg, sizeof(msg));
+	if (job.report) {
+		e = report(msg, sizeof(msg));
 		if (e < 0)
 			snprintf(msg, sizeof(msg), "%s",
 			         sb_error_detail()[0] ? sb_error_detail() : sb_strerror(e));
+		if ((o = cJSON_CreateObject())) {
+			cJSON_AddNumberToObject(o, "result", e < 0 ? e : 0);
+			cJSON_AddStringToObject(o, "message", msg);
+		}
+		send_obj("end", o, false);
+		return 0;
+	}
+	if (job.notify) {
+		/* Cancelled while queued or paused: its notify: command, as the submitter. */
+		struct sb_run_summary sum = {
+		    .campaign_id = job.campaign_id, .total = job.total, .skipped = job.done};
+
+		if ((e = sb_campaign_load_string(&c, job.file, job.text, job.len)) == 0) {
+			sb_notify_end(&c, SB_ERR_INTERRUPTED, true, &sum, job.db, job.id,
+			              "cancelled while queued or paused", true);
+			sb_campaign_release(&c);
+		}
+		if ((o = cJSON_CreateObject())) {
+			cJSON_AddNumberToObject(o, "result", e < 0 ? e : 0);
+			cJSON_AddStringToObject(o, "message", e < 0 ? sb_error_detail() : "");
+		}
+		send_obj("end", o, false);
+		return 0;
+	}
+	if (check(&c) < 0)
+		return 0;
+	if (job.run) {
+		struct sb_run_summary sum = {0};
+
+		e = run(&c, &sum, msg, sizeof(msg));
+		if (e < 0)
+			snprintf(msg, sizeof(msg), "%s",
+			         sb_error_detail()[0] ? sb_error_detail() : sb_strerror(e));
+		if (c.notify.argc) {
+			/* Stopped: a cancel says so on the channel before its SIGTERM (the line may
+			 * still be on its way); else it was paused or the daemon stops (not an end). */
+			struct timespec until;
+
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += 500000000;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			pthread_mutex_lock(&job.mu);
+			while (e == SB_ERR_INTERRUPTED && !job.cancelled && !job.pause &&
+			       !job.closed)
+				if (pthread_cond_timedwait(&job.cond, &job.mu, &until) == ETIMEDOUT)
+					break;
+			pthread_mutex_unlock(&job.mu);
+			sb_notify_end(&c, e, job.cancelled, &sum, job.db, job.id, msg, true);
+		}
 		if ((o = cJSON_CreateObject())) {
 			cJSON_AddNumberToObject(o, "result", e);
 			cJSON_AddStringToObject(o, "message", msg);

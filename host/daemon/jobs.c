@@ -563,6 +563,28 @@ void sbd_schedule(struct sbd *d)
 	pthread_mutex_unlock(&d->mu);
 }
 
+/*
+ * A job cancelled without a process (queued or paused): its campaign's notify: command runs
+ * in a process as the submitter, given the campaign's text (still kept: the job is not finished
+ * yet). The main process does not parse the campaign: a text that cannot hold the key is the
+ * only one spared the process.
+ */
+static void notify_cancelled(struct sbd *d, struct sbd_job *j)
+{
+	char *text;
+	size_t len;
+
+	if (!j->checked || sbd_queue_text(d->q, j->id, &text, &len) < 0) {
+		sb_error_clear();
+		return;
+	}
+	if (memmem(text, len, "notify", 6) &&
+	    sbd_proc_start(d, j, SBD_PROC_NOTIFY, 0, NULL, NULL, text, len) < 0)
+		sb_warn("job %" PRId64 ": cannot start its notify process: %s", j->id,
+		        sb_error_detail());
+	free(text);
+}
+
 const char *sbd_control(struct sbd *d, const struct sbd_cred *peer, enum sbd_cmd cmd, int64_t id,
                         char *err, size_t errsize)
 {
@@ -600,6 +622,7 @@ const char *sbd_control(struct sbd *d, const struct sbd_cred *peer, enum sbd_cmd
 			j->cancel_requested = true;
 			sbd_proc_stop(d, j->proc);
 		} else {
+			notify_cancelled(d, j);
 			snprintf(j->message, sizeof(j->message), "cancelled by user %lu",
 			         (unsigned long)peer->uid);
 			set_state(d, j, SBD_CANCELLED);
@@ -654,6 +677,7 @@ void sbd_stop_all(struct sbd *d)
 	pthread_mutex_unlock(&d->mu);
 	for (struct sbd_job *j = checking; j; j = j->next)
 		sbd_proc_stop(d, j->proc);
+	sbd_proc_stop_reports();
 }
 
 void sbd_tick(struct sbd *d)

@@ -50,6 +50,11 @@ struct sbd_proc {
 	char *text; /* a submit's campaign text, queued with the job when it passes */
 	size_t len;
 	struct sbd_proc_end end;
+	/* A report process: its job is a copy (owned), and the files it sent. */
+	bool own_job;
+	struct sbd_report_file *files;
+	unsigned nfiles;
+	size_t files_bytes;
 	struct sbd_proc *next;
 };
 
@@ -124,7 +129,13 @@ static char *job_line(struct sbd_job *j, enum sbd_proc_mode mode, const char *te
 	}
 	memcpy(campaign, text, len);
 	campaign[len] = '\0';
-	cJSON_AddStringToObject(o, "mode", mode == SBD_PROC_RUN ? "run" : "check");
+	cJSON_AddStringToObject(o, "mode",
+	                        mode == SBD_PROC_RUN      ? "run"
+	                        : mode == SBD_PROC_REPORT ? "report"
+	                        : mode == SBD_PROC_NOTIFY ? "notify"
+	                                                  : "check");
+	cJSON_AddNumberToObject(o, "done", j->done);
+	cJSON_AddNumberToObject(o, "total", j->total ? j->total : j->npoints);
 	cJSON_AddNumberToObject(o, "job", (double)j->id);
 	cJSON_AddNumberToObject(o, "uid", j->owner.uid);
 	cJSON_AddNumberToObject(o, "gid", j->owner.gid);
@@ -214,8 +225,23 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 	p->client = client;
 	snprintf(p->tag, sizeof(p->tag), "%s", tag ? tag : "");
 	p->started = sbd_now();
-	sb_linebuf_init(&p->in, MSG_MAX);
-	if (mode == SBD_PROC_CHECK && text) {
+	/* A report's files come as lines of base64. */
+	sb_linebuf_init(&p->in,
+	                mode == SBD_PROC_REPORT ? SBD_REPORT_FILE_MAX / 3 * 4 + 4096 : MSG_MAX);
+	if (mode == SBD_PROC_REPORT || mode == SBD_PROC_NOTIFY) {
+		struct sbd_job *copy = malloc(sizeof(*copy));
+
+		if (!copy) {
+			e = sb_error_set(SB_ERR_NOMEM, "out of memory");
+			goto fail;
+		}
+		*copy = *j;
+		copy->proc = NULL;
+		copy->next = NULL;
+		p->job = j = copy;
+		p->own_job = true;
+	}
+	if (mode == SBD_PROC_CHECK && text) { /* queued with the job when the check passes */
 		if (!(p->text = malloc(len + 1))) {
 			e = sb_error_set(SB_ERR_NOMEM, "out of memory");
 			goto fail;
@@ -270,11 +296,18 @@ int sbd_proc_start(struct sbd *d, struct sbd_job *j, enum sbd_proc_mode mode, ui
 	p->next = procs;
 	procs = p;
 	d->nprocs++;
-	j->proc = p;
+	if (!p->own_job)
+		j->proc = p;
 	sb_dbg("job %" PRId64 ": %s process %ld as user %lu", j->id,
-	       mode == SBD_PROC_RUN ? "run" : "check", (long)p->pid, (unsigned long)j->owner.uid);
+	       mode == SBD_PROC_RUN      ? "run"
+	       : mode == SBD_PROC_REPORT ? "report"
+	       : mode == SBD_PROC_NOTIFY ? "notify"
+	                                 : "check",
+	       (long)p->pid, (unsigned long)j->owner.uid);
 	return 0;
 fail:
+	if (p->own_job)
+		free(p->job);
 	for (unsigned i = 0; i < nfds; i++)
 		close(fds[i]);
 	if (sv[0] >= 0)
@@ -288,7 +321,21 @@ fail:
 	return e;
 }
 
+int sbd_proc_report(struct sbd *d, const struct sbd_job *j)
+{
+	return sbd_proc_start(d, (struct sbd_job *)j, SBD_PROC_REPORT, 0, NULL, NULL, "", 0);
+}
+
 /* ---- control ------------------------------------------------------------------------------ */
+
+void sbd_proc_stop_reports(void)
+{
+	for (struct sbd_proc *p = procs; p; p = p->next)
+		if (p->own_job && !p->exited && !p->end.killed) {
+			kill(p->pid, SIGKILL);
+			p->end.killed = true;
+		}
+}
 
 void sbd_proc_pause(struct sbd_proc *p, bool pause)
 {
@@ -305,7 +352,8 @@ void sbd_proc_stop(struct sbd *d, struct sbd_proc *p)
 		p->end.killed = true;
 		return;
 	}
-	send_ctl(d, p, "stop");
+	/* "cancel": the job's end (its notify: command runs); "stop": resumed later. */
+	send_ctl(d, p, p->job->cancel_requested ? "cancel" : "stop");
 	if (kill(p->pid, SIGTERM) < 0)
 		sb_warn("job %" PRId64 ": cannot signal its process %ld: %s", p->job->id,
 		        (long)p->pid, strerror(errno));
@@ -584,6 +632,87 @@ static bool on_checked(struct sbd_proc *p, const cJSON *m)
 	return true;
 }
 
+/* Strict base64 into out (room for 3/4 of the text); the length, or -1. */
+static ssize_t unbase64(const char *in, unsigned char *out)
+{
+	size_t n = strlen(in), o = 0;
+
+	if (n % 4)
+		return -1;
+	for (size_t i = 0; i < n; i += 4) {
+		unsigned v = 0, pad = 0;
+
+		for (unsigned k = 0; k < 4; k++) {
+			char c = in[i + k];
+			unsigned x;
+
+			if (c >= 'A' && c <= 'Z')
+				x = (unsigned)(c - 'A');
+			else if (c >= 'a' && c <= 'z')
+				x = (unsigned)(c - 'a') + 26;
+			else if (c >= '0' && c <= '9')
+				x = (unsigned)(c - '0') + 52;
+			else if (c == '+')
+				x = 62;
+			else if (c == '/')
+				x = 63;
+			else if (c == '=' && i + 4 == n && k >= 2 && (k == 3 || in[i + 3] == '='))
+				x = 0, pad++;
+			else
+				return -1;
+			v = v << 6 | x;
+		}
+		out[o++] = (unsigned char)(v >> 16);
+		if (pad < 2)
+			out[o++] = (unsigned char)(v >> 8);
+		if (pad < 1)
+			out[o++] = (unsigned char)v;
+	}
+	return (ssize_t)o;
+}
+
+/* A report's file: report.html or NAME.png (letters, digits, '.', '_', '-'), within the
+ * limits, each name once. */
+static bool on_file(struct sbd_proc *p, const cJSON *m)
+{
+	struct sbd_report_file *f;
+	const char *name, *data;
+	size_t n;
+	ssize_t len;
+
+	if (!get_str(m, "name", SBD_REPORT_NAME_MAX - 1, &name) ||
+	    !get_str(m, "data", SBD_REPORT_FILE_MAX / 3 * 4 + 4, &data))
+		return false;
+	n = strlen(name);
+	if (strcmp(name, "report.html") && (n < 5 || strcmp(name + n - 4, ".png")))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((name[i] >= 'a' && name[i] <= 'z') || (name[i] >= 'A' && name[i] <= 'Z') ||
+		      (name[i] >= '0' && name[i] <= '9') || name[i] == '.' || name[i] == '_' ||
+		      name[i] == '-') ||
+		    (name[i] == '.' && i == 0))
+			return false;
+	for (unsigned i = 0; i < p->nfiles; i++)
+		if (!strcmp(p->files[i].name, name))
+			return false;
+	if (p->nfiles >= 256 || !(f = realloc(p->files, (p->nfiles + 1) * sizeof(*f))))
+		return false;
+	p->files = f;
+	f = &p->files[p->nfiles];
+	if (!(f->data = malloc(strlen(data) / 4 * 3 + 1)))
+		return false;
+	if ((len = unbase64(data, f->data)) < 0 || (size_t)len > SBD_REPORT_FILE_MAX ||
+	    p->files_bytes + (size_t)len > SBD_REPORT_MAX) {
+		free(f->data);
+		return false;
+	}
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->len = (size_t)len;
+	p->files_bytes += f->len;
+	p->nfiles++;
+	return true;
+}
+
 /* One line from a job process; false when it breaks the rules (the process is killed). */
 static bool on_msg(struct sbd *d, struct sbd_proc *p, const cJSON *m)
 {
@@ -625,6 +754,8 @@ static bool on_msg(struct sbd *d, struct sbd_proc *p, const cJSON *m)
 		snprintf(p->end.message, sizeof(p->end.message), "%s", s);
 		return true;
 	}
+	if (!strcmp(t, "file"))
+		return p->mode == SBD_PROC_REPORT && on_file(p, m);
 	if (!strcmp(t, "end")) {
 		if (!get_int(m, "result", -1000, 0, &v) || !get_str(m, "message", 4096, &s))
 			return false;
@@ -735,6 +866,37 @@ static void maybe_done(struct sbd *d, struct sbd_proc *p)
 	p->dead = true;
 	p->next = dead;
 	dead = p;
+	if (p->mode == SBD_PROC_REPORT) {
+		bool ok = p->end.ended && p->end.result >= 0 && !p->end.killed && p->nfiles;
+
+		if (!ok && !p->end.ended)
+			snprintf(p->end.message, sizeof(p->end.message),
+			         "the report's process as user %lu ended without a report%s",
+			         (unsigned long)p->job->owner.uid,
+			         p->end.killed ? " (killed: it broke the rules or took too long)"
+			                       : "");
+		if (ok)
+			sb_info("job %" PRId64 ": report made as user %lu (%u files, %zu bytes)",
+			        p->job->id, (unsigned long)p->job->owner.uid, p->nfiles,
+			        p->files_bytes);
+		else
+			sb_warn("job %" PRId64 ": no report: %s", p->job->id, p->end.message);
+		sbd_web_report_done(p->job->id, ok, p->end.message, p->files, p->nfiles);
+		p->files = NULL;
+		p->nfiles = 0;
+		free(text);
+		return;
+	}
+	if (p->mode == SBD_PROC_NOTIFY) {
+		if (!p->end.ended)
+			sb_warn("job %" PRId64 ": its notify process as user %lu ended without a "
+			        "word%s (status %d)%s%s",
+			        p->job->id, (unsigned long)p->job->owner.uid,
+			        p->end.killed ? " (killed)" : "", p->end.status,
+			        p->end.message[0] ? ": " : "", p->end.message);
+		free(text);
+		return;
+	}
 	sbd_job_proc_done(d, p->job, p->mode, p->client, p->tag, &p->end, text, p->len);
 }
 
@@ -746,6 +908,11 @@ void sbd_proc_free_dead(void)
 		dead = p->next;
 		sb_linebuf_release(&p->in);
 		free(p->out);
+		for (unsigned i = 0; i < p->nfiles; i++)
+			free(p->files[i].data);
+		free(p->files);
+		if (p->own_job)
+			free(p->job);
 		free(p);
 	}
 }
@@ -793,6 +960,17 @@ void sbd_proc_tick(struct sbd *d)
 	for (struct sbd_proc *p = procs; p; p = p->next) {
 		if (p->exited)
 			continue;
+		if (p->own_job) {
+			if (now > p->started + SBD_REPORT_S && !p->end.killed) {
+				sb_warn(
+				    "job %" PRId64 ": its %s process took more than %d s; killed",
+				    p->job->id, p->mode == SBD_PROC_REPORT ? "report" : "notify",
+				    SBD_REPORT_S);
+				kill(p->pid, SIGKILL);
+				p->end.killed = true;
+			}
+			continue;
+		}
 		if (!p->end.checked && !p->end.code && now > p->started + d->opt.limits.check_s) {
 			sb_warn("job %" PRId64 ": the checks as user %lu did not end within %u s; "
 			        "killed",

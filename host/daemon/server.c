@@ -845,6 +845,7 @@ int sbd_server_run(struct sbd *d, int lfd, int sfd)
 				pthread_mutex_lock(&d->mu);
 				d->wake_pending = false;
 				pthread_mutex_unlock(&d->mu);
+				sbd_web_pump(d);
 				pump_all(&s);
 			} else if (*(const int *)p == SBD_WATCH_PROC) {
 				sbd_proc_io(d, p, evs[i].events);

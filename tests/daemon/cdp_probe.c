@@ -4,9 +4,10 @@
  * (--remote-debugging-pipe: JSON messages separated by NUL on fds 3 and 4), so a test can load
  * a page, wait in real time until a JavaScript condition holds, and read a value from it.
  *
- *   sb_cdp_probe [--chromium PATH] [--timeout-s N] [--hold-s N] URL UNTIL RESULT
+ *   sb_cdp_probe [--chromium PATH] [--timeout-s N] [--hold-s N] [--first URL0] URL UNTIL RESULT
  *
- * Opens URL, evaluates UNTIL every 200 ms until it is true (or the timeout: exit 1), waits
+ * With --first, opens URL0 first and waits until it has loaded (its cookies set), then goes
+ * to URL in the same tab (a page of another origin, say, in the same browser profile). Opens URL, evaluates UNTIL every 200 ms until it is true (or the timeout: exit 1), waits
  * --hold-s more seconds (the page keeps running), then prints the value of RESULT (a JSON
  * text; RESULT should evaluate to a string, e.g. JSON.stringify(...)). Exit 77 when Chromium
  * is not installed (the test is skipped), 1 on failure.
@@ -154,7 +155,7 @@ static const char *str_at(cJSON *m, const char *a, const char *b)
 
 int main(int argc, char **argv)
 {
-	const char *chromium = "/usr/bin/chromium";
+	const char *chromium = "/usr/bin/chromium", *first = NULL;
 	double timeout_s = 30, hold_s = 0;
 	int to[2], from[2], i, status;
 	char udd[] = "/tmp/sb-cdp-XXXXXX";
@@ -169,12 +170,15 @@ int main(int argc, char **argv)
 			timeout_s = strtod(argv[i + 1], NULL);
 		else if (!strcmp(argv[i], "--hold-s"))
 			hold_s = strtod(argv[i + 1], NULL);
+		else if (!strcmp(argv[i], "--first"))
+			first = argv[i + 1];
 		else
 			die("unknown option");
 	}
 	if (argc - i != 3)
-		die("usage: sb_cdp_probe [--chromium PATH] [--timeout-s N] [--hold-s N] URL UNTIL "
-		    "RESULT");
+		die("usage: sb_cdp_probe [--chromium PATH] [--timeout-s N] [--hold-s N] [--first "
+		    "URL0] "
+		    "URL UNTIL RESULT");
 	if (access(chromium, X_OK) < 0) {
 		fprintf(stderr, "sb_cdp_probe: no Chromium at '%s' (Debian package chromium)\n",
 		        chromium);
@@ -209,7 +213,7 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	p = cJSON_CreateObject();
-	cJSON_AddStringToObject(p, "url", argv[i]);
+	cJSON_AddStringToObject(p, "url", first ? first : argv[i]);
 	m = call("Target.createTarget", p, NULL);
 	target = strdup(str_at(m, "result", "targetId") ? str_at(m, "result", "targetId") : "");
 	cJSON_Delete(m);
@@ -220,8 +224,36 @@ int main(int argc, char **argv)
 	session = strdup(str_at(m, "result", "sessionId") ? str_at(m, "result", "sessionId") : "");
 	cJSON_Delete(m);
 
-	/* The new target shows about:blank first: the condition is about the page asked for. */
-	snprintf(until, sizeof(until), "location.href !== 'about:blank' && (%s)", argv[i + 1]);
+	if (first) {
+		/* URL0 loaded, then URL in the same tab; the condition is about URL's page. */
+		cJSON *q = cJSON_CreateString(first);
+		char *lit = cJSON_PrintUnformatted(q);
+
+		snprintf(until, sizeof(until),
+		         "location.href !== 'about:blank' && document.readyState === 'complete'");
+		for (double t_end = now() + timeout_s;; usleep(200000)) {
+			v = eval(session, until, &m);
+			if (cJSON_IsTrue(v)) {
+				cJSON_Delete(m);
+				break;
+			}
+			cJSON_Delete(m);
+			if (now() > t_end)
+				die("the first page did not load");
+		}
+		p = cJSON_CreateObject();
+		cJSON_AddStringToObject(p, "url", argv[i]);
+		cJSON_Delete(call("Page.navigate", p, session));
+		snprintf(until, sizeof(until), "location.href !== %s && (%s)", lit ? lit : "''",
+		         argv[i + 1]);
+		cJSON_free(lit);
+		cJSON_Delete(q);
+	} else {
+		/* The new target shows about:blank first: the condition is about the page asked
+		 * for. */
+		snprintf(until, sizeof(until), "location.href !== 'about:blank' && (%s)",
+		         argv[i + 1]);
+	}
 	for (double t_end = now() + timeout_s;;) {
 		v = eval(session, until, &m);
 		if (cJSON_IsTrue(v)) {

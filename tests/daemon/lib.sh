@@ -57,6 +57,20 @@ kill_daemon() {
 	dpid=""
 }
 
+# job_state JOB: the job's state, as `stackbench queue --json` says ("" if not listed).
+job_state() {
+	"$exe" queue --json | tr -d ' \t\n' | sed -n "s/.*{\"id\":$1,\"state\":\"\([a-z]*\)\".*/\1/p"
+}
+
+# wait_job_state JOB STATE: until the job is in that state (30 s at most).
+wait_job_state() {
+	until_s=$(($(date +%s) + 30))
+	until [ "$(job_state "$1")" = "$2" ]; do
+		[ "$(date +%s)" -lt "$until_s" ] || fail "job $1 is $(job_state "$1"), not $2, after 30 s"
+		sleep 0.05
+	done
+}
+
 # count DB: points stored (0 when the database does not exist yet).
 count() {
 	[ -f "$1" ] || { echo 0; return; }

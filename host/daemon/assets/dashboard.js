@@ -18,6 +18,9 @@
     campaign: new Map(), // job id -> {index: [], values per metric}
     selected: null,
     events: 0, samples: 0, dropped: 0, lat: [], latCount: 0, connected: false,
+    session: null, // {csrf, uid, manage_all, can_act} from /api/session
+    actions: [],   // the answers to this page's actions, for the status line and tests
+    figures: null, // {job, names: [...], error} of the finished job whose figures are shown
   };
 
   function $(id) { return document.getElementById(id); }
@@ -164,15 +167,146 @@
       const tr = document.createElement('tr');
       tr.append(td(j.id, 'num'), td(j.state, 'state-' + j.state), td(j.priority, 'num'),
         td(j.name), td(j.points_done + '/' + j.points_total, 'num'), td(j.db), td(j.uid),
-        td(j.submitted_at), td(j.message, 'msg'));
+        td(j.submitted_at), td(j.message, 'msg'), actionsCell(j));
       qb.append(tr);
     }
+
+    const fb = $('finished').tBodies[0];
+    fb.replaceChildren();
+    for (const j of [...st.jobs.values()].filter(finished).sort((a, b) => b.id - a.id)) {
+      const tr = document.createElement('tr');
+      tr.append(td(j.id, 'num'), td(j.state, 'state-' + j.state), td(j.name),
+        td(j.points_done + '/' + j.points_total, 'num'), td(j.uid), td(j.finished_at),
+        td(j.message, 'msg'), reportCell(j));
+      fb.append(tr);
+    }
+    renderFigures();
 
     const l = latencyStats();
     $('stats').textContent = 'events ' + st.events + ', samples ' + st.samples +
       (st.dropped ? ', dropped ' + st.dropped : '') + '; sample \u2192 browser latency: ' +
       (l.n ? 'median ' + l.median_ms + ' ms, 95 % ' + l.p95_ms + ' ms, max ' + l.max_ms +
       ' ms over ' + l.n : 'none yet');
+  }
+  // ---- actions: pause, resume, cancel one's own jobs (POST with the session's CSRF token) ---
+  function mayAct(j) {
+    const s = st.session;
+    return !!s && s.can_act && (s.manage_all || s.uid === j.uid);
+  }
+  function actionsCell(j) {
+    const cell = document.createElement('td');
+    if (!mayAct(j)) return cell;
+    const acts = [];
+    if (j.state === 'running' || j.state === 'queued') acts.push('pause');
+    if (j.state === 'paused') acts.push('resume');
+    if (j.state === 'running' || j.state === 'queued' || j.state === 'paused') acts.push('cancel');
+    for (const a of acts) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = a;
+      b.className = a;
+      b.dataset.job = String(j.id);
+      b.dataset.action = a;
+      b.addEventListener('click', () => act(j.id, a));
+      cell.append(b);
+    }
+    return cell;
+  }
+  // ---- finished campaigns: their figures and HTML report (made as the submitter) ----------
+  function finished(j) { return j.state === 'done' || j.state === 'failed' || j.state === 'cancelled'; }
+  function mayView(j) {
+    const s = st.session;
+    return !!s && s.can_act && (s.manage_all || s.uid === j.uid) && j.campaign_id > 0;
+  }
+  function reportCell(j) {
+    const cell = document.createElement('td');
+    if (!mayView(j)) return cell;
+    const a = document.createElement('a');
+    a.href = 'jobs/' + encodeURIComponent(j.id) + '/report';
+    a.target = '_blank';
+    a.rel = 'noopener';
+    a.textContent = 'report';
+    a.dataset.job = String(j.id);
+    const b = document.createElement('button');
+    b.type = 'button';
+    b.textContent = 'figures';
+    b.className = 'figures';
+    b.dataset.job = String(j.id);
+    b.addEventListener('click', () => showFigures(j.id));
+    cell.append(b, a);
+    return cell;
+  }
+  async function showFigures(id) {
+    st.figures = { job: id, names: [], error: null, loading: true };
+    render();
+    try {
+      const r = await fetch('api/jobs/' + encodeURIComponent(id) + '/report',
+        { cache: 'no-store', credentials: 'same-origin' });
+      const body = await r.json();
+      if (body.ok) st.figures = { job: id, names: body.figures, error: null };
+      else st.figures = { job: id, names: [], error: body.error.message };
+    } catch (e) {
+      st.figures = { job: id, names: [], error: String(e) };
+    }
+    render();
+    return st.figures;
+  }
+  function renderFigures() {
+    const f = st.figures, box = $('figures');
+    $('figures-title').textContent = !f ? '' : f.loading ? 'job ' + f.job + ': making its report…'
+      : f.error ? 'job ' + f.job + ': ' + f.error
+      : 'job ' + f.job + ': ' + f.names.length + ' figure' + (f.names.length === 1 ? '' : 's');
+    const want = f && !f.loading && !f.error ? f.names.map(n => 'jobs/' + f.job + '/figures/' + encodeURIComponent(n)) : [];
+    const have = [...box.querySelectorAll('img')].map(i => i.getAttribute('src'));
+    if (want.length === have.length && want.every((w, i) => w === have[i])) return;
+    box.replaceChildren();
+    for (let i = 0; i < want.length; i++) {
+      const fig = document.createElement('figure');
+      const img = document.createElement('img');
+      img.src = want[i];
+      img.alt = f.names[i];
+      const cap = document.createElement('figcaption');
+      cap.textContent = f.names[i];
+      fig.append(img, cap);
+      box.append(fig);
+    }
+  }
+  async function session() {
+    try {
+      const r = await fetch('api/session', { cache: 'no-store', credentials: 'same-origin' });
+      if (r.ok) st.session = await r.json();
+    } catch (e) { /* retried by refresh */ }
+    render();
+    return st.session;
+  }
+  // POST an action; resolves to {status, body} (body: the daemon's JSON answer).
+  async function act(id, action) {
+    if (!st.session || !st.session.csrf) await session();
+    const csrf = st.session && st.session.csrf;
+    let res;
+    try {
+      const r = await fetch('api/jobs/' + encodeURIComponent(id) + '/' + action, {
+        method: 'POST', cache: 'no-store', credentials: 'same-origin',
+        headers: csrf ? { 'X-CSRF-Token': csrf } : {},
+      });
+      let body;
+      try { body = await r.json(); } catch (e) { body = { ok: false, error: { code: 'http', message: r.statusText } }; }
+      res = { status: r.status, body };
+    } catch (e) {
+      res = { status: 0, body: { ok: false, error: { code: 'network', message: String(e) } } };
+    }
+    st.actions.push(Object.assign({ job: id, action }, res));
+    const line = $('act-status');
+    if (res.body.ok) {
+      line.textContent = action + ' job ' + id + ': ' + res.body.job.state;
+      line.className = 'note';
+      st.jobs.set(res.body.job.id, res.body.job);
+    } else {
+      line.textContent = action + ' job ' + id + ' refused: ' + res.body.error.message;
+      line.className = 'note act-bad';
+    }
+    render();
+    return res;
   }
   function order(j) { return j.state === 'running' ? 0 : j.state === 'queued' || j.state === 'paused' ? 1 : 2; }
   function latencyStats() {
@@ -270,6 +404,7 @@
   makePlots($('campaign-plots'), 'cp-');
   $('board-select').addEventListener('change', e => { st.selected = e.target.value; render(); });
   refresh();
+  session();
   connect();
   setInterval(refresh, 5000);
 
@@ -281,6 +416,19 @@
       queueRows: $('queue').tBodies[0].rows.length,
       queueText: $('queue').tBodies[0].textContent,
       boardsText: $('boards').tBodies[0].textContent,
+      session: st.session ? { uid: st.session.uid, can_act: st.session.can_act,
+        manage_all: st.session.manage_all, csrf: !!st.session.csrf } : null,
+      buttons: [...document.querySelectorAll('#queue button')].map(b => b.dataset.job + ':' + b.dataset.action),
+      actions: st.actions,
+      actStatus: $('act-status').textContent,
+      finishedText: $('finished').tBodies[0].textContent,
+      reportLinks: [...document.querySelectorAll('#finished a')].map(a => a.dataset.job),
+      figures: [...document.querySelectorAll('#figures img')].map(i => ({
+        src: i.getAttribute('src'), w: i.naturalWidth, h: i.naturalHeight, done: i.complete })),
+      figuresTitle: $('figures-title').textContent,
     }),
+    showFigures,
+    act,
+    session: () => st.session,
   };
 })();

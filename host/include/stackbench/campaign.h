@@ -133,6 +133,30 @@ struct sb_campaign_point {
 	uint64_t seed; /* derived from the campaign seed and the key */
 };
 
+/*
+ * notify: a command run when the campaign ends, fails, is cancelled or has a thermal failure
+ * (docs/campaigns.md, "notify"): an argument vector, never a shell, run by sb_notify_run.
+ * Not part of the campaign's content (its hash): where a campaign's news go is not what it
+ * measures.
+ */
+#define SB_NOTIFY_MAX_ARGS 32
+#define SB_NOTIFY_TEXT_MAX 4096 /* the arguments' text in all, with their NULs */
+enum sb_notify_event {
+	SB_NOTIFY_DONE = 1u << 0,      /* every point stored */
+	SB_NOTIFY_FAILED = 1u << 1,    /* the campaign stopped on an error */
+	SB_NOTIFY_CANCELLED = 1u << 2, /* stopped by its user (cancel, Ctrl-C) */
+	SB_NOTIFY_THERMAL = 1u << 3,   /* a point ended in a thermal failure */
+	SB_NOTIFY_ALL = 15u,
+};
+struct sb_campaign_notify {
+	unsigned argc;                    /* 0: no notify */
+	unsigned off[SB_NOTIFY_MAX_ARGS]; /* argument i is text + off[i] */
+	char text[SB_NOTIFY_TEXT_MAX];
+	unsigned on;      /* enum sb_notify_event bits (default: all) */
+	double timeout_s; /* the command is killed after this (default 10 s) */
+	int line;         /* of the key, for messages */
+};
+
 struct sb_campaign {
 	char file[SB_CAMPAIGN_TEXT_MAX]; /* as given */
 	char name[SB_CAMPAIGN_NAME_MAX];
@@ -157,7 +181,8 @@ struct sb_campaign {
 	struct sb_campaign_axes axes;
 	unsigned nexclude, nonly;
 	struct sb_campaign_filter *exclude, *only;
-	/* Normalized content (canonical JSON of everything above but the file name) and its
+	struct sb_campaign_notify notify;
+	/* Normalized content (canonical JSON of everything above but the file name and notify) and its
 	 * 64-bit FNV-1a hash as 16 hex digits: what resume compares. */
 	char *normalized;
 	char hash[17];
@@ -178,6 +203,32 @@ int sb_campaign_load(struct sb_campaign *c, const char *path);
 int sb_campaign_load_string(struct sb_campaign *c, const char *name, const char *text, size_t len);
 
 void sb_campaign_release(struct sb_campaign *c);
+
+/* The facts of a notify event, for the command's environment (docs/campaigns.md, "notify"). */
+struct sb_notify_facts {
+	enum sb_notify_event event;
+	const char *db, *message;
+	int64_t campaign_id; /* 0: not made yet */
+	int64_t job;         /* the daemon's job (0: stackbench run) */
+	unsigned done, total;
+	/* thermal_failure */
+	int point_index;
+	const char *point_key;
+	double temp_c; /* NAN: not measured */
+};
+
+/* "done", "failed", "cancelled", "thermal_failure". */
+const char *sb_notify_event_name(enum sb_notify_event e);
+
+/*
+ * Run c's notify command for an event it asks for (else nothing): as an argument vector, never a
+ * shell, in this process's identity, with the facts in STACKBENCH_* variables added to the
+ * caller's environment, or (clean_env) to a fresh one (PATH, LANG, and HOME, USER, LOGNAME from
+ * the user database). Waits for it at most its timeout_s (then SIGTERM to its process group,
+ * SIGKILL a second later). What it did is logged (sb_info, sb_warn); the result is only for
+ * tests: 0, SB_ERR_NOT_FOUND (cannot run), SB_ERR_IO (exit status or signal), SB_ERR_TIMEOUT.
+ */
+int sb_notify_run(const struct sb_campaign *c, const struct sb_notify_facts *f, bool clean_env);
 
 /* What changes when a stored campaign is run again elsewhere (sb_campaign_load_stored). */
 struct sb_campaign_change {
@@ -322,6 +373,18 @@ struct sb_run_summary {
 	 * opened, or a point the boards cannot run (what the file asks for). */
 	bool open_failed, check_failed;
 };
+
+/* notify from a run's progress: thermal_failure when the point just stored failed so. */
+void sb_notify_progress(const struct sb_campaign *c, const struct sb_run_progress *p,
+                        const char *db, int64_t job, bool clean_env);
+/*
+ * notify at the end of a run, from sb_campaign_run's result: 0 done; SB_ERR_INTERRUPTED
+ * cancelled when cancelled (the user stopped it), else nothing (paused, or stopped to be
+ * resumed: not its end); any other failed. sum (may be NULL) gives the counts.
+ */
+void sb_notify_end(const struct sb_campaign *c, int result, bool cancelled,
+                   const struct sb_run_summary *sum, const char *db, int64_t job,
+                   const char *message, bool clean_env);
 
 /*
  * Check a loaded campaign against its boards without running anything (what --dry-run does):

@@ -706,17 +706,94 @@ static int parse_trace(struct parse *p, struct fy_node *n)
 	return 0;
 }
 
+/* notify: [ARGV...] or {command: [ARGV...], on: [EVENTS], timeout_s: S} */
+static int parse_notify(struct parse *p, struct fy_node *n)
+{
+	static const char *const keys[] = {"command", "on", "timeout_s", NULL};
+	struct sb_campaign_notify *nf = &p->c->notify;
+	struct fy_node *cmd = n, *it, *on = NULL;
+	size_t used = 0;
+	void *iter = NULL;
+	const char *s;
+	int e, idx;
+
+	nf->on = SB_NOTIFY_ALL;
+	nf->timeout_s = 10;
+	nf->line = sb_yaml_line(n);
+	if (fy_node_is_mapping(n)) {
+		if ((e = sb_yaml_check_keys(&p->y, n, "notify", keys)) < 0 ||
+		    (e = sb_yaml_get_double(&p->y, n, "timeout_s", false, 0.1, 3600,
+		                            &nf->timeout_s)) < 0)
+			return e;
+		if (!(cmd = sb_yaml_get(n, "command")))
+			return sb_yaml_error(&p->y, n, SB_ERR_PARSE,
+			                     "missing key 'command' in 'notify'");
+		on = sb_yaml_get(n, "on");
+	}
+	if ((e = sb_yaml_expect_seq(&p->y, cmd,
+	                            "key 'notify' (a command as a list: [PROGRAM, "
+	                            "ARG...], never a shell line)")) < 0)
+		return e;
+	if (sb_yaml_seq_len(cmd) < 1 || sb_yaml_seq_len(cmd) > SB_NOTIFY_MAX_ARGS)
+		return sb_yaml_error(&p->y, cmd, SB_ERR_PARSE,
+		                     "key 'notify': a program and at most %d arguments in all",
+		                     SB_NOTIFY_MAX_ARGS);
+	while ((it = sb_yaml_seq_next(cmd, &iter))) {
+		size_t len;
+
+		if ((e = sb_yaml_to_str(&p->y, it, "key 'notify'", &s)) < 0)
+			return e;
+		len = strlen(s);
+		if (!nf->argc && !len)
+			return sb_yaml_error(&p->y, it, SB_ERR_PARSE,
+			                     "key 'notify': an empty program");
+		if (used + len + 1 > sizeof(nf->text))
+			return sb_yaml_error(&p->y, it, SB_ERR_PARSE,
+			                     "key 'notify': the command is longer than %zu bytes",
+			                     sizeof(nf->text) - 1);
+		memcpy(nf->text + used, s, len + 1);
+		nf->off[nf->argc++] = (unsigned)used;
+		used += len + 1;
+	}
+	if (on) {
+		static const char *const events[] = {"done", "failed", "cancelled",
+		                                     "thermal_failure", NULL};
+
+		iter = NULL;
+		nf->on = 0;
+		if ((e = sb_yaml_expect_seq(&p->y, on, "key 'on' in 'notify'")) < 0)
+			return e;
+		while ((it = sb_yaml_seq_next(on, &iter))) {
+			if ((e = sb_yaml_to_enum(&p->y, it, "key 'on' in 'notify'", events, &idx)) <
+			    0)
+				return e;
+			nf->on |= 1u << idx;
+		}
+	}
+	return 0;
+}
+
 static int parse_root(struct parse *p)
 {
-	static const char *const keys[] = {"format",         "name",
-	                                   "description",    "kind",
-	                                   "bench",          "instruments",
-	                                   "durations",      "sample_interval_ms",
-	                                   "seed",           "fast_forward",
-	                                   "sweep",          "exclude",
-	                                   "only",           "recovery",
-	                                   "cooling_settle", "trace",
-	                                   "port_order",     NULL};
+	static const char *const keys[] = {"format",
+	                                   "name",
+	                                   "description",
+	                                   "kind",
+	                                   "bench",
+	                                   "instruments",
+	                                   "durations",
+	                                   "sample_interval_ms",
+	                                   "seed",
+	                                   "fast_forward",
+	                                   "sweep",
+	                                   "exclude",
+	                                   "only",
+	                                   "recovery",
+	                                   "cooling_settle",
+	                                   "trace",
+	                                   "port_order",
+	                                   "notify",
+	                                   NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *root = sb_yaml_root(&p->y), *n;
 	const char *s;
@@ -761,6 +838,8 @@ static int parse_root(struct parse *p)
 	if ((n = sb_yaml_get(root, "durations")) && (e = parse_durations(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "trace")) && (e = parse_trace(p, n)) < 0)
+		return e;
+	if ((n = sb_yaml_get(root, "notify")) && (e = parse_notify(p, n)) < 0)
 		return e;
 	if ((e = sb_yaml_get_double(&p->y, root, "sample_interval_ms", false, 0.01, 3600000,
 	                            &c->sample_interval_ms)) < 0 ||
