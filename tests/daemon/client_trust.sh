@@ -16,7 +16,7 @@ chmod 755 "$work"
 fake_dir=/tmp/stackbench-$alice_uid
 fpid=""
 cleanup_hook() {
-	[ -z "$fpid" ] || kill "$fpid" 2>/dev/null || true
+	[ -z "$fpid" ] || kill_tree "$fpid"
 	rm -rf "$fake_dir"
 }
 cp "$examples/quick.yaml" "$work/quick.yaml"
@@ -52,7 +52,7 @@ grep -q "is served by user $bob_uid (PID [0-9]*), neither root, you nor the syst
 echo "$name: another user's socket: $(cat "$work/out")"
 
 # Her own folder, but open to others (0755): refused too; made private (0700): used.
-kill "$fpid"
+kill_tree "$fpid"
 wait "$fpid" 2>/dev/null || true
 fpid=""
 rm -rf "$fake_dir"

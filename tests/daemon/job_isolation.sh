@@ -78,7 +78,7 @@ n=$(count "$work/alice/h.db")
 as_alice "$exe" run "$work/long.yaml" --db "$work/alice/h.db" --resume >/dev/null 2>"$work/err" &
 rpid=$!
 wait_points "$work/alice/h.db" $((n + 1))
-kill "$rpid"
+kill_tree "$rpid"
 wait "$rpid" 2>/dev/null || true
 echo "$name: a hung job cancelled in $ms ms with $n points stored; it resumes by hand"
 "$probe" "$work/s.sock" --line '{"cmd":"status"}' --read 1 | grep -q '"ok":true' ||

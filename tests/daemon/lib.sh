@@ -4,6 +4,14 @@
 dpid=""
 work=$(mktemp -d /tmp/sb-daemon-test-XXXXXX)
 cleanup_hook() { :; }
+# kill_tree PID: its descendants, then PID. "as_alice CMD &" makes $! a subshell whose child runs
+# CMD (as_alice is a function): killing $! alone leaves CMD running after the test.
+kill_tree() {
+	for c in $(cat "/proc/$1/task/"*/children 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill "$1" 2>/dev/null || true
+}
 trap 'cleanup_hook; kill_daemon; rm -rf "$work"' EXIT
 export STACKBENCH_LOCK_DIR="$work/locks"
 export STACKBENCH_SOCKET="$work/s.sock"
