@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xACE3E41Full,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x55FBE85Bull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -543,6 +543,303 @@ static const struct sb_regmap_reg r_sim_ctrl[] = {
 	 NULL, 0, "Requests simulated one by one since the model started (not counting fast-forwarded ones)."},
 };
 
+static const struct sb_regmap_value v_hbm_card_engine_kind[] = {
+	{"hbm2_axi", 1u},
+};
+
+static const struct sb_regmap_field f_hbm_card_engine[] = {
+	{"kind", 0, 7, SB_ACC_RO, false, 0x1u, v_hbm_card_engine_kind, 1, "Traffic engine of the design (1 = one AXI3 traffic engine per HBM port, block hbm_port)."},
+	{"ports", 8, 15, SB_ACC_RO, false, 0x20u, NULL, 0, "Number of hbm_port blocks (AXI3 ports with an engine)."},
+	{"stacks", 16, 19, SB_ACC_RO, false, 0x2u, NULL, 0, "HBM stacks."},
+	{"data_bytes", 20, 27, SB_ACC_RO, false, 0x20u, NULL, 0, "Bytes per AXI data beat (256-bit ports: 32)."},
+};
+
+static const struct sb_regmap_field f_hbm_card_geometry[] = {
+	{"pcs", 0, 7, SB_ACC_RO, false, 0x20u, NULL, 0, "Pseudo channels (one per AXI port)."},
+	{"banks_per_pc", 8, 15, SB_ACC_RO, false, 0x10u, NULL, 0, "Banks in each pseudo channel."},
+	{"bank_groups", 16, 19, SB_ACC_RO, false, 0x4u, NULL, 0, "Bank groups in each pseudo channel."},
+	{"pc_mb", 20, 31, SB_ACC_RO, false, 0x100u, NULL, 0, "Capacity of a pseudo channel in MiB."},
+};
+
+static const struct sb_regmap_field f_hbm_card_features[] = {
+	{"simulated", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "1 when the board is the simulated model."},
+	{"global_addressing", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "The controller's AXI switch is enabled: every port reaches every pseudo channel of its stack."},
+	{"check", 2, 2, SB_ACC_RO, false, 0x1u, NULL, 0, "The engines can compare read data with the write pattern."},
+};
+
+static const struct sb_regmap_value v_hbm_card_mc_config_addr_map[] = {
+	{"rbc_bgi", 0u},
+	{"rbc", 1u},
+	{"brc", 2u},
+	{"rcb", 3u},
+};
+
+static const struct sb_regmap_value v_hbm_card_mc_config_page[] = {
+	{"open", 0u},
+	{"closed", 1u},
+};
+
+static const struct sb_regmap_value v_hbm_card_mc_config_refresh[] = {
+	{"all_bank", 0u},
+	{"single_bank", 1u},
+};
+
+static const struct sb_regmap_field f_hbm_card_mc_config[] = {
+	{"addr_map", 0, 3, SB_ACC_RO, false, 0x0u, v_hbm_card_mc_config_addr_map, 4, "Address map from the 23 pseudo-channel address bits to row, bank group, bank and column: rbc_bgi row-bank-column with bank-group interleave (the IP's default), rbc row-bank-column, brc bank-row-column, rcb row-column-bank (docs/hbm2.md)."},
+	{"page", 4, 4, SB_ACC_RO, false, 0x0u, v_hbm_card_mc_config_page, 2, "Open page (rows stay open until another row or a refresh needs the bank) or closed page (auto-precharge after every access)."},
+	{"reorder", 5, 5, SB_ACC_RO, false, 0x1u, NULL, 0, "The controller reorders commands (row hits first) across AXI IDs."},
+	{"refresh", 6, 7, SB_ACC_RO, false, 0x0u, v_hbm_card_mc_config_refresh, 2, "All-bank refresh, or single-bank refresh that leaves the other banks working."},
+	{"temp_refresh", 8, 8, SB_ACC_RO, false, 0x1u, NULL, 0, "Temperature-controlled refresh: twice as often above the stack's hot threshold."},
+};
+
+static const struct sb_regmap_field f_hbm_card_hbm_temp[] = {
+	{"stack0_c", 0, 6, SB_ACC_RO, false, 0x0u, NULL, 0, "Stack 0 temperature in degrees C."},
+	{"stack1_c", 8, 14, SB_ACC_RO, false, 0x0u, NULL, 0, "Stack 1 temperature in degrees C."},
+	{"cattrip", 16, 17, SB_ACC_RO, false, 0x0u, NULL, 0, "Catastrophic-temperature trip, one bit per stack."},
+};
+
+static const struct sb_regmap_field f_hbm_card_control[] = {
+	{"start", 0, 0, SB_ACC_RW, true, 0x0u, NULL, 0, "Start every port of start_mask in the same cycle, as if each got control.start with enable."},
+	{"stop", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Clear control.enable of every port of start_mask in the same cycle."},
+};
+
+static const struct sb_regmap_reg r_hbm_card[] = {
+	{"board_id", 0xCu, 32, 1, 0x4u, SB_ACC_RO, 0x280ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Card model (0x0280 = Alveo U280, 0x0050 = U50, 0x055C = U55C)."},
+	{"engine", 0x10u, 32, 1, 0x4u, SB_ACC_RO, 0x2022001ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_engine, 4, ""},
+	{"geometry", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x10041020ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_geometry, 4, ""},
+	{"axi_clock_hz", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x1AD27480ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Clock of the AXI ports and the engine; every cycle count of the hbm_port blocks is in it."},
+	{"hbm_clock_hz", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x35A4E900ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "HBM memory clock (the data rate per pin is twice this)."},
+	{"cycles", 0x20u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Free-running count of AXI-clock cycles since power-up (the board's bench clock)."},
+	{"scratch", 0x28u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Scratch register for bus tests; no effect."},
+	{"features", 0x2Cu, 32, 1, 0x4u, SB_ACC_RO, 0x6ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_features, 3, ""},
+	{"mc_config", 0x30u, 32, 1, 0x4u, SB_ACC_RO, 0x120ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_mc_config, 5, "The memory controllers' configuration (a build-time choice of the vendor IP on hardware, hbm_sim.mc_config on the simulated board)."},
+	{"hbm_temp", 0x34u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_hbm_temp, 3, "The stacks' temperature as the controller reports it (DRAM_n_STAT_TEMP, DRAM_n_STAT_CATTRIP)."},
+	{"serial", 0x38u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Card serial number (0 when unknown)."},
+	{"start_mask", 0x40u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Ports that control.start and control.stop act on, one bit per port."},
+	{"control", 0x44u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000003u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_card_control, 2, ""},
+};
+
+static const struct sb_regmap_field f_hbm_port_info[] = {
+	{"index", 0, 7, SB_ACC_RO, false, 0x0u, NULL, 0, "Port number (the pseudo channel it is attached to)."},
+	{"stack", 8, 8, SB_ACC_RO, false, 0x0u, NULL, 0, "Stack of the port."},
+	{"max_outstanding", 16, 23, SB_ACC_RO, false, 0x40u, NULL, 0, "AXI IDs the engine can use."},
+	{"max_beats", 24, 28, SB_ACC_RO, false, 0x10u, NULL, 0, "Beats per AXI3 burst at most."},
+};
+
+static const struct sb_regmap_value v_hbm_port_control_op[] = {
+	{"read", 0u},
+	{"write", 1u},
+	{"mix", 2u},
+};
+
+static const struct sb_regmap_value v_hbm_port_control_mode[] = {
+	{"linear", 0u},
+	{"random", 1u},
+};
+
+static const struct sb_regmap_field f_hbm_port_control[] = {
+	{"enable", 0, 0, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue transactions; clearing it stops issue and lets outstanding bursts complete."},
+	{"start", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Clear counters and statistics, latch the configuration, start issuing (with enable)."},
+	{"op", 4, 5, SB_ACC_RW, false, 0x0u, v_hbm_port_control_op, 3, "What the transactions do."},
+	{"mode", 8, 8, SB_ACC_RW, false, 0x0u, v_hbm_port_control_mode, 2, "How the offset moves."},
+	{"check", 9, 9, SB_ACC_RW, false, 0x0u, NULL, 0, "Compare every read beat with the write pattern of seed and address."},
+};
+
+static const struct sb_regmap_field f_hbm_port_status[] = {
+	{"running", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Issuing transactions."},
+	{"done", 1, 1, SB_ACC_RO, false, 0x0u, NULL, 0, "Reached run_len and every burst completed."},
+	{"idle", 2, 2, SB_ACC_RO, false, 0x1u, NULL, 0, "No burst outstanding."},
+	{"error", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A response carried a nonzero RRESP or BRESP."},
+	{"mismatch", 4, 4, SB_ACC_RO, false, 0x0u, NULL, 0, "A read beat differed from the pattern (check)."},
+	{"resp", 8, 9, SB_ACC_RO, false, 0x0u, NULL, 0, "The last nonzero response code."},
+};
+
+static const struct sb_regmap_field f_hbm_port_lat_class[] = {
+	{"hit_max", 0, 15, SB_ACC_RW, false, 0x3Fu, NULL, 0, "Latencies up to this are page hits."},
+	{"closed_max", 16, 31, SB_ACC_RW, false, 0x47u, NULL, 0, "Latencies above hit_max up to this are closed pages; above it, page misses."},
+};
+
+static const struct sb_regmap_field f_hbm_port_hist_cfg[] = {
+	{"base", 0, 15, SB_ACC_RW, false, 0x28u, NULL, 0, "Start of bin 0 in cycles."},
+	{"shift", 16, 19, SB_ACC_RW, false, 0x2u, NULL, 0, "Bin width 2^shift cycles."},
+};
+
+static const struct sb_regmap_field f_hbm_port_ids[] = {
+	{"in_use", 0, 7, SB_ACC_RO, false, 0x0u, NULL, 0, "Bursts in flight now."},
+	{"peak", 8, 15, SB_ACC_RO, false, 0x0u, NULL, 0, "Most bursts in flight at once since the start."},
+};
+
+static const struct sb_regmap_reg r_hbm_port[] = {
+	{"info", 0xCu, 32, 1, 0x4u, SB_ACC_RO, 0x10400000ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_info, 4, ""},
+	{"control", 0x10u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0x00000331u, 0x00000000u}, {0x00000002u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_control, 5, ""},
+	{"status", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x4ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_status, 6, ""},
+	{"burst_bytes", 0x18u, 32, 1, 0x4u, SB_ACC_RW, 0x200ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes per transaction, 32..4096 in steps of 32 (low 5 bits ignored; 0 is 32, above 4096 is 4096)."},
+	{"outstanding", 0x1Cu, 32, 1, 0x4u, SB_ACC_RW, 0x40ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "AXI IDs (bursts in flight) the engine uses, 1..64 (0 is 1, above 64 is 64)."},
+	{"start_addr", 0x20u, 64, 1, 0x8u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000003u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Byte address of offset 0 (low 5 bits ignored); bit 32 (4H) or 33 (8H) selects the stack."},
+	{"ws_size", 0x28u, 64, 1, 0x8u, SB_ACC_RW, 0x10000000ull,
+	 {0xFFFFFFFFu, 0x00000007u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Working-set size in bytes; the offset stays below it (random mode uses the largest power of two <= ws_size)."},
+	{"stride", 0x30u, 32, 1, 0x4u, SB_ACC_RW, 0x200ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes from one transaction's offset to the next (linear mode; low 5 bits ignored); past ws_size the offset wraps."},
+	{"mix_writes", 0x34u, 32, 1, 0x4u, SB_ACC_RW, 0x80ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "In mix mode, writes per 256 transactions (0..256), spread evenly."},
+	{"run_len", 0x38u, 64, 1, 0x8u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0xFFFFFFFFu}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Transactions to run; 0 = until enable is cleared."},
+	{"seed", 0x40u, 32, 1, 0x4u, SB_ACC_RW, 0x5EED0001ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Seed of the random offsets (0 is taken as 1) and of the data pattern."},
+	{"lat_class", 0x44u, 32, 1, 0x4u, SB_ACC_RW, 0x47003Full,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_lat_class, 2, "Read-latency classes (cycles), counted in cls_hit / cls_closed / cls_miss."},
+	{"hist_cfg", 0x48u, 32, 1, 0x4u, SB_ACC_RW, 0x20028ull,
+	 {0x000FFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_hist_cfg, 2, "Read-latency histogram; bin i counts latencies in [base + i*2^shift, base + (i+1)*2^shift), bin 0 also those below, bin 15 those above."},
+	{"txns", 0x50u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Transactions completed (every burst of them completed)."},
+	{"rd_bursts", 0x58u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read bursts issued (AR handshakes)."},
+	{"wr_bursts", 0x60u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Write bursts issued (AW handshakes)."},
+	{"rd_bytes", 0x68u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes of read bursts completed (counted at RLAST)."},
+	{"wr_bytes", 0x70u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes of write bursts completed (counted at B)."},
+	{"active_cycles", 0x78u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Cycles from the start to the last completion when done, to now while running."},
+	{"rd_lat_sum", 0x80u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of read latencies."},
+	{"rd_lat_count", 0x88u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read latencies summed."},
+	{"rd_lat_min", 0x90u, 32, 1, 0x4u, SB_ACC_RO, 0xFFFFFFFFull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Smallest read latency (0xFFFFFFFF before the first)."},
+	{"rd_lat_max", 0x94u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest read latency."},
+	{"wr_lat_sum", 0x98u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of write latencies."},
+	{"wr_lat_count", 0xA0u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Write latencies summed."},
+	{"wr_lat_min", 0xA8u, 32, 1, 0x4u, SB_ACC_RO, 0xFFFFFFFFull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Smallest write latency (0xFFFFFFFF before the first)."},
+	{"wr_lat_max", 0xACu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest write latency."},
+	{"errors", 0xB0u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bursts whose response carried a nonzero RRESP or BRESP."},
+	{"mismatches", 0xB4u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read beats that differed from the pattern (check)."},
+	{"ids", 0xB8u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_port_ids, 2, ""},
+	{"cls_hit", 0xBCu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read latencies <= lat_class.hit_max."},
+	{"cls_closed", 0xC0u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read latencies in (hit_max, closed_max]."},
+	{"cls_miss", 0xC4u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read latencies > lat_class.closed_max."},
+	{"hist", 0x100u, 32, 16, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read-latency histogram bins (hist_cfg)."},
+};
+
+static const struct sb_regmap_value v_hbm_sim_mc_config_addr_map[] = {
+	{"rbc_bgi", 0u},
+	{"rbc", 1u},
+	{"brc", 2u},
+	{"rcb", 3u},
+};
+
+static const struct sb_regmap_value v_hbm_sim_mc_config_page[] = {
+	{"open", 0u},
+	{"closed", 1u},
+};
+
+static const struct sb_regmap_value v_hbm_sim_mc_config_refresh[] = {
+	{"all_bank", 0u},
+	{"single_bank", 1u},
+};
+
+static const struct sb_regmap_field f_hbm_sim_mc_config[] = {
+	{"addr_map", 0, 3, SB_ACC_RW, false, 0x0u, v_hbm_sim_mc_config_addr_map, 4, "Address map from the 23 pseudo-channel address bits to row, bank group, bank and column: rbc_bgi row-bank-column with bank-group interleave (the IP's default), rbc row-bank-column, brc bank-row-column, rcb row-column-bank (docs/hbm2.md)."},
+	{"page", 4, 4, SB_ACC_RW, false, 0x0u, v_hbm_sim_mc_config_page, 2, "Open page (rows stay open until another row or a refresh needs the bank) or closed page (auto-precharge after every access)."},
+	{"reorder", 5, 5, SB_ACC_RW, false, 0x1u, NULL, 0, "The controller reorders commands (row hits first) across AXI IDs."},
+	{"refresh", 6, 7, SB_ACC_RW, false, 0x0u, v_hbm_sim_mc_config_refresh, 2, "All-bank refresh, or single-bank refresh that leaves the other banks working."},
+	{"temp_refresh", 8, 8, SB_ACC_RW, false, 0x1u, NULL, 0, "Temperature-controlled refresh: twice as often above the stack's hot threshold."},
+};
+
+static const struct sb_regmap_reg r_hbm_sim[] = {
+	{"mc_config", 0xCu, 32, 1, 0x4u, SB_ACC_RW, 0x120ull,
+	 {0x000001FFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_sim_mc_config, 5, "The simulated controllers' configuration; takes effect at the next port start."},
+	{"temp_c", 0x10u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Stack temperature in degrees C the model uses (0 = the bench's)."},
+	{"requests", 0x18u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "AXI bursts simulated since the model started."},
+	{"refreshes", 0x20u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Refresh commands simulated since the model started (all pseudo channels)."},
+};
+
 const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"fw_id", 0x53420001u, 0x00010000u, 0x20u, r_fw_id, 5, false, "Firmware identification; always at offset 0. The host checks the magic, the block's major version and the register-map hash before it trusts anything else."},
 	{"board", 0x53420002u, 0x00010000u, 0x40u, r_board, 9, false, "The board and the memory device on it."},
@@ -553,8 +850,11 @@ const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"replay", 0x53420007u, 0x00010000u, 0x400u, r_replay, 27, false, "Trace replay: request descriptors (replay_desc) that the host writes into a ring in host memory are fetched by DMA and issued as HMC requests on the paths of the ports in port_mask (each descriptor names its port), in ring order per port, each not before its time when control.timed is set (as fast as the ports accept otherwise). The block counts what it issued and completed, read latency, the lag between a descriptor's due time and its issue, and per vault (decoded with the cube's address-mapping mode) requests, data, latency and lag. Replayed requests are recorded by trace capture like the ports' own."},
 	{"gups_port", 0x53420010u, 0x00010000u, 0x100u, r_gups_port, 23, false, "One GUPS request generator. While enabled after a start it issues requests of req_size to (generated & addr_mask) | addr_antimask, with the generated address from the LFSR (random) or from lin_start/lin_end/lin_step (linear), until iter_limit iterations (0 = no limit). An iteration is one request for ro and wo and a read followed by a write of the same address (after the read returns) for rw."},
 	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, true, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
+	{"hbm_card", 0x53420020u, 0x00010000u, 0x100u, r_hbm_card, 13, false, "The HBM2 card and its memory controller as the design was built: which engine it carries (the host tells an HBM2 board from an HMC one by this block and the hbm_port blocks), the geometry, the clocks, the controller configuration fixed at bitstream build time, the stacks' temperature, and a start / stop of several ports in the same cycle."},
+	{"hbm_port", 0x53420021u, 0x00010000u, 0x200u, r_hbm_port, 34, false, "One AXI3 traffic engine on one HBM port. After a start it issues transactions of burst_bytes at start_addr + offset, the offset stepping by stride (linear) or drawn at random (random, aligned to the largest power of two <= burst_bytes) within ws_size; each transaction is split into AXI3 bursts of at most 16 beats of 32 bytes that do not cross a 4 KB boundary. Burst n carries AXI ID n mod outstanding and waits until the previous burst with that ID completed. Reads, writes or a mix (mix_writes of every 256 transactions are writes), run_len transactions (0 = until enable is cleared). Latencies in AXI-clock cycles: reads from the AR handshake to the first R beat, writes from the AW handshake to B."},
+	{"hbm_sim", 0x534200F1u, 0x00010000u, 0x40u, r_hbm_sim, 4, true, "Present only on the simulated HBM2 board, after the last hbm_port: the controller configuration a bitstream fixes at build time, here a register (hbm_card.mc_config shows it), and the model's own counters."},
 };
-const unsigned sb_regmap_nblocks = 9;
+const unsigned sb_regmap_nblocks = 12;
 
 const struct sb_regmap_instance sb_regmap_layout[] = {
 	{0, 0x0u, 1, 0x20u},
@@ -568,6 +868,18 @@ const struct sb_regmap_instance sb_regmap_layout[] = {
 	{8, 0x1F00u, 1, 0x40u},
 };
 const unsigned sb_regmap_nlayout = 9;
+
+static const struct sb_regmap_instance l_hbm2[] = {
+	{0, 0x0u, 1, 0x20u},
+	{9, 0x100u, 1, 0x100u},
+	{10, 0x1000u, 32, 0x200u},
+	{11, 0x7F00u, 1, 0x40u},
+};
+
+const struct sb_regmap_board sb_regmap_boards[] = {
+	{"hbm2", 0x8000u, l_hbm2, 4, "An HBM2 card (Alveo U280; U50 / U55C are profiles of fpga_hbm2/profiles) with one AXI3 traffic engine per HBM port (fpga_hbm2/rtl, docs/hbm2.md)."},
+};
+const unsigned sb_regmap_nboards = 1;
 
 static const struct sb_regmap_record_field rf_trace_record[] = {
 	{"time_lo", 0, 0, 31, "Issue time in user-clock cycles, low word."},

@@ -26,6 +26,7 @@
 #define MAX_BLOCKS 32
 #define MAX_LAYOUT 32
 #define MAX_RECORDS 8
+#define MAX_BOARDS 4
 
 enum { ACC_RO, ACC_RW, ACC_WO, ACC_W1C };
 static const char *const access_names[] = {"ro", "rw", "wo", "w1c", NULL};
@@ -95,13 +96,23 @@ struct record {
 	const char *description;
 };
 
+/* A further board: its own register space with its own layout (fw_id at 0 like every board). */
+struct board {
+	const char *name, *description;
+	uint32_t size;
+	struct instance layout[MAX_LAYOUT];
+	unsigned nlayout;
+};
+
 struct regmap {
 	const char *name;
 	uint32_t version, magic, size, align, hash;
 	struct block blocks[MAX_BLOCKS];
 	unsigned nblocks;
-	struct instance layout[MAX_LAYOUT];
+	struct instance layout[MAX_LAYOUT]; /* the primary board (the AC-510 GUPS design) */
 	unsigned nlayout;
+	struct board boards[MAX_BOARDS];
+	unsigned nboards;
 	struct record records[MAX_RECORDS];
 	unsigned nrecords;
 };
@@ -417,7 +428,9 @@ static int parse_block(const struct sb_yaml *y, struct fy_node *bn, struct block
 	return 0;
 }
 
-static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regmap *m)
+/* A layout (the primary one or a board's) in a register space of size bytes. */
+static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, const struct regmap *m,
+                        uint32_t size, struct instance *layout, unsigned *nlayout)
 {
 	static const char *const keys[] = {"block", "offset", "count", "stride", NULL};
 	struct fy_node *in;
@@ -432,9 +445,9 @@ static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regm
 		uint64_t v;
 		unsigned b;
 
-		if (m->nlayout == MAX_LAYOUT)
+		if (*nlayout == MAX_LAYOUT)
 			return sb_yaml_error(y, in, SB_ERR_PARSE, "too many layout entries");
-		inst = &m->layout[m->nlayout];
+		inst = &layout[*nlayout];
 		if ((err = sb_yaml_expect_map(y, in, "a layout entry")) < 0 ||
 		    (err = sb_yaml_check_keys(y, in, "layout", keys)) < 0 ||
 		    (err = sb_yaml_get_str(y, in, "block", true, &bname)) < 0)
@@ -445,12 +458,12 @@ static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regm
 		if (b == m->nblocks)
 			return sb_yaml_error(y, in, SB_ERR_PARSE, "layout names unknown block '%s'",
 			                     bname);
-		for (unsigned i = 0; i < m->nlayout; i++)
-			if (m->layout[i].block == b)
+		for (unsigned i = 0; i < *nlayout; i++)
+			if (layout[i].block == b)
 				return sb_yaml_error(y, in, SB_ERR_PARSE, "block '%s' placed twice",
 				                     bname);
 		inst->block = b;
-		if ((err = sb_yaml_get_u64(y, in, "offset", true, 0, m->size, &v)) < 0)
+		if ((err = sb_yaml_get_u64(y, in, "offset", true, 0, size, &v)) < 0)
 			return err;
 		inst->offset = (uint32_t)v;
 		inst->count = 1;
@@ -459,7 +472,7 @@ static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regm
 		if (err)
 			inst->count = (unsigned)v;
 		inst->stride = m->blocks[b].size;
-		if ((err = sb_yaml_get_u64(y, in, "stride", inst->count > 1, 4, m->size, &v)) < 0)
+		if ((err = sb_yaml_get_u64(y, in, "stride", inst->count > 1, 4, size, &v)) < 0)
 			return err;
 		if (err)
 			inst->stride = (uint32_t)v;
@@ -471,14 +484,14 @@ static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regm
 		if (inst->stride < m->blocks[b].size)
 			return sb_yaml_error(y, in, SB_ERR_PARSE,
 			                     "block '%s': stride smaller than its size", bname);
-		if (inst->offset + (inst->count - 1) * inst->stride + m->blocks[b].size > m->size)
+		if (inst->offset + (inst->count - 1) * inst->stride + m->blocks[b].size > size)
 			return sb_yaml_error(y, in, SB_ERR_PARSE,
 			                     "block '%s' extends past the register space", bname);
-		if (m->nlayout && inst->offset <= m->layout[m->nlayout - 1].offset)
+		if (*nlayout && inst->offset <= layout[*nlayout - 1].offset)
 			return sb_yaml_error(y, in, SB_ERR_PARSE,
 			                     "layout must list blocks in increasing offset order");
-		if (m->nlayout) {
-			const struct instance *p = &m->layout[m->nlayout - 1];
+		if (*nlayout) {
+			const struct instance *p = &layout[*nlayout - 1];
 			uint32_t pend =
 			    p->offset + (p->count - 1) * p->stride + m->blocks[p->block].size;
 
@@ -487,12 +500,48 @@ static int parse_layout(const struct sb_yaml *y, struct fy_node *ln, struct regm
 				                     "block '%s' overlaps block '%s'", bname,
 				                     m->blocks[p->block].name);
 		}
-		m->nlayout++;
+		(*nlayout)++;
 	}
-	if (!m->nlayout || m->layout[0].offset != 0 ||
-	    strcmp(m->blocks[m->layout[0].block].name, "fw_id"))
+	if (!*nlayout || layout[0].offset != 0 || strcmp(m->blocks[layout[0].block].name, "fw_id"))
 		return sb_yaml_error(y, ln, SB_ERR_PARSE,
 		                     "the first block must be 'fw_id' at offset 0");
+	return 0;
+}
+
+/* Further boards: each a name, a register-space size and a layout of the blocks above. */
+static int parse_boards(const struct sb_yaml *y, struct fy_node *bsn, struct regmap *m)
+{
+	static const char *const keys[] = {"name", "size", "description", "layout", NULL};
+	struct fy_node *bn;
+	void *it = NULL;
+	int err;
+
+	if ((err = sb_yaml_expect_seq(y, bsn, "key 'boards'")) < 0)
+		return err;
+	while ((bn = sb_yaml_seq_next(bsn, &it))) {
+		struct board *bd;
+		uint64_t v;
+
+		if (m->nboards == MAX_BOARDS)
+			return sb_yaml_error(y, bn, SB_ERR_PARSE, "too many boards");
+		bd = &m->boards[m->nboards];
+		memset(bd, 0, sizeof(*bd));
+		if ((err = sb_yaml_expect_map(y, bn, "a board")) < 0 ||
+		    (err = sb_yaml_check_keys(y, bn, "board", keys)) < 0 ||
+		    (err = get_name(y, bn, &bd->name)) < 0 ||
+		    (err = sb_yaml_get_str(y, bn, "description", false, &bd->description)) < 0 ||
+		    (err = sb_yaml_get_u64(y, bn, "size", true, 0x100, 0x1000000, &v)) < 0)
+			return err;
+		bd->size = (uint32_t)v;
+		for (unsigned i = 0; i < m->nboards; i++)
+			if (!strcmp(m->boards[i].name, bd->name))
+				return sb_yaml_error(y, bn, SB_ERR_PARSE,
+				                     "board '%s' defined twice", bd->name);
+		if ((err = parse_layout(y, sb_yaml_get(bn, "layout"), m, bd->size, bd->layout,
+		                        &bd->nlayout)) < 0)
+			return err;
+		m->nboards++;
+	}
 	return 0;
 }
 
@@ -607,6 +656,13 @@ static uint32_t regmap_hash(const struct regmap *m)
 	for (unsigned i = 0; i < m->nlayout; i++)
 		h = fnv(h, "L %u %x %u %x;", m->layout[i].block, m->layout[i].offset,
 		        m->layout[i].count, m->layout[i].stride);
+	for (unsigned b = 0; b < m->nboards; b++) {
+		h = fnv(h, "G %s %x;", m->boards[b].name, m->boards[b].size);
+		for (unsigned i = 0; i < m->boards[b].nlayout; i++)
+			h = fnv(h, "L %u %x %u %x;", m->boards[b].layout[i].block,
+			        m->boards[b].layout[i].offset, m->boards[b].layout[i].count,
+			        m->boards[b].layout[i].stride);
+	}
 	for (unsigned r = 0; r < m->nrecords; r++) {
 		h = fnv(h, "D %s %u;", m->records[r].name, m->records[r].words);
 		for (unsigned f = 0; f < m->records[r].nfields; f++)
@@ -619,7 +675,8 @@ static uint32_t regmap_hash(const struct regmap *m)
 
 static int parse(const struct sb_yaml *y, struct regmap *m)
 {
-	static const char *const top_keys[] = {"regmap", "blocks", "layout", "records", NULL};
+	static const char *const top_keys[] = {"regmap", "blocks",  "layout",
+	                                       "boards", "records", NULL};
 	static const char *const map_keys[] = {"name", "version",   "magic",
 	                                       "size", "alignment", NULL};
 	struct fy_node *root = sb_yaml_root(y), *rm, *blocks, *bn, *recs;
@@ -667,17 +724,23 @@ static int parse(const struct sb_yaml *y, struct regmap *m)
 				                     b->name, m->blocks[i].name);
 		m->nblocks++;
 	}
-	if ((err = parse_layout(y, sb_yaml_get(root, "layout"), m)) < 0)
+	if ((err = parse_layout(y, sb_yaml_get(root, "layout"), m, m->size, m->layout,
+	                        &m->nlayout)) < 0)
+		return err;
+	if (sb_yaml_get(root, "boards") &&
+	    (err = parse_boards(y, sb_yaml_get(root, "boards"), m)) < 0)
 		return err;
 	for (unsigned b = 0; b < m->nblocks; b++) {
-		unsigned i;
+		bool placed = false;
 
-		for (i = 0; i < m->nlayout; i++)
-			if (m->layout[i].block == b)
-				break;
-		if (i == m->nlayout)
+		for (unsigned i = 0; i < m->nlayout; i++)
+			placed |= m->layout[i].block == b;
+		for (unsigned d = 0; d < m->nboards; d++)
+			for (unsigned i = 0; i < m->boards[d].nlayout; i++)
+				placed |= m->boards[d].layout[i].block == b;
+		if (!placed)
 			return sb_yaml_error(y, root, SB_ERR_PARSE,
-			                     "block '%s' is not placed in the layout",
+			                     "block '%s' is not placed in any layout",
 			                     m->blocks[b].name);
 	}
 	recs = sb_yaml_get(root, "records");
@@ -898,6 +961,24 @@ static void gen_header(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "#define SB_LAYOUT_%s_STRIDE 0x%Xu\n", B, in->stride);
 	}
 	emit(o, "\n");
+	for (unsigned d = 0; d < m->nboards; d++) {
+		const struct board *bd = &m->boards[d];
+
+		upper(R, sizeof(R), bd->name);
+		emit(o, "/* Register space of board %s: ", bd->name);
+		emit_text(o, bd->description, false);
+		emit(o, " */\n");
+		emit(o, "#define SB_REGSPACE_%s_SIZE 0x%Xu\n", R, bd->size);
+		for (unsigned i = 0; i < bd->nlayout; i++) {
+			const struct instance *in = &bd->layout[i];
+
+			upper(B, sizeof(B), m->blocks[in->block].name);
+			emit(o, "#define SB_REGSPACE_%s_%s_OFFSET 0x%Xu\n", R, B, in->offset);
+			emit(o, "#define SB_REGSPACE_%s_%s_COUNT %uu\n", R, B, in->count);
+			emit(o, "#define SB_REGSPACE_%s_%s_STRIDE 0x%Xu\n", R, B, in->stride);
+		}
+		emit(o, "\n");
+	}
 	for (unsigned r = 0; r < m->nrecords; r++) {
 		const struct record *rc = &m->records[r];
 
@@ -1002,6 +1083,26 @@ static void gen_table(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "\t{%u, 0x%Xu, %u, 0x%Xu},\n", m->layout[i].block, m->layout[i].offset,
 		     m->layout[i].count, m->layout[i].stride);
 	emit(o, "};\nconst unsigned sb_regmap_nlayout = %u;\n\n", m->nlayout);
+	for (unsigned d = 0; d < m->nboards; d++) {
+		emit(o, "static const struct sb_regmap_instance l_%s[] = {\n", m->boards[d].name);
+		for (unsigned i = 0; i < m->boards[d].nlayout; i++) {
+			const struct instance *in = &m->boards[d].layout[i];
+
+			emit(o, "\t{%u, 0x%Xu, %u, 0x%Xu},\n", in->block, in->offset, in->count,
+			     in->stride);
+		}
+		emit(o, "};\n\n");
+	}
+	emit(o, "const struct sb_regmap_board sb_regmap_boards[] = {\n");
+	for (unsigned d = 0; d < m->nboards; d++) {
+		emit(o, "\t{\"%s\", 0x%Xu, l_%s, %u, \"", m->boards[d].name, m->boards[d].size,
+		     m->boards[d].name, m->boards[d].nlayout);
+		emit_text(o, m->boards[d].description, true);
+		emit(o, "\"},\n");
+	}
+	if (!m->nboards)
+		emit(o, "\t{NULL, 0, NULL, 0, NULL},\n");
+	emit(o, "};\nconst unsigned sb_regmap_nboards = %u;\n\n", m->nboards);
 	for (unsigned r = 0; r < m->nrecords; r++) {
 		const struct record *rc = &m->records[r];
 
@@ -1097,6 +1198,25 @@ static void gen_verilog(const struct regmap *m, struct out *o, const char *src)
 		emit(o, "localparam [31:0] SB_LAYOUT_%s_STRIDE = 32'h%08X;\n", B, in->stride);
 	}
 	emit(o, "\n");
+	for (unsigned d = 0; d < m->nboards; d++) {
+		const struct board *bd = &m->boards[d];
+
+		upper(R, sizeof(R), bd->name);
+		emit(o, "// Register space of board %s\n", bd->name);
+		emit(o, "localparam [31:0] SB_REGSPACE_%s_SIZE = 32'h%08X;\n", R, bd->size);
+		for (unsigned i = 0; i < bd->nlayout; i++) {
+			const struct instance *in = &bd->layout[i];
+
+			upper(B, sizeof(B), m->blocks[in->block].name);
+			emit(o, "localparam [31:0] SB_REGSPACE_%s_%s_OFFSET = 32'h%08X;\n", R, B,
+			     in->offset);
+			emit(o, "localparam integer SB_REGSPACE_%s_%s_COUNT = %u;\n", R, B,
+			     in->count);
+			emit(o, "localparam [31:0] SB_REGSPACE_%s_%s_STRIDE = 32'h%08X;\n", R, B,
+			     in->stride);
+		}
+		emit(o, "\n");
+	}
 	for (unsigned r = 0; r < m->nrecords; r++) {
 		const struct record *rc = &m->records[r];
 
@@ -1114,6 +1234,26 @@ static void gen_verilog(const struct regmap *m, struct out *o, const char *src)
 }
 
 /* ---- Markdown --------------------------------------------------------------------------- */
+
+static void doc_layout(const struct regmap *m, struct out *o, const struct instance *layout,
+                       unsigned nlayout)
+{
+	emit(o, "| offset | block | type | version | size | instances |\n");
+	emit(o, "|---|---|---|---|---|---|\n");
+	for (unsigned i = 0; i < nlayout; i++) {
+		const struct instance *in = &layout[i];
+		const struct block *bl = &m->blocks[in->block];
+
+		emit(o, "| 0x%04X | [%s](#block-%s) | 0x%08X | %u.%u | 0x%X | ", in->offset,
+		     bl->name, bl->name, bl->type, bl->version >> 16, bl->version & 0xFFFF,
+		     bl->size);
+		if (in->count > 1)
+			emit(o, "%u, stride 0x%X |\n", in->count, in->stride);
+		else
+			emit(o, "1 |\n");
+	}
+	emit(o, "\n");
+}
 
 static void gen_doc(const struct regmap *m, struct out *o, const char *src)
 {
@@ -1133,21 +1273,16 @@ static void gen_doc(const struct regmap *m, struct out *o, const char *src)
 	    "word latches the high word.\n\n");
 	emit(o, "Access: `ro` hardware-driven, `rw` read/write, `wo` write-only (reads 0), `w1c` "
 	        "write 1 to clear; *pulse* bits act on a write of 1 and read 0.\n\n");
-	emit(o, "## Layout\n\n| offset | block | type | version | size | instances |\n");
-	emit(o, "|---|---|---|---|---|---|\n");
-	for (unsigned i = 0; i < m->nlayout; i++) {
-		const struct instance *in = &m->layout[i];
-		const struct block *bl = &m->blocks[in->block];
+	emit(o, "## Layout\n\n");
+	doc_layout(m, o, m->layout, m->nlayout);
+	for (unsigned d = 0; d < m->nboards; d++) {
+		const struct board *bd = &m->boards[d];
 
-		emit(o, "| 0x%04X | [%s](#block-%s) | 0x%08X | %u.%u | 0x%X | ", in->offset,
-		     bl->name, bl->name, bl->type, bl->version >> 16, bl->version & 0xFFFF,
-		     bl->size);
-		if (in->count > 1)
-			emit(o, "%u, stride 0x%X |\n", in->count, in->stride);
-		else
-			emit(o, "1 |\n");
+		emit(o, "## Layout of board %s\n\n", bd->name);
+		emit_text(o, bd->description, false);
+		emit(o, " %u bytes (0x%X) of register space.\n\n", bd->size, bd->size);
+		doc_layout(m, o, bd->layout, bd->nlayout);
 	}
-	emit(o, "\n");
 	for (unsigned b = 0; b < m->nblocks; b++) {
 		const struct block *bl = &m->blocks[b];
 

@@ -70,6 +70,18 @@ struct sb_regmap_instance {
 	uint32_t stride;
 };
 
+/*
+ * A further board of the description: its own register space (fw_id at 0, then its blocks), for
+ * designs other than the primary layout's (sb_regmap_layout, the AC-510 GUPS design).
+ */
+struct sb_regmap_board {
+	const char *name;
+	uint32_t size; /* bytes of its register space */
+	const struct sb_regmap_instance *layout;
+	uint16_t nlayout;
+	const char *description;
+};
+
 struct sb_regmap_record_field {
 	const char *name;
 	uint8_t word, lo, hi;
@@ -88,6 +100,8 @@ extern const struct sb_regmap_block sb_regmap_blocks[];
 extern const unsigned sb_regmap_nblocks;
 extern const struct sb_regmap_instance sb_regmap_layout[];
 extern const unsigned sb_regmap_nlayout;
+extern const struct sb_regmap_board sb_regmap_boards[];
+extern const unsigned sb_regmap_nboards;
 extern const struct sb_regmap_record sb_regmap_records[];
 extern const unsigned sb_regmap_nrecords;
 

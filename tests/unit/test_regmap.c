@@ -166,6 +166,45 @@ Test(regmap, layout_matches_the_description)
 	                                 "size", 0));
 }
 
+/* Further boards (the HBM2 card): each its own register space, fw_id at 0, as described. */
+Test(regmap, boards_match_the_description)
+{
+	struct fy_node *boards =
+	    fy_node_by_path(fy_document_root(doc), "/boards", FY_NT, FYNWF_DONT_FOLLOW);
+	struct fy_node *bn;
+	void *it = NULL;
+	unsigned b = 0;
+
+	while ((bn = fy_node_sequence_iterate(boards, &it))) {
+		const struct sb_regmap_board *bd = &sb_regmap_boards[b++];
+		struct fy_node *layout = fy_node_mapping_lookup_by_string(bn, "layout", FY_NT);
+		struct fy_node *in;
+		void *lit = NULL;
+		unsigned i = 0;
+
+		cr_assert_str_eq(bd->name, str(bn, "name"));
+		cr_assert_eq(bd->size, num(bn, "size", 0));
+		while ((in = fy_node_sequence_iterate(layout, &lit))) {
+			const struct sb_regmap_instance *l = &bd->layout[i++];
+
+			cr_assert_str_eq(sb_regmap_blocks[l->block].name, str(in, "block"));
+			cr_assert_eq(l->offset, num(in, "offset", 0));
+			cr_assert_eq(l->count, num(in, "count", 1));
+			cr_assert_eq(l->offset % SB_REGMAP_ALIGN, 0);
+			cr_assert_leq(l->offset + (l->count - 1) * l->stride +
+			                  sb_regmap_blocks[l->block].size,
+			              bd->size);
+		}
+		cr_assert_eq(i, bd->nlayout);
+		cr_assert_str_eq(sb_regmap_blocks[bd->layout[0].block].name, "fw_id");
+		cr_assert_eq(bd->layout[0].offset, 0);
+	}
+	cr_assert_eq(b, sb_regmap_nboards);
+	cr_assert_geq(b, 1);
+	cr_assert_eq(SB_REGSPACE_HBM2_SIZE, sb_regmap_boards[0].size);
+	cr_assert_eq(SB_REGSPACE_HBM2_HBM_PORT_COUNT, 32);
+}
+
 /* The macros host code uses agree with the table. */
 #define REG(blk, reg) table_reg(table_block(blk), reg)
 
