@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The stackbench HBM2 traffic engine: N AXI3 traffic engines (one per HBM port; 32 on an
+ * Alveo U280) and the card block behind one AXI4-Lite register slave implementing register
+ * space 'hbm2' of the generated map (fpga_gups/regmap/regmap.yaml; self-describing block list
+ * fw_id -> hbm_card -> hbm_port 0..N-1; the simulated board's hbm_sim block is not here).
+ *
+ * Memory side: port i is an AXI3 master of 256-bit data for the HBM controller's AXI port i
+ * (PG276: AXI_nn, 64 IDs, bursts of up to 16 beats); the vectors are packed port-major.
+ * Everything runs on the AXI clock of the HBM ports (450 MHz on the U280); the register slave
+ * shares it (a design with another PCIe clock puts a clock-domain crossing in front).
+ * Reads beyond the register space return 0xFFFFFFFF.
+ */
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+module sb_hbm_top #(
+	parameter integer N = 32,                  // engines (1..32, the map's instances)
+	parameter integer STACKS = 2,              // HBM stacks (hbm_card.engine.stacks)
+	parameter integer AXIL_ADDR_W = 16,        // AXI4-Lite address bits (BAR window)
+	parameter [31:0]  FW_VERSION = 32'h0,      // identity; 0 = the map's reset value
+	parameter [31:0]  BUILD_ID = 32'h0,
+	parameter [31:0]  BOARD_ID = 32'h0,
+	parameter [31:0]  GEOMETRY = 32'h0,
+	parameter [31:0]  AXI_CLOCK_HZ = 32'h0,
+	parameter [31:0]  HBM_CLOCK_HZ = 32'h0,
+	parameter [31:0]  MC_CONFIG = 32'hFFFF_FFFF, // the controllers' build-time configuration
+	parameter integer GLOBAL_ADDRESSING = 1,
+	parameter [31:0]  SERIAL = 32'h0
+) (
+	input  wire                   clk,
+	input  wire                   rst,
+
+	// AXI4-Lite register slave (from the PCIe bridge's BAR window)
+	input  wire [AXIL_ADDR_W-1:0] s_axil_awaddr,
+	input  wire [2:0]             s_axil_awprot,
+	input  wire                   s_axil_awvalid,
+	output wire                   s_axil_awready,
+	input  wire [31:0]            s_axil_wdata,
+	input  wire [3:0]             s_axil_wstrb,
+	input  wire                   s_axil_wvalid,
+	output wire                   s_axil_wready,
+	output wire [1:0]             s_axil_bresp,
+	output wire                   s_axil_bvalid,
+	input  wire                   s_axil_bready,
+	input  wire [AXIL_ADDR_W-1:0] s_axil_araddr,
+	input  wire [2:0]             s_axil_arprot,
+	input  wire                   s_axil_arvalid,
+	output wire                   s_axil_arready,
+	output wire [31:0]            s_axil_rdata,
+	output wire [1:0]             s_axil_rresp,
+	output wire                   s_axil_rvalid,
+	input  wire                   s_axil_rready,
+
+	// AXI3 masters, one per HBM port (packed port-major)
+	output wire [N*34-1:0]        m_axi_araddr,
+	output wire [N*6-1:0]         m_axi_arid,
+	output wire [N*4-1:0]         m_axi_arlen,
+	output wire [N*3-1:0]         m_axi_arsize,
+	output wire [N*2-1:0]         m_axi_arburst,
+	output wire [N-1:0]           m_axi_arvalid,
+	input  wire [N-1:0]           m_axi_arready,
+	output wire [N*34-1:0]        m_axi_awaddr,
+	output wire [N*6-1:0]         m_axi_awid,
+	output wire [N*4-1:0]         m_axi_awlen,
+	output wire [N*3-1:0]         m_axi_awsize,
+	output wire [N*2-1:0]         m_axi_awburst,
+	output wire [N-1:0]           m_axi_awvalid,
+	input  wire [N-1:0]           m_axi_awready,
+	output wire [N*256-1:0]       m_axi_wdata,
+	output wire [N*32-1:0]        m_axi_wstrb,
+	output wire [N*6-1:0]         m_axi_wid,
+	output wire [N-1:0]           m_axi_wlast,
+	output wire [N-1:0]           m_axi_wvalid,
+	input  wire [N-1:0]           m_axi_wready,
+	input  wire [N*256-1:0]       m_axi_rdata,
+	input  wire [N*6-1:0]         m_axi_rid,
+	input  wire [N*2-1:0]         m_axi_rresp,
+	input  wire [N-1:0]           m_axi_rlast,
+	input  wire [N-1:0]           m_axi_rvalid,
+	output wire [N-1:0]           m_axi_rready,
+	input  wire [N*6-1:0]         m_axi_bid,
+	input  wire [N*2-1:0]         m_axi_bresp,
+	input  wire [N-1:0]           m_axi_bvalid,
+	output wire [N-1:0]           m_axi_bready,
+
+	// from the HBM controller
+	input  wire [6:0]             hbm_temp0,
+	input  wire [6:0]             hbm_temp1,
+	input  wire [1:0]             hbm_cattrip,
+
+	output wire [N-1:0]           ports_done
+);
+
+	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
+`include "sb_regmap.vh"
+	/* verilator lint_on UNUSEDPARAM */
+
+	localparam [31:0] PORT0 = SB_REGSPACE_HBM2_HBM_PORT_OFFSET;
+	localparam [31:0] PSTRIDE = SB_REGSPACE_HBM2_HBM_PORT_STRIDE;
+	localparam integer PSHIFT = $clog2(PSTRIDE);
+
+	generate
+		if (N < 1 || N > SB_REGSPACE_HBM2_HBM_PORT_COUNT || N > 16 * STACKS)
+			$error("sb_hbm_top: N must be 1..%0d and at most 16 per stack (instance %m)",
+			       SB_REGSPACE_HBM2_HBM_PORT_COUNT);
+		if ((1 << PSHIFT) != PSTRIDE || PSTRIDE < SB_BLK_HBM_PORT_SIZE)
+			$error("sb_hbm_top: the hbm_port stride must be a power of two (instance %m)");
+		if (SB_REGSPACE_HBM2_FW_ID_OFFSET != 0)
+			$error("sb_hbm_top: fw_id must be at offset 0 (instance %m)");
+		if (AXIL_ADDR_W < $clog2(SB_REGSPACE_HBM2_SIZE) || AXIL_ADDR_W > 32)
+			$error("sb_hbm_top: AXIL_ADDR_W must cover the register space (instance %m)");
+	endgenerate
+
+	// ---------------------------------------------------------------- register bus
+	wire [AXIL_ADDR_W-1:0] bus_addr;
+	wire bus_wr, bus_rd;
+	wire [31:0] bus_wdata;
+	wire [3:0] bus_wstrb;
+	wire [31:0] bus_rdata;
+
+	sb_axil_regbus #(.ADDR_W(AXIL_ADDR_W)) u_axil (
+		.clk(clk), .rst(rst),
+		.s_axil_awaddr(s_axil_awaddr), .s_axil_awprot(s_axil_awprot),
+		.s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),
+		.s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb),
+		.s_axil_wvalid(s_axil_wvalid), .s_axil_wready(s_axil_wready),
+		.s_axil_bresp(s_axil_bresp), .s_axil_bvalid(s_axil_bvalid),
+		.s_axil_bready(s_axil_bready),
+		.s_axil_araddr(s_axil_araddr), .s_axil_arprot(s_axil_arprot),
+		.s_axil_arvalid(s_axil_arvalid), .s_axil_arready(s_axil_arready),
+		.s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp),
+		.s_axil_rvalid(s_axil_rvalid), .s_axil_rready(s_axil_rready),
+		.reg_addr(bus_addr), .reg_wr_en(bus_wr), .reg_wr_data(bus_wdata),
+		.reg_wr_strb(bus_wstrb), .reg_rd_en(bus_rd), .reg_rd_data(bus_rdata));
+
+	wire [31:0] a = {{(32 - AXIL_ADDR_W){1'b0}}, bus_addr};
+	wire sel_fw = a < SB_REGSPACE_HBM2_FW_ID_OFFSET + SB_BLK_FW_ID_SIZE; // fw_id is at 0
+	wire sel_card = a >= SB_REGSPACE_HBM2_HBM_CARD_OFFSET &&
+	                a < SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_HBM_CARD_SIZE;
+	wire [31:0] prel = a - PORT0;
+	wire in_ports = a >= PORT0 && prel < N * PSTRIDE;
+	wire [31:0] pidx = prel >> PSHIFT;
+	wire [31:0] poff = prel & (PSTRIDE - 1);
+
+	// Outside the register space: reads 0xFFFFFFFF (like an unclaimed PCIe read).
+	reg oor_rd;
+	always @(posedge clk)
+		oor_rd <= bus_rd && a >= SB_REGSPACE_HBM2_SIZE;
+
+	wire [31:0] rd_card;
+	wire [N*32-1:0] rd_port;
+	reg [31:0] rd_ports_or;
+	integer ri;
+	always @* begin
+		rd_ports_or = 32'd0;
+		for (ri = 0; ri < N; ri = ri + 1)
+			rd_ports_or = rd_ports_or | rd_port[ri*32 +: 32];
+	end
+	assign bus_rdata = rd_card | rd_ports_or | {32{oor_rd}};
+
+	// ---------------------------------------------------------------- card
+	wire [N-1:0] start_ports, stop_ports;
+	/* verilator lint_off UNUSEDSIGNAL */ // the cycle counter is for the host only
+	wire [63:0] cycles;
+	/* verilator lint_on UNUSEDSIGNAL */
+
+	sb_hbm_card #(
+		.N(N), .STACKS(STACKS), .FW_VERSION(FW_VERSION), .BUILD_ID(BUILD_ID),
+		.BOARD_ID(BOARD_ID), .GEOMETRY(GEOMETRY), .AXI_CLOCK_HZ(AXI_CLOCK_HZ),
+		.HBM_CLOCK_HZ(HBM_CLOCK_HZ), .MC_CONFIG(MC_CONFIG),
+		.GLOBAL_ADDRESSING(GLOBAL_ADDRESSING), .SERIAL(SERIAL),
+		.FW_ID_NEXT(SB_REGSPACE_HBM2_HBM_CARD_OFFSET), .CARD_NEXT(PORT0)
+	) u_card (
+		.clk(clk), .rst(rst), .reg_sel_fw_id(sel_fw), .reg_sel_card(sel_card),
+		.reg_addr(a - (sel_fw ? SB_REGSPACE_HBM2_FW_ID_OFFSET : SB_REGSPACE_HBM2_HBM_CARD_OFFSET)),
+		.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+		.reg_rd_en(bus_rd), .reg_rd_data(rd_card),
+		.hbm_temp0(hbm_temp0), .hbm_temp1(hbm_temp1), .hbm_cattrip(hbm_cattrip),
+		.start_ports(start_ports), .stop_ports(stop_ports), .cycles(cycles));
+
+	// ---------------------------------------------------------------- engines
+	genvar p;
+	generate
+		for (p = 0; p < N; p = p + 1) begin : g_port
+			localparam [31:0] NEXT = (p == N - 1) ? 32'd0 : PORT0 + (p + 1) * PSTRIDE;
+
+			sb_hbm_port u_port (
+				.clk(clk), .rst(rst), .port_index(p[7:0]), .next_offset(NEXT),
+				.reg_sel(in_ports && pidx == p), .reg_addr(poff),
+				.reg_wr_en(bus_wr), .reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb),
+				.reg_rd_en(bus_rd), .reg_rd_data(rd_port[p*32 +: 32]),
+				.start_all(start_ports[p]), .stop_all(stop_ports[p]),
+				.m_axi_araddr(m_axi_araddr[p*34 +: 34]), .m_axi_arid(m_axi_arid[p*6 +: 6]),
+				.m_axi_arlen(m_axi_arlen[p*4 +: 4]), .m_axi_arsize(m_axi_arsize[p*3 +: 3]),
+				.m_axi_arburst(m_axi_arburst[p*2 +: 2]), .m_axi_arvalid(m_axi_arvalid[p]),
+				.m_axi_arready(m_axi_arready[p]),
+				.m_axi_awaddr(m_axi_awaddr[p*34 +: 34]), .m_axi_awid(m_axi_awid[p*6 +: 6]),
+				.m_axi_awlen(m_axi_awlen[p*4 +: 4]), .m_axi_awsize(m_axi_awsize[p*3 +: 3]),
+				.m_axi_awburst(m_axi_awburst[p*2 +: 2]), .m_axi_awvalid(m_axi_awvalid[p]),
+				.m_axi_awready(m_axi_awready[p]),
+				.m_axi_wdata(m_axi_wdata[p*256 +: 256]), .m_axi_wstrb(m_axi_wstrb[p*32 +: 32]),
+				.m_axi_wid(m_axi_wid[p*6 +: 6]), .m_axi_wlast(m_axi_wlast[p]),
+				.m_axi_wvalid(m_axi_wvalid[p]), .m_axi_wready(m_axi_wready[p]),
+				.m_axi_rdata(m_axi_rdata[p*256 +: 256]), .m_axi_rid(m_axi_rid[p*6 +: 6]),
+				.m_axi_rresp(m_axi_rresp[p*2 +: 2]), .m_axi_rlast(m_axi_rlast[p]),
+				.m_axi_rvalid(m_axi_rvalid[p]), .m_axi_rready(m_axi_rready[p]),
+				.m_axi_bid(m_axi_bid[p*6 +: 6]), .m_axi_bresp(m_axi_bresp[p*2 +: 2]),
+				.m_axi_bvalid(m_axi_bvalid[p]), .m_axi_bready(m_axi_bready[p]),
+				.done(ports_done[p]));
+		end
+	endgenerate
+
+endmodule
+
+`resetall
