@@ -21,6 +21,8 @@ libfyaml-dev libcjson-dev libsqlite3-dev libzstd-dev zlib1g-dev liblzma-dev
 libpci-dev libhwloc-dev libusb-1.0-0-dev libftdi1-dev libsigrok-dev
 # camera snapshots (instruments --probe --snapshot FILE.png)
 libpng-dev
+# card sensors (hwmon) through lm-sensors' library
+libsensors-dev
 # report: confidence intervals and least-squares fits (GSL); figures (gnuplot)
 libgsl-dev gnuplot-nox
 "

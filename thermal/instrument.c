@@ -21,6 +21,7 @@ struct driver {
 static const struct driver temp_drivers[] = {
     {"sim", "the simulated bench's camera", &sb_temp_sim},
     {"flirone", "FLIR One camera over USB (09cb:1996, libusb)", &sb_temp_flirone},
+    {"sensors", "a card's hwmon temperature sensor through libsensors", &sb_temp_sensors},
 };
 
 static const struct driver power_drivers[] = {
@@ -31,6 +32,8 @@ static const struct driver power_drivers[] = {
      &sb_power_sigrok},
     {"korad", "Korad/Tenma KA3005P output power (= sigrok:korad-kaxxxxp:conn=...)",
      &sb_power_sigrok},
+    {"sensors", "a card's hwmon power sensor (or volts x amps) through libsensors",
+     &sb_power_sensors},
 };
 
 static const struct driver cooling_drivers[] = {

@@ -64,6 +64,8 @@ extern const struct sb_power_ops sb_power_wattsup;    /* wattsup.c (tty, libftdi
 extern const struct sb_power_ops sb_power_wt310;      /* wt310.c (USBTMC) */
 extern const struct sb_cooling_ops sb_cooling_sigrok; /* sigrok.c (libsigrok) */
 extern const struct sb_power_ops sb_power_sigrok;     /* sigrok_meter.c (libsigrok) */
+extern const struct sb_temp_ops sb_temp_sensors;      /* sensors.c (libsensors, hwmon) */
+extern const struct sb_power_ops sb_power_sensors;    /* sensors.c */
 
 /* libsigrok (sigrok.c): the driver name and scan options (a GSList of struct sr_config) of
  * "sigrok:DRIVER[:conn=...][:serialcomm=...]" or "korad:PATH"; then a context, the driver and

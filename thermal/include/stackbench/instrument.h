@@ -10,12 +10,16 @@
  *   temperature  sim:[?roi=X,Y,W,H|all]   the simulated bench's camera (FLIR One frames)
  *                flirone:[SERIAL|BUS:ADDR][?roi=...|auto&calib=FILE.yaml&stall_ms=N]
  *                                          FLIR One over USB 09cb:1996 (libusb)
+ *                sensors:[CHIP][?feature=NAME|LABEL&poll_ms=N&stall_ms=N]
+ *                                          a card's hwmon sensor through libsensors
  *   power        sim:                      the simulated bench's meter
  *                wattsup:/dev/ttyUSBn      Watts up? PRO through the kernel's ftdi_sio
  *                wattsup:ftdi[:SERIAL]     Watts up? PRO through libftdi (FT232R)
  *                wt310:/dev/usbtmcN        Yokogawa WT310 (SCPI over USBTMC)
  *                sigrok:DRIVER[:conn=...]  a meter or supply libsigrok acquires from: its power,
  *                korad:/dev/ttyACMn        or volts x amps
+ *                sensors:[CHIP][?feature=NAME|LABEL | ?curr=NAME&in=NAME]
+ *                                          a card's hwmon power sensor, or volts x amps
  *   cooling      sim:                      the simulated bench's cooling rig
  *                sigrok:DRIVER[:conn=...&serialcomm=...][?configs=FILE.yaml]
  *                                          a fan supply libsigrok drives (korad-kaxxxxp, ...)
