@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The harness of sb_gups_top shared by tb_top and tb_cosim: the Verilated engine with an
- * AXI4-Lite master (random valid delays and ready back-pressure), one behavioural responder
+ * AXI4-Lite master (tb_axil.h: random valid delays and ready back-pressure), one behavioural responder
  * per link, and a DMA engine serving the replay's descriptor reads from host memory (dma_mem
  * at bus address dma_bus) with random back-pressure and gaps.
  * Built for sb_gups_top's default parameters (the AC-510) unless TB_LINKS, TB_PORTS_PER_LINK and
@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "Vsb_gups_top.h"
+#include "tb_axil.h"
 #include "tb_common.h"
 
 extern "C" {
@@ -66,32 +67,7 @@ inline unsigned first_of(unsigned l)
 	return NPORTS;
 }
 
-/* A Verilated port of any width as 32-bit words, and back. */
-template <std::size_t W> inline void to_words(const VlWide<W> &s, uint32_t *w)
-{
-	for (std::size_t i = 0; i < W; i++)
-		w[i] = s[i];
-}
-template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
-inline void to_words(T s, uint32_t *w)
-{
-	w[0] = (uint32_t)s;
-	if (sizeof(T) > 4)
-		w[1] = (uint32_t)((uint64_t)s >> 32);
-}
-template <std::size_t W> inline void from_words(VlWide<W> &s, const uint32_t *w)
-{
-	for (std::size_t i = 0; i < W; i++)
-		s[i] = w[i];
-}
-template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
-inline void from_words(T &s, const uint32_t *w)
-{
-	uint64_t v = w[0] | (sizeof(T) > 4 ? (uint64_t)w[1] << 32 : 0);
-	s = (T)v;
-}
-
-struct Bench {
+struct Bench : AxilMaster<Bench> {
 	std::unique_ptr<Vsb_gups_top> top;
 	Rng rng;
 	std::vector<Responder> resp;
@@ -192,101 +168,6 @@ struct Bench {
 	{
 		while (n--)
 			step();
-	}
-
-	/* AXI4-Lite write with random delays on AW / W and back-pressure on B. */
-	void write(uint32_t a, uint32_t v, uint32_t strb = 0xF)
-	{
-		unsigned aw_delay = rng.range(0, 3), w_delay = rng.range(0, 3);
-		bool aw_done = false, w_done = false;
-		top->s_axil_awaddr = a;
-		top->s_axil_wdata = v;
-		top->s_axil_wstrb = strb;
-		top->s_axil_awprot = 0;
-		for (unsigned t = 0; !(aw_done && w_done); t++) {
-			top->s_axil_awvalid = !aw_done && t >= aw_delay;
-			top->s_axil_wvalid = !w_done && t >= w_delay;
-			top->clk = 0;
-			top->eval();
-			bool aw = top->s_axil_awvalid && top->s_axil_awready;
-			bool w = top->s_axil_wvalid && top->s_axil_wready;
-			step();
-			aw_done |= aw;
-			w_done |= w;
-			if (t > 100)
-				fail("AXI write 0x%x: address / data never accepted", a);
-		}
-		top->s_axil_awvalid = 0;
-		top->s_axil_wvalid = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_bready = rng.chance(60);
-			top->clk = 0;
-			top->eval();
-			bool b = top->s_axil_bvalid && top->s_axil_bready;
-			if (b)
-				TB_EQ(top->s_axil_bresp, 0, "bresp OKAY");
-			step();
-			if (b)
-				break;
-			if (t > 100) {
-				fail("AXI write 0x%x: no response", a);
-				break;
-			}
-		}
-		top->s_axil_bready = 0;
-	}
-
-	uint32_t read(uint32_t a)
-	{
-		unsigned delay = rng.range(0, 3);
-		uint32_t v = 0;
-		top->s_axil_araddr = a;
-		top->s_axil_arprot = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_arvalid = t >= delay;
-			top->clk = 0;
-			top->eval();
-			bool ar = top->s_axil_arvalid && top->s_axil_arready;
-			step();
-			if (ar)
-				break;
-			if (t > 100) {
-				fail("AXI read 0x%x: address never accepted", a);
-				break;
-			}
-		}
-		top->s_axil_arvalid = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_rready = rng.chance(60);
-			top->clk = 0;
-			top->eval();
-			bool r = top->s_axil_rvalid && top->s_axil_rready;
-			if (r) {
-				v = top->s_axil_rdata;
-				TB_EQ(top->s_axil_rresp, 0, "rresp OKAY");
-			}
-			step();
-			if (r)
-				break;
-			if (t > 100) {
-				fail("AXI read 0x%x: no data", a);
-				break;
-			}
-		}
-		top->s_axil_rready = 0;
-		return v;
-	}
-
-	uint64_t read64(uint32_t a)
-	{
-		uint64_t lo = read(a);
-		return lo | (uint64_t)read(a + 4) << 32;
-	}
-
-	void write64(uint32_t a, uint64_t v)
-	{
-		write(a, (uint32_t)v);
-		write(a + 4, (uint32_t)(v >> 32));
 	}
 
 	void reset()

@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The harness of sb_hbm_top shared by tb_hbm_top and tb_hbm_cosim: an AXI4-Lite master with
- * random delays and back-pressure, and one AXI3 slave memory (axi3_slave.h) per engine port on
- * the packed port vectors. TB_N (the top's N) is set by the build.
+ * The harness of sb_hbm_top shared by tb_hbm_top and tb_hbm_cosim: the AXI4-Lite master of
+ * fpga_gups/tb/tb_axil.h (random delays and back-pressure), and one AXI3 slave memory
+ * (axi3_slave.h) per engine port on the packed port vectors. TB_N (the top's N) is set by the
+ * build.
  */
 #ifndef SB_HBM_TOP_BENCH_H
 #define SB_HBM_TOP_BENCH_H
 
 #include <memory>
-#include <type_traits>
 
 #include "Vsb_hbm_top.h"
 #include "hbm_expect.h"
+#include "tb_axil.h"
 
 #ifndef TB_N
 #define TB_N 32
@@ -20,31 +21,7 @@
 namespace tb
 {
 
-/* A Verilated port of any width as 32-bit words, and back. */
-template <std::size_t W> inline void get_words(const VlWide<W> &s, uint32_t *w)
-{
-	for (std::size_t i = 0; i < W; i++)
-		w[i] = s[i];
-}
-template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
-inline void get_words(T s, uint32_t *w)
-{
-	w[0] = (uint32_t)s;
-	if (sizeof(T) > 4)
-		w[1] = (uint32_t)((uint64_t)s >> 32);
-}
-template <std::size_t W> inline void put_words(VlWide<W> &s, const uint32_t *w)
-{
-	for (std::size_t i = 0; i < W; i++)
-		s[i] = w[i];
-}
-template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
-inline void put_words(T &s, const uint32_t *w)
-{
-	s = (T)(w[0] | (sizeof(T) > 4 ? (uint64_t)w[1] << 32 : 0));
-}
-
-struct TopBench {
+struct TopBench : AxilMaster<TopBench> {
 	std::unique_ptr<Vsb_hbm_top> top;
 	Rng rng;
 	Memory mem;
@@ -78,14 +55,14 @@ struct TopBench {
 		uint32_t v_[(TB_N + 31) / 32 + 1] = {0};                                           \
 		for (unsigned p = 0; p < TB_N; p++)                                                \
 			set_bits(v_, p, 1, pins[p].field);                                         \
-		put_words(top->sig, v_);                                                           \
+		from_words(top->sig, v_);                                                          \
 	} while (0)
 #define SB_PUT_FIELD(sig, field, width)                                                            \
 	do {                                                                                       \
 		uint32_t v_[(TB_N * width + 31) / 32 + 1] = {0};                                   \
 		for (unsigned p = 0; p < TB_N; p++)                                                \
 			set_bits(v_, p *width, width, pins[p].field);                              \
-		put_words(top->sig, v_);                                                           \
+		from_words(top->sig, v_);                                                          \
 	} while (0)
 		SB_PUT_BIT(m_axi_arready, arready);
 		SB_PUT_BIT(m_axi_awready, awready);
@@ -101,13 +78,13 @@ struct TopBench {
 #undef SB_PUT_FIELD
 		for (unsigned p = 0; p < TB_N; p++)
 			memcpy(&w[p * 8], pins[p].rdata, 32);
-		put_words(top->m_axi_rdata, w);
+		from_words(top->m_axi_rdata, w);
 		top->clk = 0;
 		top->eval();
 #define SB_GET(sig, field, width)                                                                  \
 	do {                                                                                       \
 		uint32_t v_[(TB_N * width + 31) / 32 + 2] = {0};                                   \
-		get_words(top->sig, v_);                                                           \
+		to_words(top->sig, v_);                                                            \
 		for (unsigned p = 0; p < TB_N; p++)                                                \
 			pins[p].field = (decltype(pins[p].field))get_bits(v_, p * width, width);   \
 	} while (0)
@@ -130,7 +107,7 @@ struct TopBench {
 		SB_GET(m_axi_awburst, awburst, 2);
 		SB_GET(m_axi_wstrb, wstrb, 32);
 #undef SB_GET
-		get_words(top->m_axi_wdata, w);
+		to_words(top->m_axi_wdata, w);
 		for (unsigned p = 0; p < TB_N; p++) {
 			memcpy(pins[p].wdata, &w[p * 8], 32);
 			slaves[p].observe(pins[p]);
@@ -144,89 +121,6 @@ struct TopBench {
 	{
 		while (n--)
 			step();
-	}
-
-	/* AXI4-Lite write with random delays on AW / W and back-pressure on B. */
-	void write(uint32_t a, uint32_t v, uint32_t strb = 0xF)
-	{
-		unsigned aw_delay = rng.range(0, 3), w_delay = rng.range(0, 3);
-		bool aw_done = false, w_done = false;
-
-		top->s_axil_awaddr = a;
-		top->s_axil_wdata = v;
-		top->s_axil_wstrb = strb;
-		top->s_axil_awprot = 0;
-		for (unsigned t = 0; !(aw_done && w_done); t++) {
-			top->s_axil_awvalid = !aw_done && t >= aw_delay;
-			top->s_axil_wvalid = !w_done && t >= w_delay;
-			top->clk = 0;
-			top->eval();
-			bool aw = top->s_axil_awvalid && top->s_axil_awready;
-			bool wd = top->s_axil_wvalid && top->s_axil_wready;
-			step();
-			aw_done |= aw;
-			w_done |= wd;
-			if (t > 100) {
-				fail("AXI-Lite write 0x%x: address / data never accepted", a);
-				break;
-			}
-		}
-		top->s_axil_awvalid = 0;
-		top->s_axil_wvalid = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_bready = rng.chance(60);
-			top->clk = 0;
-			top->eval();
-			bool bh = top->s_axil_bvalid && top->s_axil_bready;
-			step();
-			if (bh)
-				break;
-			if (t > 100) {
-				fail("AXI-Lite write 0x%x: no response", a);
-				break;
-			}
-		}
-		top->s_axil_bready = 0;
-	}
-
-	uint32_t read(uint32_t a)
-	{
-		unsigned delay = rng.range(0, 3);
-		uint32_t v = 0;
-
-		top->s_axil_araddr = a;
-		top->s_axil_arprot = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_arvalid = t >= delay;
-			top->clk = 0;
-			top->eval();
-			bool ar = top->s_axil_arvalid && top->s_axil_arready;
-			step();
-			if (ar)
-				break;
-			if (t > 100) {
-				fail("AXI-Lite read 0x%x: address never accepted", a);
-				break;
-			}
-		}
-		top->s_axil_arvalid = 0;
-		for (unsigned t = 0;; t++) {
-			top->s_axil_rready = rng.chance(60);
-			top->clk = 0;
-			top->eval();
-			bool rh = top->s_axil_rvalid && top->s_axil_rready;
-			if (rh)
-				v = top->s_axil_rdata;
-			step();
-			if (rh)
-				break;
-			if (t > 100) {
-				fail("AXI-Lite read 0x%x: no data", a);
-				break;
-			}
-		}
-		top->s_axil_rready = 0;
-		return v;
 	}
 
 	void reset()
