@@ -337,7 +337,7 @@ Test(campaign_parse, bad_instruments_name_file_line_key)
 {
 	bad("name: t\ninstruments:\n  temperature: \"thermo:1:4\"\n", SB_ERR_PARSE,
 	    "cannot parse 'camp.yaml' line 3: key 'temperature': temperature source "
-	    "'thermo:1:4': unknown scheme 'thermo' (known: sim:, flirone:)");
+	    "'thermo:1:4': unknown scheme 'thermo' (known: sim:, flirone:, sensors:)");
 	bad("instruments:\n  cooling: \"fan:/dev/ttyUSB1\"\n", SB_ERR_PARSE,
 	    "line 2: key 'cooling': cooling actuator 'fan:/dev/ttyUSB1': unknown scheme 'fan'");
 	/* Real instruments are checked by scheme only: they are opened when the campaign runs. */
@@ -346,7 +346,7 @@ Test(campaign_parse, bad_instruments_name_file_line_key)
 	             0, "%s", sb_error_detail());
 	bad("instruments:\n  power: \"meter:x\"\n", SB_ERR_PARSE,
 	    "line 2: key 'power': power source 'meter:x': unknown scheme 'meter' (known: sim:, "
-	    "wattsup:, wt310:, sigrok:, korad:)");
+	    "wattsup:, wt310:, sigrok:, korad:, sensors:)");
 	bad("instruments:\n  temperature: camera\n", SB_ERR_PARSE,
 	    "line 2: key 'temperature': bad connection string 'camera': expected SCHEME:[...]");
 	bad("instruments:\n  camera: \"sim:\"\n", SB_ERR_PARSE,

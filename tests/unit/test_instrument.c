@@ -38,8 +38,9 @@ Test(instrument, unknown_and_malformed_connection_strings)
 
 	cr_assert_eq(sb_temp_source_open(&t, "thermo:", dev), SB_ERR_URI);
 	cr_assert_null(t);
-	cr_assert(strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:)"),
-	          "%s", sb_error_detail());
+	cr_assert(
+	    strstr(sb_error_detail(), "unknown scheme 'thermo' (known: sim:, flirone:, sensors:)"),
+	    "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "sim", dev), SB_ERR_URI);
 	cr_assert(strstr(sb_error_detail(), "expected SCHEME:"), "%s", sb_error_detail());
 	cr_assert_eq(sb_power_source_open(&p, "", dev), SB_ERR_URI);
