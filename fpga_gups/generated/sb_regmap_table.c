@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x55FBE85Bull,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xF8241122ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -681,8 +681,8 @@ static const struct sb_regmap_field f_hbm_port_status[] = {
 };
 
 static const struct sb_regmap_field f_hbm_port_lat_class[] = {
-	{"hit_max", 0, 15, SB_ACC_RW, false, 0x3Fu, NULL, 0, "Latencies up to this are page hits."},
-	{"closed_max", 16, 31, SB_ACC_RW, false, 0x47u, NULL, 0, "Latencies above hit_max up to this are closed pages; above it, page misses."},
+	{"hit_max", 0, 15, SB_ACC_RW, false, 0x34u, NULL, 0, "Latencies up to this are page hits (reset: between the simulated U280's no-load page hit, 49, and closed page, 55)."},
+	{"closed_max", 16, 31, SB_ACC_RW, false, 0x3Au, NULL, 0, "Latencies above hit_max up to this are closed pages; above it, page misses (reset: below the simulated U280's no-load miss, 62)."},
 };
 
 static const struct sb_regmap_field f_hbm_port_hist_cfg[] = {
@@ -729,7 +729,7 @@ static const struct sb_regmap_reg r_hbm_port[] = {
 	{"seed", 0x40u, 32, 1, 0x4u, SB_ACC_RW, 0x5EED0001ull,
 	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Seed of the random offsets (0 is taken as 1) and of the data pattern."},
-	{"lat_class", 0x44u, 32, 1, 0x4u, SB_ACC_RW, 0x47003Full,
+	{"lat_class", 0x44u, 32, 1, 0x4u, SB_ACC_RW, 0x3A0034ull,
 	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 f_hbm_port_lat_class, 2, "Read-latency classes (cycles), counted in cls_hit / cls_closed / cls_miss."},
 	{"hist_cfg", 0x48u, 32, 1, 0x4u, SB_ACC_RW, 0x20028ull,
