@@ -196,6 +196,37 @@ static int apply_opt(struct sb_hbm_profile *p, const struct sb_hbm_model_opt *o)
 	return 0;
 }
 
+/*
+ * An HBM2 card profile is a name found in the HBM2 profile folders, or a YAML file with the
+ * sections only an HBM2 profile has ('card' and 'switch'; an HMC profile has 'board', 'links',
+ * 'cube'). A file that cannot be read is not claimed: the HMC model then names the problem.
+ */
+bool sb_hbm_model_claims(const char *profile)
+{
+	char path[512];
+	struct sb_yaml y;
+	struct fy_node *root;
+	bool hbm;
+
+	if (!profile || !*profile)
+		return false; /* sim: alone is the AC-510 */
+	if (!strchr(profile, '/') && !strstr(profile, ".yaml")) {
+		hbm = sb_find_data_file("HBM2 card profile", profile, "STACKBENCH_HBM_PROFILE_PATH",
+		                        SB_HBM_PROFILE_SOURCE_DIR, SB_HBM_PROFILE_INSTALL_DIR, path,
+		                        sizeof(path)) == 0;
+		sb_error_clear();
+		return hbm;
+	}
+	if (sb_yaml_load_file(&y, profile) < 0) {
+		sb_error_clear();
+		return false;
+	}
+	root = sb_yaml_root(&y);
+	hbm = root && sb_yaml_get(root, "card") && sb_yaml_get(root, "switch");
+	sb_yaml_release(&y);
+	return hbm;
+}
+
 int sb_hbm_profile_load(struct sb_hbm_profile *p, const char *name_or_path,
                         const struct sb_hbm_model_opt *opts, size_t nopts)
 {

@@ -34,6 +34,12 @@ int sb_hbm_model_new(struct sb_hbm_model **out, const char *profile,
                      const struct sb_hbm_model_opt *opts, size_t nopts);
 void sb_hbm_model_free(struct sb_hbm_model *m);
 
+/*
+ * Whether a sim: profile (a name or a path) is an HBM2 card's: the sim: transport serves the
+ * HBM2 board for these and the AC-510 for every other. Never sets an error.
+ */
+bool sb_hbm_model_claims(const char *profile);
+
 const char *sb_hbm_model_profile_name(const struct sb_hbm_model *m);
 const char *sb_hbm_model_profile_path(const struct sb_hbm_model *m);
 

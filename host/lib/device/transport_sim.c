@@ -13,11 +13,18 @@
  *
  * URI options for the bench (the others go to the board model): bench=NAME|PATH (bench
  * parameters, thermal/data), cooling=NAME (initial cooling configuration); seed= seeds both.
+ *
+ * Two boards: the path of the URI names the profile, and a profile of an HBM2 card
+ * (sim:u280, sim:u50, sim:u55c or a file with an HBM2 card's sections, sb_hbm_model_claims)
+ * opens the HBM2 card's model (fpga_hbm2/model, docs/hbm2.md) instead of the AC-510's. The
+ * HBM2 card stands on no simulated bench yet: its stacks' temperature is the model's own
+ * (40 C, or hbm_sim.temp_c), and the sim: instruments are the AC-510's only.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sb_hbm_model.h"
 #include "sb_model.h"
 #include "stackbench/bench_model.h"
 #include "stackbench/error.h"
@@ -26,7 +33,8 @@
 #include "stackbench/util.h"
 
 struct sim {
-	struct sb_model *model;
+	struct sb_model *model;   /* the AC-510, or */
+	struct sb_hbm_model *hbm; /* the HBM2 card (then model and bench are NULL) */
 	struct sb_bench_model *bench;
 	struct sb_model_activity last; /* board activity at the end of the last step */
 };
@@ -71,6 +79,22 @@ static void set_temperature(struct sim *s)
 	sb_model_get_activity(s->model, &s->last);
 }
 
+static int open_hbm(struct sim *s, const struct sb_uri *uri)
+{
+	struct sb_hbm_model_opt opts[SB_URI_MAX_OPTS];
+
+	for (unsigned i = 0; i < uri->nopts; i++) {
+		if (!strcmp(uri->opts[i].key, "bench") || !strcmp(uri->opts[i].key, "cooling"))
+			return sb_error_set(SB_ERR_NOT_SUPPORTED,
+			                    "sim option '%s': the simulated HBM2 card (profile %s) "
+			                    "stands on no simulated bench",
+			                    uri->opts[i].key, uri->path);
+		opts[i].key = uri->opts[i].key;
+		opts[i].value = uri->opts[i].value;
+	}
+	return sb_hbm_model_new(&s->hbm, uri->path, opts, uri->nopts);
+}
+
 static int sim_open(const struct sb_uri *uri, void **priv)
 {
 	struct sb_model_opt opts[SB_URI_MAX_OPTS];
@@ -81,6 +105,12 @@ static int sim_open(const struct sb_uri *uri, void **priv)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return sb_error_set(SB_ERR_NOMEM, "out of memory opening the simulated board");
+	if (sb_hbm_model_claims(uri->path)) {
+		if ((err = open_hbm(s, uri)) < 0)
+			goto fail_model;
+		*priv = s;
+		return 0;
+	}
 	for (unsigned i = 0; i < uri->nopts; i++) {
 		if (!strcmp(uri->opts[i].key, "bench") || !strcmp(uri->opts[i].key, "cooling"))
 			continue;
@@ -107,6 +137,7 @@ static void sim_close(void *priv)
 {
 	struct sim *s = priv;
 
+	sb_hbm_model_free(s->hbm);
 	sb_bench_model_free(s->bench);
 	sb_model_free(s->model);
 	free(s);
@@ -114,22 +145,38 @@ static void sim_close(void *priv)
 
 static int sim_read32(void *priv, uint32_t offset, uint32_t *value)
 {
-	return sb_model_read32(((struct sim *)priv)->model, offset, value);
+	struct sim *s = priv;
+
+	if (s->hbm)
+		return sb_hbm_model_read32(s->hbm, offset, value);
+	return sb_model_read32(s->model, offset, value);
 }
 
 static int sim_write32(void *priv, uint32_t offset, uint32_t value)
 {
-	return sb_model_write32(((struct sim *)priv)->model, offset, value);
+	struct sim *s = priv;
+
+	if (s->hbm)
+		return sb_hbm_model_write32(s->hbm, offset, value);
+	return sb_model_write32(s->model, offset, value);
 }
 
 static uint32_t sim_regspace(void *priv)
 {
-	return sb_model_regspace_size(((struct sim *)priv)->model);
+	struct sim *s = priv;
+
+	if (s->hbm)
+		return sb_hbm_model_regspace_size(s->hbm);
+	return sb_model_regspace_size(s->model);
 }
 
 static uint64_t sim_now_ns(void *priv)
 {
-	return sb_model_now_ps(((struct sim *)priv)->model) / 1000;
+	struct sim *s = priv;
+
+	if (s->hbm)
+		return sb_hbm_model_now_ps(s->hbm) / 1000;
+	return sb_model_now_ps(s->model) / 1000;
 }
 
 /* Reconcile the failure states of the board and the bench before a step. */
@@ -176,6 +223,8 @@ static int sim_wait_ns(void *priv, uint64_t ns)
 	struct sim *s = priv;
 	int err;
 
+	if (s->hbm)
+		return sb_hbm_model_advance(s->hbm, ns * 1000);
 	while (ns) {
 		uint64_t n = sb_bench_model_step_hint_ns(s->bench);
 
@@ -195,6 +244,9 @@ static int sim_dma_alloc(void *priv, size_t len, struct sb_dma_buf *buf)
 	void *p;
 	int err;
 
+	if (s->hbm)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED,
+		                    "the simulated HBM2 card has no DMA (no trace block yet)");
 	if (!len)
 		return sb_error_set(SB_ERR_INVAL, "DMA buffer of 0 bytes");
 	p = aligned_alloc(4096, rounded);
@@ -221,7 +273,14 @@ static void sim_dma_free(void *priv, struct sb_dma_buf *buf)
 
 static int sim_bench(void *priv, struct sb_bench_model **bench)
 {
-	*bench = ((struct sim *)priv)->bench;
+	struct sim *s = priv;
+
+	*bench = s->bench;
+	if (!s->bench)
+		return sb_error_set(SB_ERR_NOT_SUPPORTED,
+		                    "the simulated HBM2 card (profile %s) stands on no simulated "
+		                    "bench: the sim: instruments need the AC-510",
+		                    sb_hbm_model_profile_name(s->hbm));
 	return 0;
 }
 
@@ -230,13 +289,16 @@ static int sim_bench(void *priv, struct sb_bench_model **bench)
 static int sim_profile(void *priv, struct sb_board_profile *p)
 {
 	struct sim *s = priv;
-	const char *path = sb_model_profile_path(s->model);
+	const char *path =
+	    s->hbm ? sb_hbm_model_profile_path(s->hbm) : sb_model_profile_path(s->model);
 	const struct sb_bench_params *bp = s->bench ? sb_bench_model_params(s->bench) : NULL;
 	char *text;
 	size_t len;
 
 	memset(p, 0, sizeof(*p));
-	sb_strlcpy(p->name, sb_model_profile_name(s->model), sizeof(p->name));
+	sb_strlcpy(p->name,
+	           s->hbm ? sb_hbm_model_profile_name(s->hbm) : sb_model_profile_name(s->model),
+	           sizeof(p->name));
 	if (path[0] && sb_read_file(path, &text, &len) == 0) {
 		snprintf(p->content_hash, sizeof(p->content_hash), "fnv1a64:%016llx",
 		         (unsigned long long)sb_fnv1a64(text, len));
@@ -252,7 +314,8 @@ static int sim_describe(void *priv, char *buf, size_t size)
 	struct sb_board_profile p;
 
 	sim_profile(priv, &p);
-	snprintf(buf, size, "simulated board, profile %s (%s), bench %s", p.name,
+	snprintf(buf, size, "simulated %s, profile %s (%s), bench %s",
+	         ((struct sim *)priv)->hbm ? "HBM2 card" : "board", p.name,
 	         p.content_hash[0] ? p.content_hash : "built-in", p.bench[0] ? p.bench : "none");
 	return 0;
 }
