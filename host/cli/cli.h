@@ -152,6 +152,12 @@ int sb_cli_probe_role(const char *name, int *role);
 /* The default device when --device is not given: $STACKBENCH_DEVICE or "sim:". */
 const char *sb_cli_default_device(void);
 
+/* stackbench point on an HBM2 card (cmd_point_hbm.c): its options, its help; and whether a
+ * board is one (its register map has an hbm_card block). */
+int sb_cli_point_hbm(int argc, char **argv);
+void sb_cli_point_hbm_help(FILE *out);
+bool sb_cli_device_is_hbm(const char *uri);
+
 /* ---- work through Slurm (cli_slurm.c; docs/cluster.md) ---- */
 struct option;
 struct sb_slurm_job;

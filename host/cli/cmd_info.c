@@ -12,6 +12,7 @@
 #include "sb_regmap.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
+#include "stackbench/hbm.h"
 #include "stackbench/provenance.h"
 
 static void info_help(FILE *out)
@@ -21,7 +22,8 @@ static void info_help(FILE *out)
 	        "\n"
 	        "Open the board at URI (default: $STACKBENCH_DEVICE or sim:), walk its register\n"
 	        "blocks and print each block's offset, type, name and version, the firmware\n"
-	        "identity and the number of GUPS ports.\n"
+	        "identity and the number of GUPS ports; on an HBM2 card (sim:u280) the card,\n"
+	        "its controller configuration and every engine port with its pseudo channel.\n"
 	        "\n"
 	        "  -j, --json   print one JSON object instead of text\n"
 	        "  -h, --help   this help\n");
@@ -31,6 +33,92 @@ static const char *vname(char *buf, size_t size, uint32_t v)
 {
 	snprintf(buf, size, "%u.%u", SB_BLK_VERSION_MAJOR(v), SB_BLK_VERSION_MINOR(v));
 	return buf;
+}
+
+/* An HBM2 card's engine ports: index, stack and block offset from the port's own info. */
+static int hbm_port_info(struct sb_device *dev, unsigned i, uint32_t *off, unsigned *index,
+                         unsigned *stack, unsigned *max_out)
+{
+	uint32_t v;
+	int err;
+
+	if ((err = sb_device_find_block(dev, SB_BLK_HBM_PORT_TYPE, i, off)) < 0 ||
+	    (err = sb_device_read32(dev, *off + SB_HBM_PORT_INFO, &v)) < 0)
+		return err;
+	*index = SB_FIELD_GET(SB_HBM_PORT_INFO_INDEX, v);
+	*stack = SB_FIELD_GET(SB_HBM_PORT_INFO_STACK, v);
+	*max_out = SB_FIELD_GET(SB_HBM_PORT_INFO_MAX_OUTSTANDING, v);
+	return 0;
+}
+
+static cJSON *hbm_json(struct sb_device *dev, const struct sb_hbm_card *c)
+{
+	cJSON *o = cJSON_CreateObject(), *ports;
+	char buf[16];
+
+	if (!o)
+		return NULL;
+	snprintf(buf, sizeof(buf), "0x%04x", c->board_id);
+	cJSON_AddStringToObject(o, "board_id", buf);
+	cJSON_AddStringToObject(o, "engine", "hbm2_axi");
+	cJSON_AddNumberToObject(o, "ports", c->ports);
+	cJSON_AddNumberToObject(o, "stacks", c->stacks);
+	cJSON_AddNumberToObject(o, "pseudo_channels", c->pcs);
+	cJSON_AddNumberToObject(o, "pc_mb", c->pc_mb);
+	cJSON_AddNumberToObject(o, "bank_groups", c->bank_groups);
+	cJSON_AddNumberToObject(o, "banks_per_pc", c->banks_per_pc);
+	cJSON_AddNumberToObject(o, "axi_clock_hz", (double)c->axi_clock_hz);
+	cJSON_AddNumberToObject(o, "hbm_clock_hz", (double)c->hbm_clock_hz);
+	cJSON_AddBoolToObject(o, "simulated", c->simulated);
+	cJSON_AddBoolToObject(o, "global_addressing", c->global_addressing);
+	cJSON_AddStringToObject(o, "addr_map", sb_hbm_map_text(c->mc.addr_map));
+	cJSON_AddStringToObject(o, "page", c->mc.closed_page ? "closed" : "open");
+	cJSON_AddBoolToObject(o, "reorder", c->mc.reorder);
+	cJSON_AddStringToObject(o, "refresh", c->mc.refresh ? "single_bank" : "all_bank");
+	cJSON_AddBoolToObject(o, "temp_refresh", c->mc.temp_refresh);
+	ports = cJSON_AddArrayToObject(o, "engine_ports");
+	for (unsigned i = 0; i < c->ports; i++) {
+		unsigned index, stack, max_out;
+		uint32_t off;
+		cJSON *p;
+
+		if (hbm_port_info(dev, i, &off, &index, &stack, &max_out) < 0)
+			break;
+		p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "port", index);
+		cJSON_AddNumberToObject(p, "stack", stack);
+		cJSON_AddNumberToObject(p, "offset", off);
+		cJSON_AddNumberToObject(p, "max_outstanding", max_out);
+		cJSON_AddItemToArray(ports, p);
+	}
+	return o;
+}
+
+static void hbm_text(struct sb_device *dev, const struct sb_hbm_card *c)
+{
+	printf("\ncard       HBM2, board id 0x%04x%s: %u stacks, %u pseudo channels of %u MB "
+	       "(%u banks in %u groups)\n",
+	       c->board_id, c->simulated ? " (simulated)" : "", c->stacks, c->pcs, c->pc_mb,
+	       c->banks_per_pc, c->bank_groups);
+	printf("clocks     AXI %.0f MHz, HBM %.0f MHz\n", c->axi_clock_hz / 1e6,
+	       c->hbm_clock_hz / 1e6);
+	printf("controller address map %s, %s page, reordering %s, %s refresh%s, switch %s\n",
+	       sb_hbm_map_text(c->mc.addr_map), c->mc.closed_page ? "closed" : "open",
+	       c->mc.reorder ? "on" : "off", c->mc.refresh ? "single-bank" : "all-bank",
+	       c->mc.temp_refresh ? " (temperature-controlled)" : "",
+	       c->global_addressing ? "on (global addressing)" : "off");
+	printf("stacks     %u C, %u C%s\n", c->stack_c[0], c->stack_c[1],
+	       c->cattrip ? ", CATTRIP" : "");
+	printf("engine     hbm2_axi: %u AXI3 ports, one traffic engine each\n", c->ports);
+	printf("\n  port  stack  PC  offset  IDs\n");
+	for (unsigned i = 0; i < c->ports; i++) {
+		unsigned index, stack, max_out;
+		uint32_t off;
+
+		if (hbm_port_info(dev, i, &off, &index, &stack, &max_out) < 0)
+			break;
+		printf("  %4u  %5u  %2u  0x%04x  %3u\n", index, stack, index, off, max_out);
+	}
 }
 
 static int print_json(struct sb_device *dev)
@@ -43,8 +131,8 @@ static int print_json(struct sb_device *dev)
 	if (!root)
 		return SB_EXIT_FAILURE;
 	cJSON_AddStringToObject(root, "schema", "stackbench-device");
-	/* 1.1: provenance.device.profile, .shard, .slurm */
-	cJSON_AddStringToObject(root, "schema_version", "1.1");
+	/* 1.1: provenance.device.profile, .shard, .slurm; 1.2: hbm2 (an HBM2 card) */
+	cJSON_AddStringToObject(root, "schema_version", "1.2");
 	cJSON_AddStringToObject(root, "uri", sb_device_uri(dev));
 	cJSON_AddStringToObject(root, "transport", sb_device_transport(dev));
 	snprintf(buf, sizeof(buf), "0x%08x", fw->magic);
@@ -55,7 +143,20 @@ static int print_json(struct sb_device *dev)
 	snprintf(buf, sizeof(buf), "0x%08x", fw->regmap_hash);
 	cJSON_AddStringToObject(root, "regmap_hash", buf);
 	cJSON_AddBoolToObject(root, "regmap_matches", fw->regmap_hash == SB_REGMAP_HASH);
-	cJSON_AddNumberToObject(root, "ports", sb_device_port_count(dev));
+	if (sb_hbm_is_card(dev)) {
+		struct sb_hbm_card card;
+		cJSON *cj;
+
+		if (sb_hbm_card_read(dev, &card) < 0) {
+			cJSON_Delete(root);
+			return sb_cli_error(SB_ERR_DEVICE);
+		}
+		cJSON_AddNumberToObject(root, "ports", card.ports);
+		if ((cj = hbm_json(dev, &card)))
+			cJSON_AddItemToObject(root, "hbm2", cj);
+	} else {
+		cJSON_AddNumberToObject(root, "ports", sb_device_port_count(dev));
+	}
 	{
 		/* the same facts every result stores */
 		struct sb_provenance prov;
@@ -109,6 +210,17 @@ static void print_text(struct sb_device *dev)
 
 		printf("  0x%04x  0x%08x  %-7s  %s\n", b->offset, b->type,
 		       vname(buf, sizeof(buf), b->version), b->name ? b->name : "(unknown type)");
+	}
+	if (sb_hbm_is_card(dev)) {
+		struct sb_hbm_card card;
+
+		if (sb_hbm_card_read(dev, &card) < 0) {
+			printf("\nHBM2 card  %s\n", sb_error_detail());
+			return;
+		}
+		hbm_text(dev, &card);
+		printf("\nports      %u\n", card.ports);
+		return;
 	}
 	printf("\nports      %u\n", sb_device_port_count(dev));
 }

@@ -45,7 +45,8 @@ static void point_help(FILE *out)
 	    "                        [--trace-path onchip|dma]]\n"
 	    "\n"
 	    "Run one GUPS measurement point on a board (default: $STACKBENCH_DEVICE or sim:)\n"
-	    "and print bandwidth, request rate and latency.\n"
+	    "and print bandwidth, request rate and latency. On an HBM2 card (sim:u280) the\n"
+	    "point has the options of 'stackbench point --device sim:u280 --help'.\n"
 	    "\n"
 	    "      --device URI      board to use\n"
 	    "  -t, --type T          ro (default), wo or rw\n"
@@ -438,6 +439,22 @@ static int open_instruments(struct sb_device *dev, const struct inst_args *a,
 	return 0;
 }
 
+/* The --device of a point's command line (the default without one). */
+static const char *prescan_device(int argc, char **argv)
+{
+	const char *uri = sb_cli_default_device();
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--device") && i + 1 < argc)
+			uri = argv[++i];
+		else if (!strncmp(argv[i], "--device=", 9))
+			uri = argv[i] + 9;
+	}
+	return uri;
+}
+
 static int point_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -494,6 +511,9 @@ static int point_run(int argc, char **argv)
 	bool duration_set = false;
 	int c, err, json = 0, rc;
 
+	/* An HBM2 card has its own engine and options (cmd_point_hbm.c). */
+	if (sb_cli_device_is_hbm(prescan_device(argc, argv)))
+		return sb_cli_point_hbm(argc, argv);
 	sb_point_spec_init(&spec, 0);
 	spec.settle = (struct sb_cooling_settle){
 	    .tolerance_c = SB_COOLING_SETTLE_TOLERANCE_C,
