@@ -11,7 +11,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "fake_transport.h"
 #include "sb_regmap.h"
+#include "sb_regmap_desc.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/hbm.h"
@@ -278,4 +280,79 @@ Test(hbm_host, targets_and_names_parse_and_print)
 	cr_assert_eq(map, 3);
 	cr_assert_eq(sb_hbm_map_parse("bgi", &map), SB_ERR_INVAL);
 	cr_assert(strstr(sb_error_detail(), "rbc_bgi, rbc, brc, rcb"), "%s", sb_error_detail());
+}
+
+/*
+ * A card's register space as a bitstream presents it: board hbm2 of the generated map with
+ * its reset values, without the simulated board's hbm_sim block, nports engine ports, on the
+ * scripted fake transport (no model behind it).
+ */
+static struct fake *card_image(unsigned nports)
+{
+	const struct sb_regmap_board *bd = NULL;
+	uint32_t prev = UINT32_MAX;
+	struct fake *f;
+
+	for (unsigned i = 0; i < sb_regmap_nboards; i++)
+		if (!strcmp(sb_regmap_boards[i].name, "hbm2"))
+			bd = &sb_regmap_boards[i];
+	cr_assert(bd);
+	f = fake_new(bd->size);
+	for (unsigned i = 0; i < bd->nlayout; i++) {
+		const struct sb_regmap_instance *in = &bd->layout[i];
+		const struct sb_regmap_block *b = &sb_regmap_blocks[in->block];
+		unsigned n = b->type == SB_BLK_HBM_PORT_TYPE ? nports : in->count;
+
+		if (b->sim_only)
+			continue;
+		for (unsigned k = 0; k < n; k++) {
+			uint32_t base = in->offset + k * in->stride;
+
+			for (unsigned r = 0; r < b->nregs; r++)
+				for (unsigned e = 0; e < b->regs[r].count; e++) {
+					uint32_t off =
+					    base + b->regs[r].offset + e * b->regs[r].stride;
+
+					fake_set(f, off, (uint32_t)b->regs[r].reset);
+					if (b->regs[r].width == 64)
+						fake_set(f, off + 4,
+						         (uint32_t)(b->regs[r].reset >> 32));
+				}
+			fake_set(f, base + SB_BLK_TYPE, b->type);
+			fake_set(f, base + SB_BLK_VERSION, b->version);
+			if (prev != UINT32_MAX)
+				fake_set(f, prev + SB_BLK_NEXT, base);
+			prev = base;
+		}
+	}
+	fake_set(f, SB_FW_ID_REGMAP_SIZE, bd->size);
+	return f;
+}
+
+Test(hbm_host, a_card_runs_the_controller_its_bitstream_was_built_with)
+{
+	struct fake *f = card_image(2);
+	struct sb_device *dev;
+	struct sb_hbm_card c;
+	struct sb_hbm_spec s;
+	struct sb_hbm_result r;
+
+	cr_assert_eq(sb_device_open_transport(&dev, &fake_transport_ops, f, "fake:"), 0, "%s",
+	             sb_error_detail());
+	cr_assert_eq(sb_hbm_card_read(dev, &c), 0, "%s", sb_error_detail());
+	cr_assert_eq(c.ports, 2);
+	cr_assert_not(c.has_sim);
+	cr_assert_not(c.simulated);
+	sb_hbm_spec_init(&s);
+	s.addr_map = 1; /* rbc: the card's reset says rbc_bgi */
+	cr_assert_eq(sb_hbm_point_run(dev, &s, &r), SB_ERR_MISMATCH);
+	cr_assert(strstr(sb_error_detail(), "runs address map rbc_bgi") &&
+	              strstr(sb_error_detail(), "asks for rbc"),
+	          "%s", sb_error_detail());
+	sb_hbm_spec_init(&s);
+	s.temp_c = 90;
+	cr_assert_eq(sb_hbm_point_run(dev, &s, &r), SB_ERR_MISMATCH);
+	cr_assert(strstr(sb_error_detail(), "measured, not set"), "%s", sb_error_detail());
+	sb_device_close(dev);
+	fake_free(f);
 }
