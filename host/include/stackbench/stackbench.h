@@ -30,8 +30,8 @@
 /* campaigns */
 #include "stackbench/campaign.h"
 #include "stackbench/client.h"
-#include "stackbench/slurm.h"
 #include "stackbench/report.h"
+#include "stackbench/slurm.h"
 #include "stackbench/store.h"
 
 /* analysis */
