@@ -120,7 +120,7 @@ const char *sb_hbm_rw_name(enum sb_hbm_rw rw)
 
 int sb_hbm_rw_parse(const char *s, enum sb_hbm_rw *rw)
 {
-	unsigned v;
+	unsigned v = 0;
 	int err = parse_name(s, rw_names, SB_ARRAY_SIZE(rw_names), "HBM2 operation", &v);
 
 	if (err == 0)
@@ -141,7 +141,7 @@ int sb_hbm_map_parse(const char *s, unsigned *map)
 int sb_hbm_page_parse(const char *s, bool *closed)
 {
 	static const char *const names[] = {"open", "closed"};
-	unsigned v;
+	unsigned v = 0;
 	int err = parse_name(s, names, 2, "page policy", &v);
 
 	if (err == 0)
