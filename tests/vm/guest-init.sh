@@ -24,6 +24,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /tmp
 mount -t tmpfs tmpfs /tmp
+# /run/lock as a Debian system has it (the boards' lock folder is made in it)
+mkdir -p /run/lock
 LOG=/tmp/checks.log
 : >"$LOG"
 SB=/bin/stackbench

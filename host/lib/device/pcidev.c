@@ -76,7 +76,7 @@ static int read_attr(const char *bdf, const char *attr, char *buf, size_t size)
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "%s/devices/%s/%s", sysfs_root, bdf, attr);
+	snprintf(path, sizeof(path), "%s/devices/%s/%s", sb_pcidev_sysfs_root(), bdf, attr);
 	f = fopen(path, "re");
 	if (!f)
 		return sb_error_set(errno == ENOENT ? SB_ERR_NOT_FOUND : SB_ERR_IO,
@@ -116,10 +116,10 @@ int sb_pcidev_read_driver(const char *bdf, char *buf, size_t size)
 	const char *base;
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "%s/devices/%s", sysfs_root, bdf);
+	snprintf(path, sizeof(path), "%s/devices/%s", sb_pcidev_sysfs_root(), bdf);
 	if (access(path, F_OK) < 0)
 		return sb_error_set(SB_ERR_NOT_FOUND, "no PCI function %s (no '%s')", bdf, path);
-	snprintf(path, sizeof(path), "%s/devices/%s/driver", sysfs_root, bdf);
+	snprintf(path, sizeof(path), "%s/devices/%s/driver", sb_pcidev_sysfs_root(), bdf);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n < 0) {
 		buf[0] = '\0';
@@ -138,7 +138,7 @@ int sb_pcidev_char_device(const char *bdf, char *buf, size_t size)
 	int err = SB_ERR_NOT_FOUND;
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "%s/devices/%s/stackbench", sysfs_root, bdf);
+	snprintf(path, sizeof(path), "%s/devices/%s/stackbench", sb_pcidev_sysfs_root(), bdf);
 	dir = opendir(path);
 	if (!dir)
 		return SB_ERR_NOT_FOUND;
@@ -218,7 +218,7 @@ int sb_pcidev_scan(struct sb_pcidev **list, size_t *count, unsigned flags)
 
 	*list = NULL;
 	*count = 0;
-	snprintf(devices, sizeof(devices), "%s/devices", sysfs_root);
+	snprintf(devices, sizeof(devices), "%s/devices", sb_pcidev_sysfs_root());
 	if (access(devices, R_OK) < 0)
 		return sb_error_set(SB_ERR_NOT_FOUND,
 		                    "no PCI devices to scan: cannot read '%s': %s", devices,
@@ -228,14 +228,14 @@ int sb_pcidev_scan(struct sb_pcidev **list, size_t *count, unsigned flags)
 	a->warning = pci_note;
 	a->debug = pci_note;
 	a->method = PCI_ACCESS_SYS_BUS_PCI;
-	sb_strlcpy(param, sysfs_root, sizeof(param));
+	sb_strlcpy(param, sb_pcidev_sysfs_root(), sizeof(param));
 	pci_set_param(a, "sysfs.path", param);
 	if (setjmp(jb)) {
 		pci_jump = NULL;
 		free(out);
 		pci_cleanup(a);
 		return sb_error_set(SB_ERR_IO, "scanning PCI devices in '%s': libpci: %s",
-		                    sysfs_root, pci_msg);
+		                    sb_pcidev_sysfs_root(), pci_msg);
 	}
 	pci_jump = &jb;
 	pci_init(a);
