@@ -22,13 +22,18 @@
 #include <fcntl.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include <cjson/cJSON.h>
 #include <umockdev.h>
@@ -87,7 +92,15 @@ static int get(int fd, char *buf, size_t cap, int ms)
 	return n > 0 ? (int)n : n == 0 || errno != EAGAIN ? -1 : 0;
 }
 
-/* ---- simulators (child side) ------------------------------------------------------------- */
+/* ---- simulators (child process, or a thread for the Korad) -------------------------------- */
+
+/* Set when a simulator thread must return (the Korad's; the others are processes, killed). */
+static atomic_bool sim_stop;
+
+static bool sim_running(uint64_t end)
+{
+	return !atomic_load(&sim_stop) && now_ms() < end;
+}
 
 static void sim_wattsup(int fd, const char *fault)
 {
@@ -96,7 +109,7 @@ static void sim_wattsup(int fd, const char *fault)
 	bool logging = false;
 	uint64_t next = 0, end = now_ms() + 20000;
 
-	while (now_ms() < end) {
+	while (sim_running(end)) {
 		int n = get(fd, in, sizeof(in) - 1, 10);
 
 		if (n < 0)
@@ -133,7 +146,7 @@ static void sim_wt310(int fd, const char *fault)
 	unsigned answered = 0;
 	uint64_t end = now_ms() + 20000, next_update = now_ms();
 
-	while (now_ms() < end) {
+	while (sim_running(end)) {
 		int n = get(fd, in + len, sizeof(in) - 1 - len, 10);
 		char *nl;
 
@@ -187,7 +200,7 @@ static void sim_korad(int fd, const char *fault)
 	uint64_t end = now_ms() + 20000;
 	unsigned iout = 0, hangup = !strcmp(fault, "close") ? 12 : 0; /* after N IOUT1? */
 
-	while (now_ms() < end) {
+	while (sim_running(end)) {
 		int n = get(fd, in + len, sizeof(in) - 1 - len, 10);
 		char ans[64];
 		size_t used = 0;
@@ -240,6 +253,19 @@ static void sim_korad(int fd, const char *fault)
 			len -= used;
 		}
 	}
+}
+
+struct korad_sim {
+	int fd;
+	const char *fault;
+};
+
+static void *korad_thread(void *arg)
+{
+	const struct korad_sim *k = arg;
+
+	sim_korad(k->fd, k->fault);
+	return NULL;
 }
 
 /* ---- checks (parent side) ---------------------------------------------------------------- */
@@ -377,16 +403,23 @@ static int run_tool(char *const *args, char *out, size_t cap)
 	size_t len = 0;
 	pid_t pid;
 
+	posix_spawn_file_actions_t fa;
+
 	if (pipe(p) < 0)
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		dup2(p[1], STDOUT_FILENO);
+	/* posix_spawn, not fork: a forked child of this threaded process would go through
+	 * umockdev's preload (see main) before its exec */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, p[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, p[0]);
+	posix_spawn_file_actions_addclose(&fa, p[1]);
+	if (posix_spawn(&pid, args[0], &fa, NULL, args, environ)) {
+		posix_spawn_file_actions_destroy(&fa);
 		close(p[0]);
 		close(p[1]);
-		execv(args[0], args);
-		_exit(127);
+		return -1;
 	}
+	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
 	for (;;) {
 		ssize_t n = read(p[0], out + len, cap - 1 - len);
@@ -550,7 +583,10 @@ int main(int argc, char **argv)
 	const char *mode = probe ? argv[2] : argc == 3 ? argv[1] : "";
 	const char *fault = probe ? "power" : argc == 3 ? argv[2] : "";
 	int master, rc, status, hold;
-	pid_t pid;
+	pid_t pid = -1;
+	bool korad;
+	pthread_t ktid;
+	struct korad_sim ksim;
 	char path[128];
 
 	if (argc != 3 && !probe) {
@@ -604,23 +640,37 @@ int main(int argc, char **argv)
 	 * the simulator hangs up, opening the path still fails as unplugged.
 	 */
 	hold = open(path, O_RDWR | O_NOCTTY | O_NONBLOCK);
-	pid = fork();
-	if (pid == 0) {
-		int keep = open(path, O_RDWR | O_NOCTTY); /* no hang-up before the driver opens */
+	korad = !strcmp(mode, "korad") || !strcmp(mode, "rig-korad");
+	if (korad) {
+		/*
+		 * The Korad plays in a thread, not a forked child: this process has umockdev's
+		 * threads, and a child forked from it that opens or reads a file goes through
+		 * umockdev's preload, whose path lock another thread may have held at the fork
+		 * (the child then waits forever with its signals blocked: in CI the supply never
+		 * answered *IDN? and the test hung until its timeout).
+		 */
+		ksim = (struct korad_sim){master, !strcmp(mode, "korad") ? fault : "ok"};
+		if (pthread_create(&ktid, NULL, korad_thread, &ksim)) {
+			fprintf(stderr, "cannot start the Korad simulator thread\n");
+			return 2;
+		}
+	} else {
+		pid = fork();
+		if (pid == 0) {
+			/* no hang-up before the driver opens */
+			int keep = open(path, O_RDWR | O_NOCTTY);
 
-		if (!strcmp(mode, "wattsup"))
-			sim_wattsup(master, fault);
-		else if (!strcmp(mode, "wt310"))
-			sim_wt310(master, fault);
-		else
-			sim_korad(master, !strcmp(mode, "korad") ? fault : "ok");
-		close(keep);
-		_exit(0);
+			if (!strcmp(mode, "wattsup"))
+				sim_wattsup(master, fault);
+			else
+				sim_wt310(master, fault);
+			close(keep);
+			_exit(0);
+		}
+		close(master);
 	}
 	/* umockdev_testbed_get_dev_fd()'s descriptor "must not be closed" (umockdev's API docs):
-	 * only the parent's own pty is closed. */
-	if (strcmp(mode, "korad") && strcmp(mode, "rig-korad"))
-		close(master);
+	 * only the parent's own pty is closed (above). */
 	if (probe)
 		rc = check_probe(argv[3], argv[2], path);
 	else if (!strcmp(mode, "wattsup"))
@@ -633,8 +683,13 @@ int main(int argc, char **argv)
 		rc = check_korad_power(path, fault);
 	else
 		rc = check_rig_korad(fault, getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	kill(pid, SIGTERM);
-	waitpid(pid, &status, 0);
+	if (korad) {
+		atomic_store(&sim_stop, true);
+		pthread_join(ktid, NULL);
+	} else {
+		kill(pid, SIGTERM);
+		waitpid(pid, &status, 0);
+	}
 	if (hold >= 0)
 		close(hold);
 	return rc;
