@@ -17,6 +17,7 @@
 
 #include "stackbench/capture.h"
 #include "stackbench/gups.h"
+#include "stackbench/hbm.h"
 #include "stackbench/point.h"
 
 #ifdef __cplusplus
@@ -31,7 +32,7 @@ struct sb_store;
 #define SB_CAMPAIGN_MAX_DEVICES 16
 #define SB_CAMPAIGN_MAX_FILTERS 64
 #define SB_CAMPAIGN_MAX_POINTS 1000000
-#define SB_CAMPAIGN_KEY_MAX 160
+#define SB_CAMPAIGN_KEY_MAX 256
 #define SB_AXIS_NAME_MAX 24
 
 enum sb_campaign_kind {
@@ -88,7 +89,29 @@ enum sb_axis {
 	SB_AXIS_PORTS,
 	SB_AXIS_STREAM,
 	SB_AXIS_MASK,
+	/* The HBM2 card's axes (an HBM2 campaign: bench.engine hbm2, docs/campaigns.md). An HBM2
+	 * campaign uses cooling, repetitions, mode and ports of the axes above and these; a GUPS
+	 * campaign the axes above. */
+	SB_AXIS_TEMP,
+	SB_AXIS_REFRESH,
+	SB_AXIS_PAGE,
+	SB_AXIS_POLICY,
+	SB_AXIS_TARGET,
+	SB_AXIS_OP,
+	SB_AXIS_MIX,
+	SB_AXIS_BURST,
+	SB_AXIS_STRIDE,
+	SB_AXIS_WS,
+	SB_AXIS_OUTSTANDING,
 	SB_AXIS_COUNT
+};
+
+#define SB_AXIS_GUPS_COUNT (SB_AXIS_MASK + 1) /* the axes of a GUPS campaign: 0..MASK */
+
+/* The traffic engine a campaign's board carries (bench.engine). */
+enum sb_campaign_engine {
+	SB_ENGINE_GUPS = 0, /* the AC-510's GUPS ports (HMC) */
+	SB_ENGINE_HBM2 = 1, /* an HBM2 card's AXI traffic engines (docs/hbm2.md) */
 };
 
 /* Name of an axis as written in the file ("type", "mask", ...). */
@@ -131,6 +154,10 @@ struct sb_campaign_point {
 	int mask_lo;        /* -1: no mask; else bits mask_lo..+width-1 forced to 0 */
 	unsigned mask_width;
 	uint64_t seed; /* derived from the campaign seed and the key */
+	/* An HBM2 campaign's point: the engine's settings but the durations and the seed
+	 * (sb_campaign_hbm_spec fills those), and the port set's text ("all", "8", "0-3,8"). */
+	struct sb_hbm_spec hbm;
+	char port_set[SB_AXIS_NAME_MAX];
 };
 
 /*
@@ -162,6 +189,11 @@ struct sb_campaign {
 	char name[SB_CAMPAIGN_NAME_MAX];
 	char description[SB_CAMPAIGN_TEXT_MAX];
 	enum sb_campaign_kind kind;
+	/* The board's engine (bench.engine; default: hbm2 when every device is a sim: URI of an
+	 * HBM2 card's profile, else gups) and, for hbm2, the points' warm-up and window. */
+	enum sb_campaign_engine engine;
+	int engine_line;
+	double hbm_warmup_us, hbm_window_us;
 	unsigned ndevices;
 	char device[SB_CAMPAIGN_MAX_DEVICES][SB_CAMPAIGN_TEXT_MAX]; /* sim: URIs get the profile */
 	char profile[SB_CAMPAIGN_NAME_MAX];                         /* "" if not given */
@@ -275,6 +307,14 @@ int sb_campaign_shard_parse(const char *text, unsigned *index, unsigned *count);
  * SB_ERR_URI.
  */
 int sb_campaign_set_device(struct sb_campaign *c, const char *uri);
+
+/* The spec of an HBM2 campaign's point p: its settings, the campaign's warm-up and window, and
+ * the point's seed. */
+void sb_campaign_hbm_spec(const struct sb_campaign *c, const struct sb_campaign_point *p,
+                          struct sb_hbm_spec *s);
+
+/* "gups" / "hbm2". */
+const char *sb_campaign_engine_name(enum sb_campaign_engine e);
 
 /* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);

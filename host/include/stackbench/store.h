@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 6
+#define SB_STORE_SCHEMA_VERSION 7
 
 struct sb_store;
 
@@ -139,6 +139,10 @@ struct sb_point_record {
 	const char *trace_file;
 	const struct sb_capture_stats *trace;
 	const struct sb_capture_config *trace_cfg;
+	/* An HBM2 card's point (NULL: a GUPS point): what it ran and measured, stored in the
+	 * points row (result holds it in the GUPS terms) and in hbm_points. */
+	const struct sb_hbm_spec *hbm_spec;
+	const struct sb_hbm_result *hbm;
 };
 
 /* What the instruments said during a point (see struct sb_point_record); NAN when none. */
@@ -186,7 +190,8 @@ enum sb_export_table {
 	SB_TABLE_SAMPLES,
 	SB_TABLE_EVENTS,
 	SB_TABLE_CAMPAIGNS,
-	SB_TABLE_POINT_TRACES /* trace captures (a database that has them) */
+	SB_TABLE_POINT_TRACES, /* trace captures (a database that has them) */
+	SB_TABLE_HBM_POINTS    /* HBM2 card's points (schema version 7) */
 };
 
 /* "points" → SB_TABLE_POINTS... ("point_traces"); SB_ERR_INVAL for an unknown name. */

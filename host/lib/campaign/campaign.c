@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "campaign_int.h"
 #include "campaign_trace.h"
 #include "sb_regmap.h"
 #include <cjson/cJSON.h>
@@ -53,6 +54,7 @@ struct worker {
 	unsigned addr_mode0; /* the cube's mode when the campaign started: what 'keep' means */
 	bool has_stream;
 	bool fresh; /* simulated board, bandwidth campaign: reopened before each point */
+	struct sb_hbm_card card; /* an HBM2 card's campaign: the card */
 	unsigned nsources;
 	struct sample_source src[MAX_SOURCES];
 	/* The campaign's instruments on this worker's bench (the sources above read the first
@@ -1016,6 +1018,119 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	return 0;
 }
 
+/* Store a run of a point (one transaction) and count it; *stored: it was committed. */
+static int commit_run(struct worker *w, const struct sb_point_record *rec, bool *stored)
+{
+	struct engine *en = w->en;
+	const struct sb_campaign_point *p = rec->point;
+	const struct sb_point_result *r = rec->result;
+	int e;
+
+	pthread_mutex_lock(&en->lock);
+	e = sb_store_point_commit(en->st, en->id, rec);
+	if (e == 0) {
+		*stored = true;
+		en->attempts[p->index] = rec->attempt + 1;
+		if (!r->failed || rec->attempt >= en->c->recovery.retries) {
+			en->done[p->index] = true;
+			en->ndone++;
+			en->nrun++;
+		}
+		en->nfailed += r->failed;
+		report_progress(en, w, rec);
+	}
+	pthread_mutex_unlock(&en->lock);
+	return e;
+}
+
+/* A fresh simulated board before each point of a bandwidth campaign: a simulated board keeps
+ * the timing state of earlier points (refresh phase, bank and link reservations); a fresh one
+ * (0.2 ms to open) makes a point's result depend on the point only, whichever worker runs it
+ * after whatever. */
+static int reopen_fresh(struct worker *w)
+{
+	int e;
+
+	if (!w->fresh)
+		return 0;
+	close_sources(w);
+	sb_device_close(w->dev);
+	w->dev = NULL;
+	if ((e = sb_device_open(&w->dev, w->uri)) < 0 || (e = open_sources(w)) < 0)
+		return e;
+	return 0;
+}
+
+/*
+ * One run of an HBM2 card's point (sb_hbm_point_run): a fresh simulated card, the instruments
+ * read before the ports start and after the window, stored with the engine's result. The
+ * stacks' own temperature (hbm_card.hbm_temp) is stored with the point (table hbm_points).
+ */
+static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                           struct sb_point_result *r, bool *stored)
+{
+	static const struct sb_port_counters zero;
+	struct engine *en = w->en;
+	struct sb_hbm_spec spec;
+	struct sb_hbm_result hr;
+	struct sb_point_record rec;
+	struct sb_provenance prov;
+	double t0 = wall_now();
+	char *prov_json;
+	int e;
+
+	*stored = false;
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
+	if ((e = reopen_fresh(w)) < 0)
+		return e;
+	sb_campaign_hbm_spec(en->c, p, &spec);
+	w->cur = p;
+	w->cur_attempt = attempt;
+	w->nsamples = 0;
+	w->sample_err = 0;
+	run_event(w, SB_RUN_POINT_START);
+	if (w->nsources) {
+		if ((e = take_sample(w, 0, &zero)) < 0)
+			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+		w->samples[0].power_w = NAN; /* the meter's reading covers the time before */
+	}
+	if ((e = sb_hbm_point_run(w->dev, &spec, &hr)) < 0)
+		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+	if (stop_requested(en) || en->abort)
+		return 0; /* not stored, runs again on resume */
+	sb_hbm_point_result(&spec, &hr, r);
+	if (w->nsources) {
+		if ((e = take_sample(w, spec.warmup_ns + hr.window_ns, &r->total)) < 0)
+			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+		run_event(w, SB_RUN_SAMPLE);
+	}
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, w->dev);
+	sb_provenance_instruments(&prov, &w->inst);
+	sb_provenance_point(&prov, p->seed, r);
+	if (en->o->shards)
+		snprintf(prov.shard, sizeof(prov.shard), "%u/%u", en->o->shard, en->o->shards);
+	prov_json = sb_provenance_json(&prov);
+	rec = (struct sb_point_record){
+	    .point = p,
+	    .attempt = attempt,
+	    .provenance = prov_json,
+	    .device = w->uri,
+	    .worker = w->id,
+	    .duration_ns = spec.duration_ns,
+	    .result = r,
+	    .samples = w->samples,
+	    .nsamples = w->nsamples,
+	    .wall_s = wall_now() - t0,
+	    .hbm = &hr,
+	    .hbm_spec = &spec,
+	};
+	e = commit_run(w, &rec, stored);
+	cJSON_free(prov_json);
+	return e;
+}
+
 /*
  * One run of a point: reopen a fresh simulated board (bandwidth campaigns), apply its cooling,
  * run, store. *stored says whether a run was committed (not when stopped part-way).
@@ -1033,22 +1148,14 @@ static int run_attempt(struct worker *w, const struct sb_campaign_point *p, unsi
 	unsigned reconnects = 0;
 	int e;
 
+	if (en->c->engine == SB_ENGINE_HBM2)
+		return run_hbm_attempt(w, p, attempt, r, stored);
 	*stored = false;
 again:
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
-	if (w->fresh) {
-		/*
-		 * A simulated board keeps the timing state of earlier points (refresh phase,
-		 * bank and link reservations); a fresh one (0.2 ms to open) makes a point's
-		 * result depend on the point only, whichever worker runs it after whatever.
-		 */
-		close_sources(w);
-		sb_device_close(w->dev);
-		w->dev = NULL;
-		if ((e = sb_device_open(&w->dev, w->uri)) < 0 || (e = open_sources(w)) < 0)
-			return e;
-	}
+	if ((e = reopen_fresh(w)) < 0)
+		return e;
 	if ((e = make_spec(w, p, &spec)) < 0)
 		return e;
 	if ((e = apply_cooling(w, p, attempt)) < 0)
@@ -1119,20 +1226,7 @@ again:
 		rec.event.message = msg;
 		rec.event.data = data;
 	}
-	pthread_mutex_lock(&en->lock);
-	e = sb_store_point_commit(en->st, en->id, &rec);
-	if (e == 0) {
-		*stored = true;
-		en->attempts[p->index] = attempt + 1;
-		if (!r->failed || attempt >= en->c->recovery.retries) {
-			en->done[p->index] = true;
-			en->ndone++;
-			en->nrun++;
-		}
-		en->nfailed += r->failed;
-		report_progress(en, w, &rec);
-	}
-	pthread_mutex_unlock(&en->lock);
+	e = commit_run(w, &rec, stored);
 	if (e < 0)
 		sb_point_trace_abort(&pt);
 	cJSON_free(data);
@@ -1268,14 +1362,30 @@ static int open_worker(struct worker *w)
 
 	if ((e = sb_device_open(&w->dev, w->uri)) < 0)
 		return e;
+	w->fresh =
+	    !strcmp(sb_device_transport(w->dev), "sim") && w->en->c->kind == SB_CAMPAIGN_BANDWIDTH;
+	if (w->en->c->engine == SB_ENGINE_HBM2) {
+		if (!sb_hbm_is_card(w->dev))
+			return sb_error_set(SB_ERR_INVAL,
+			                    "'%s' is not an HBM2 card (no hbm_card block), but the "
+			                    "campaign '%s' is an HBM2 card's (bench.engine hbm2)",
+			                    w->uri, w->en->c->file);
+		if ((e = sb_hbm_card_read(w->dev, &w->card)) < 0)
+			return sb_error_wrap(e, "'%s'", w->uri);
+		return open_sources(w);
+	}
+	if (sb_hbm_is_card(w->dev))
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s' is an HBM2 card, but the campaign '%s' is the GUPS "
+		                    "engine's (its axes: type, size, pattern, ...; an HBM2 card's "
+		                    "campaign names bench.engine: hbm2)",
+		                    w->uri, w->en->c->file);
 	if ((e = sb_board_info(w->dev, &w->board)) < 0 || (e = sb_hmc_status(w->dev, &hs)) < 0)
 		return sb_error_wrap(e, "'%s'", w->uri);
 	w->addr_mode0 = hs.addr_mode_bytes;
 	w->has_stream = sb_device_find_block(w->dev, SB_BLK_STREAM_TYPE, 0, &off) == 0;
-	/* Thermal campaigns keep the board: the bench's heat carries over from point to point,
-	 * as it does on hardware. */
-	w->fresh =
-	    !strcmp(sb_device_transport(w->dev), "sim") && w->en->c->kind == SB_CAMPAIGN_BANDWIDTH;
+	/* Thermal campaigns keep the board (w->fresh above): the bench's heat carries over from
+	 * point to point, as it does on hardware. */
 	return open_sources(w);
 }
 
@@ -1284,7 +1394,9 @@ static int check_points(struct worker *w)
 {
 	for (unsigned i = 0; i < w->en->c->npoints; i++) {
 		struct sb_point_spec s;
-		int e = make_spec(w, &w->en->c->points[i], &s);
+		int e = w->en->c->engine == SB_ENGINE_HBM2
+		            ? sb_hbm_point_check(&w->en->c->points[i], &w->card, w->uri)
+		            : make_spec(w, &w->en->c->points[i], &s);
 
 		if (e < 0)
 			return e;

@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <libfyaml.h>
 
+#include "campaign_int.h"
 #include "stackbench/bench_model.h"
 #include "stackbench/campaign.h"
 #include "stackbench/error.h"
@@ -24,17 +25,38 @@
 #include "stackbench/yaml.h"
 
 static const char *const axis_names[SB_AXIS_COUNT] = {
-    [SB_AXIS_COOLING] = "cooling",     [SB_AXIS_REP] = "repetitions", [SB_AXIS_TYPE] = "type",
-    [SB_AXIS_SIZE] = "size",           [SB_AXIS_PATTERN] = "pattern", [SB_AXIS_MODE] = "mode",
-    [SB_AXIS_ADDR_MODE] = "addr_mode", [SB_AXIS_PORTS] = "ports",     [SB_AXIS_STREAM] = "stream",
+    [SB_AXIS_COOLING] = "cooling",
+    [SB_AXIS_REP] = "repetitions",
+    [SB_AXIS_TYPE] = "type",
+    [SB_AXIS_SIZE] = "size",
+    [SB_AXIS_PATTERN] = "pattern",
+    [SB_AXIS_MODE] = "mode",
+    [SB_AXIS_ADDR_MODE] = "addr_mode",
+    [SB_AXIS_PORTS] = "ports",
+    [SB_AXIS_STREAM] = "stream",
     [SB_AXIS_MASK] = "mask",
+    [SB_AXIS_TEMP] = "temp",
+    [SB_AXIS_REFRESH] = "refresh",
+    [SB_AXIS_PAGE] = "page",
+    [SB_AXIS_POLICY] = "policy",
+    [SB_AXIS_TARGET] = "target",
+    [SB_AXIS_OP] = "op",
+    [SB_AXIS_MIX] = "mix",
+    [SB_AXIS_BURST] = "burst",
+    [SB_AXIS_STRIDE] = "stride",
+    [SB_AXIS_WS] = "ws",
+    [SB_AXIS_OUTSTANDING] = "outstanding",
 };
 
 /* The default value of each axis (repetitions: 1). */
 static const char *const axis_default[SB_AXIS_COUNT] = {
-    [SB_AXIS_COOLING] = "none", [SB_AXIS_TYPE] = "ro",     [SB_AXIS_SIZE] = "128",
-    [SB_AXIS_PATTERN] = "all",  [SB_AXIS_MODE] = "random", [SB_AXIS_ADDR_MODE] = "keep",
-    [SB_AXIS_PORTS] = "all",    [SB_AXIS_STREAM] = "0",    [SB_AXIS_MASK] = "none",
+    [SB_AXIS_COOLING] = "none", [SB_AXIS_TYPE] = "ro",        [SB_AXIS_SIZE] = "128",
+    [SB_AXIS_PATTERN] = "all",  [SB_AXIS_MODE] = "random",    [SB_AXIS_ADDR_MODE] = "keep",
+    [SB_AXIS_PORTS] = "all",    [SB_AXIS_STREAM] = "0",       [SB_AXIS_MASK] = "none",
+    [SB_AXIS_TEMP] = "keep",    [SB_AXIS_REFRESH] = "keep",   [SB_AXIS_PAGE] = "keep",
+    [SB_AXIS_POLICY] = "keep",  [SB_AXIS_TARGET] = "local",   [SB_AXIS_OP] = "read",
+    [SB_AXIS_MIX] = "128",      [SB_AXIS_BURST] = "512",      [SB_AXIS_STRIDE] = "0",
+    [SB_AXIS_WS] = "0",         [SB_AXIS_OUTSTANDING] = "64",
 };
 
 const char *sb_axis_name(enum sb_axis a)
@@ -95,6 +117,8 @@ static int int_value(struct parse *p, enum sb_axis a, uint64_t v, struct fy_node
 	const char *name = axis_names[a];
 	bool ok;
 
+	if (sb_axis_is_hbm(a) || (a == SB_AXIS_PORTS && p->c->engine == SB_ENGINE_HBM2))
+		return sb_hbm_axis_number(&p->y, a, v, at, out);
 	switch (a) {
 	case SB_AXIS_SIZE:
 		ok = v >= 16 && v <= 128 && v % 16 == 0;
@@ -171,6 +195,8 @@ static int axis_value(struct parse *p, enum sb_axis a, struct fy_node *n,
 	uint64_t v;
 	int e, idx;
 
+	if (sb_axis_is_hbm(a) || (a == SB_AXIS_PORTS && p->c->engine == SB_ENGINE_HBM2))
+		return sb_hbm_axis_value(y, a, n, out);
 	snprintf(what, sizeof(what), "key '%s'", axis_names[a]);
 	if ((e = sb_yaml_to_str(y, n, what, &s)) < 0)
 		return e;
@@ -216,7 +242,9 @@ static int axis_value(struct parse *p, enum sb_axis a, struct fy_node *n,
 
 static bool is_int_axis(enum sb_axis a)
 {
-	return a == SB_AXIS_SIZE || a == SB_AXIS_PORTS || a == SB_AXIS_STREAM || a == SB_AXIS_MASK;
+	return a == SB_AXIS_SIZE || a == SB_AXIS_PORTS || a == SB_AXIS_STREAM ||
+	       a == SB_AXIS_MASK || a == SB_AXIS_TEMP || a == SB_AXIS_MIX || a == SB_AXIS_BURST ||
+	       a == SB_AXIS_STRIDE || a == SB_AXIS_WS || a == SB_AXIS_OUTSTANDING;
 }
 
 static int add_value(struct parse *p, struct fy_node *at, const char *where, unsigned *n,
@@ -239,13 +267,14 @@ static int axis_range(struct parse *p, enum sb_axis a, struct fy_node *n, unsign
 {
 	static const char *const keys[] = {"from", "to", "step", NULL};
 	const char *name = a == SB_AXIS_MASK ? "positions" : axis_names[a];
-	uint64_t from, to, step = a == SB_AXIS_SIZE ? 16 : 1;
+	uint64_t from, to, step = a == SB_AXIS_SIZE ? 16 : a == SB_AXIS_BURST ? 32 : 1;
+	uint64_t max = sb_axis_is_hbm(a) ? 1ull << 34 : 1024;
 	int e;
 
 	if ((e = sb_yaml_check_keys(&p->y, n, name, keys)) < 0 ||
-	    (e = sb_yaml_get_u64(&p->y, n, "from", true, 0, 1024, &from)) < 0 ||
-	    (e = sb_yaml_get_u64(&p->y, n, "to", true, 0, 1024, &to)) < 0 ||
-	    (e = sb_yaml_get_u64(&p->y, n, "step", false, 1, 1024, &step)) < 0)
+	    (e = sb_yaml_get_u64(&p->y, n, "from", true, 0, max, &from)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "to", true, 0, max, &to)) < 0 ||
+	    (e = sb_yaml_get_u64(&p->y, n, "step", false, 1, max, &step)) < 0)
 		return e;
 	if (from > to)
 		return sb_yaml_error(&p->y, n, SB_ERR_PARSE,
@@ -294,6 +323,96 @@ static int axis_values(struct parse *p, enum sb_axis a, struct fy_node *n, bool 
 		    (e = add_value(p, item, name, count, list, canon)) < 0)
 			return e;
 	}
+	return 0;
+}
+
+/* An axis the campaign's engine does not have is refused, naming it and the board. */
+static int engine_axis(struct parse *p, enum sb_axis a, struct fy_node *at)
+{
+	const struct sb_campaign *c = p->c;
+
+	if (sb_axis_for_engine(a, c->engine))
+		return 0;
+	if (c->engine == SB_ENGINE_HBM2)
+		return sb_yaml_error(&p->y, at, SB_ERR_PARSE,
+		                     "key '%s': an axis of the GUPS engine (HMC); the campaign's "
+		                     "board '%s' is an HBM2 card (its axes: op, mix, mode, burst, "
+		                     "stride, ws, outstanding, policy, page, refresh, temp, "
+		                     "ports, target)",
+		                     axis_names[a], c->device[0]);
+	return sb_yaml_error(&p->y, at, SB_ERR_PARSE,
+	                     "key '%s': an axis of an HBM2 card's engine; the campaign's board "
+	                     "'%s' carries the GUPS engine (HMC) (an HBM2 card: a device such "
+	                     "as \"sim:u280\", or bench.engine: hbm2)",
+	                     axis_names[a], c->device[0]);
+}
+
+/*
+ * The campaign's engine: bench.engine, else what the devices are (a sim: URI of an HBM2
+ * card's profile: hbm2; others: gups). Every device must carry the same engine.
+ */
+static int find_engine(struct parse *p)
+{
+	struct sb_campaign *c = p->c;
+	struct fy_node *bench = sb_yaml_get(sb_yaml_root(&p->y), "bench");
+	struct fy_node *at = sb_yaml_get(bench, "device");
+	bool given = c->engine_line > 0;
+
+	for (unsigned i = 0; i < c->ndevices; i++) {
+		int ue = sb_campaign_uri_engine(c->device[i], c->profile);
+
+		if (ue < 0)
+			continue;
+		if (!given && i == 0) {
+			c->engine = (enum sb_campaign_engine)ue;
+			continue;
+		}
+		if ((enum sb_campaign_engine)ue != c->engine)
+			return sb_yaml_error(
+			    &p->y, at ? at : bench, SB_ERR_PARSE,
+			    "key 'device': '%s' carries the %s engine, but the campaign's is %s%s",
+			    c->device[i], ue == SB_ENGINE_HBM2 ? "HBM2 card's" : "GUPS",
+			    sb_campaign_engine_name(c->engine),
+			    given ? " (bench.engine)"
+			          : " (its first device): one campaign runs on "
+			            "one kind of board");
+	}
+	/* an HBM2 card's engine walks linearly unless told (stackbench point's default) */
+	if (c->engine == SB_ENGINE_HBM2)
+		snprintf(c->axes.value[SB_AXIS_MODE][0], SB_AXIS_NAME_MAX, "linear");
+	return 0;
+}
+
+/* What an HBM2 card's campaign has, and what it does not (yet). */
+static int check_hbm(struct parse *p)
+{
+	const struct sb_campaign *c = p->c;
+
+	if (c->engine != SB_ENGINE_HBM2)
+		return 0;
+	if (c->kind == SB_CAMPAIGN_THERMAL)
+		return sb_yaml_error(&p->y, sb_yaml_get(sb_yaml_root(&p->y), "kind"), SB_ERR_PARSE,
+		                     "key 'kind': an HBM2 card's campaign is a bandwidth campaign "
+		                     "(the simulated card stands on no bench; its stacks' "
+		                     "temperature is the 'temp' axis)");
+	for (int k = 0; k < SB_INST_COUNT; k++) {
+		const char *conn = c->inst.conn[k];
+
+		if (!conn[0])
+			continue;
+		if (k == SB_INST_COOLING || !strncmp(conn, "sim:", 4))
+			return sb_yaml_error(
+			    &p->y, sb_yaml_get(sb_yaml_root(&p->y), "instruments"), SB_ERR_PARSE,
+			    "key '%s': '%s': an HBM2 card's campaign takes the card's own "
+			    "sensors (sensors:...) or a bench's camera and meter, not %s",
+			    inst_keys[k], conn,
+			    k == SB_INST_COOLING ? "a cooling actuator"
+			                         : "the simulated AC-510 bench's instruments");
+	}
+	if (c->trace.enabled)
+		return sb_yaml_error(&p->y, sb_yaml_get(sb_yaml_root(&p->y), "trace"), SB_ERR_PARSE,
+		                     "key 'trace': trace capture of an HBM2 card's points is not "
+		                     "built yet (docs/hbm2.md)");
 	return 0;
 }
 
@@ -351,9 +470,11 @@ static int parse_mask(struct parse *p, struct fy_node *n)
 
 static int parse_sweep(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"type",      "size",        "pattern", "mode",
-	                                   "addr_mode", "ports",       "stream",  "mask",
-	                                   "cooling",   "repetitions", "repeat",  NULL};
+	static const char *const keys[] = {
+	    "type",    "size",   "pattern", "mode",        "addr_mode", "ports",
+	    "stream",  "mask",   "cooling", "repetitions", "repeat",    "temp",
+	    "refresh", "page",   "policy",  "target",      "op",        "mix",
+	    "burst",   "stride", "ws",      "outstanding", NULL};
 	struct sb_campaign_axes *ax = &p->c->axes;
 	uint64_t reps = 1;
 	int e;
@@ -366,6 +487,8 @@ static int parse_sweep(struct parse *p, struct fy_node *n)
 
 		if (!v || a == SB_AXIS_REP)
 			continue;
+		if ((e = engine_axis(p, (enum sb_axis)a, v)) < 0)
+			return e;
 		if (a == SB_AXIS_MASK) {
 			if ((e = parse_mask(p, v)) < 0)
 				return e;
@@ -425,10 +548,14 @@ static int parse_filters(struct parse *p, struct fy_node *n, const char *key,
 			if (a == SB_AXIS_COUNT)
 				return sb_yaml_error(
 				    &p->y, kn, SB_ERR_PARSE,
-				    "unknown key '%s' in '%s' (expected an axis: type, "
-				    "size, pattern, mode, addr_mode, ports, stream, "
-				    "mask, cooling)",
-				    name, key);
+				    "unknown key '%s' in '%s' (expected an axis: %s)", name, key,
+				    p->c->engine == SB_ENGINE_HBM2
+				        ? "temp, refresh, page, policy, target, ports, op, mix, "
+				          "mode, burst, stride, ws, outstanding, cooling"
+				        : "type, size, pattern, mode, addr_mode, ports, stream, "
+				          "mask, cooling");
+			if ((e = engine_axis(p, (enum sb_axis)a, kn)) < 0)
+				return e;
 			if ((e = axis_values(p, (enum sb_axis)a, v, true, &f->n[a], f->value[a])) <
 			    0)
 				return e;
@@ -439,17 +566,23 @@ static int parse_filters(struct parse *p, struct fy_node *n, const char *key,
 
 static int parse_bench(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"device", "profile", NULL};
+	static const char *const keys[] = {"device", "profile", "engine", NULL};
+	static const char *const engines[] = {"gups", "hbm2", NULL};
 	struct sb_campaign *c = p->c;
 	struct fy_node *dev, *item;
 	const char *profile = NULL;
 	void *it = NULL;
-	int e;
+	int e, idx;
 
 	if ((e = sb_yaml_expect_map(&p->y, n, "key 'bench'")) < 0 ||
 	    (e = sb_yaml_check_keys(&p->y, n, "bench", keys)) < 0 ||
-	    (e = sb_yaml_get_str(&p->y, n, "profile", false, &profile)) < 0)
+	    (e = sb_yaml_get_str(&p->y, n, "profile", false, &profile)) < 0 ||
+	    (e = sb_yaml_get_enum(&p->y, n, "engine", false, engines, &idx)) < 0)
 		return e;
+	if (e == 1) {
+		c->engine = (enum sb_campaign_engine)idx;
+		c->engine_line = sb_yaml_line(sb_yaml_get(n, "engine"));
+	}
 	if (profile) {
 		if (!*profile || strlen(profile) >= sizeof(c->profile) || strpbrk(profile, "?&"))
 			return sb_yaml_error(&p->y, sb_yaml_get(n, "profile"), SB_ERR_PARSE,
@@ -519,12 +652,25 @@ int sb_campaign_set_device(struct sb_campaign *c, const char *uri)
 
 static int parse_durations(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"bandwidth_s", "thermal_s", "stream_groups", NULL};
+	static const char *const keys[] = {"bandwidth_s", "thermal_s", "stream_groups",
+	                                   "warmup_us",   "window_us", NULL};
+	static const char *const hbm_keys[] = {"warmup_us", "window_us"};
 	struct sb_campaign *c = p->c;
 	int e;
 
 	if ((e = sb_yaml_expect_map(&p->y, n, "key 'durations'")) < 0 ||
-	    (e = sb_yaml_check_keys(&p->y, n, "durations", keys)) < 0 ||
+	    (e = sb_yaml_check_keys(&p->y, n, "durations", keys)) < 0)
+		return e;
+	for (int k = 0; k < 2 && c->engine != SB_ENGINE_HBM2; k++)
+		if (sb_yaml_get(n, hbm_keys[k]))
+			return sb_yaml_error(&p->y, sb_yaml_get(n, hbm_keys[k]), SB_ERR_PARSE,
+			                     "key '%s': a duration of an HBM2 card's points; the "
+			                     "campaign's board '%s' carries the GUPS engine (its "
+			                     "points run bandwidth_s or thermal_s)",
+			                     hbm_keys[k], c->device[0]);
+	if ((e = sb_yaml_get_double(&p->y, n, "warmup_us", false, 0, 1e6, &c->hbm_warmup_us)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "window_us", false, 0.01, 1e7, &c->hbm_window_us)) <
+	        0 ||
 	    (e = sb_yaml_get_double(&p->y, n, "bandwidth_s", false, 1e-6, 604800,
 	                            &c->bandwidth_s)) < 0 ||
 	    (e = sb_yaml_get_double(&p->y, n, "thermal_s", false, 1e-6, 604800, &c->thermal_s)) <
@@ -829,6 +975,8 @@ static int parse_root(struct parse *p)
 		c->port_order = (enum sb_port_order)idx;
 	if ((n = sb_yaml_get(root, "bench")) && (e = parse_bench(p, n)) < 0)
 		return e;
+	if ((e = find_engine(p)) < 0)
+		return e;
 	if ((n = sb_yaml_get(root, "instruments")) && (e = parse_instruments(p, n)) < 0)
 		return e;
 	if ((n = sb_yaml_get(root, "recovery")) && (e = parse_recovery(p, n)) < 0)
@@ -1002,6 +1150,28 @@ static void make_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX
 {
 	int idx;
 
+	if (c->engine == SB_ENGINE_HBM2) {
+		snprintf(pt->cooling, sizeof(pt->cooling), "%s", text[SB_AXIS_COOLING]);
+		pt->rep = (unsigned)strtoul(text[SB_AXIS_REP], NULL, 10);
+		pt->mask_lo = -1;
+		sb_hbm_point_fill(text, pt);
+		/* the GUPS fields the store's points table has, from the HBM2 settings */
+		pt->type = pt->hbm.rw == SB_HBM_RW_READ    ? SB_REQ_RO
+		           : pt->hbm.rw == SB_HBM_RW_WRITE ? SB_REQ_WO
+		                                           : SB_REQ_RW;
+		pt->size = pt->hbm.burst;
+		pt->mode = pt->hbm.random ? SB_GEN_RANDOM : SB_GEN_LINEAR;
+		snprintf(pt->pattern, sizeof(pt->pattern), "%s", text[SB_AXIS_TARGET]);
+		snprintf(pt->key, sizeof(pt->key),
+		         "cooling=%s rep=%s temp=%s refresh=%s page=%s policy=%s target=%s "
+		         "ports=%s op=%s mix=%s mode=%s burst=%s stride=%s ws=%s outstanding=%s",
+		         text[SB_AXIS_COOLING], text[SB_AXIS_REP], text[SB_AXIS_TEMP],
+		         text[SB_AXIS_REFRESH], text[SB_AXIS_PAGE], text[SB_AXIS_POLICY],
+		         text[SB_AXIS_TARGET], text[SB_AXIS_PORTS], text[SB_AXIS_OP],
+		         text[SB_AXIS_MIX], text[SB_AXIS_MODE], text[SB_AXIS_BURST],
+		         text[SB_AXIS_STRIDE], text[SB_AXIS_WS], text[SB_AXIS_OUTSTANDING]);
+		goto seed;
+	}
 	snprintf(pt->cooling, sizeof(pt->cooling), "%s", text[SB_AXIS_COOLING]);
 	pt->rep = (unsigned)strtoul(text[SB_AXIS_REP], NULL, 10);
 	for (idx = 0; type_names[idx] && strcmp(type_names[idx], text[SB_AXIS_TYPE]); idx++)
@@ -1027,6 +1197,7 @@ static void make_point(const struct sb_campaign *c, char text[][SB_AXIS_NAME_MAX
 	         text[SB_AXIS_COOLING], text[SB_AXIS_REP], text[SB_AXIS_TYPE], text[SB_AXIS_SIZE],
 	         text[SB_AXIS_PATTERN], text[SB_AXIS_MODE], text[SB_AXIS_ADDR_MODE],
 	         text[SB_AXIS_PORTS], text[SB_AXIS_STREAM], text[SB_AXIS_MASK], pt->mask_width);
+seed:
 	pt->seed = splitmix64(c->seed ^ fnv1a64(pt->key));
 	if (!pt->seed)
 		pt->seed = 1;
@@ -1175,15 +1346,25 @@ static int normalize(struct sb_campaign *c)
 	/* Only when not the default, so that the hash of older campaigns stays what it was. */
 	if (c->port_order != SB_PORT_ORDER_FIRST)
 		cJSON_AddStringToObject(o, "port_order", sb_port_order_name(c->port_order));
+	/* An HBM2 card's campaign: its engine, its durations and its axes; a GUPS campaign's
+	 * content is what it was before HBM2 (its hash unchanged). */
+	if (c->engine == SB_ENGINE_HBM2) {
+		cJSON_AddStringToObject(b, "engine", sb_campaign_engine_name(c->engine));
+		cJSON_AddNumberToObject(d, "warmup_us", c->hbm_warmup_us);
+		cJSON_AddNumberToObject(d, "window_us", c->hbm_window_us);
+	}
 	s = cJSON_AddObjectToObject(o, "sweep");
 	for (int a = 0; a < SB_AXIS_COUNT; a++) {
+		if (!sb_axis_for_engine((enum sb_axis)a, c->engine))
+			continue;
 		if (a == SB_AXIS_REP)
 			cJSON_AddNumberToObject(s, "repetitions", c->axes.n[a]);
 		else
 			cJSON_AddItemToObject(s, axis_names[a],
 			                      values_json(c->axes.n[a], c->axes.value[a]));
 	}
-	cJSON_AddNumberToObject(s, "mask_width", c->axes.mask_width);
+	if (c->engine != SB_ENGINE_HBM2)
+		cJSON_AddNumberToObject(s, "mask_width", c->axes.mask_width);
 	cJSON_AddItemToObject(o, "exclude", filters_json(c->exclude, c->nexclude));
 	cJSON_AddItemToObject(o, "only", filters_json(c->only, c->nonly));
 	/* Keys added after the first release of format 1 are written only when they differ from
@@ -1253,6 +1434,8 @@ static void set_defaults(struct sb_campaign *c, const char *name)
 	c->bandwidth_s = 20;
 	c->thermal_s = 200;
 	c->stream_groups = 1000;
+	c->hbm_warmup_us = 20;
+	c->hbm_window_us = 200;
 	c->sample_interval_ms = 100;
 	c->seed = 1;
 	c->fast_forward = true;
@@ -1268,7 +1451,7 @@ static int load(struct sb_campaign *c, struct parse *p)
 	int e;
 
 	p->c = c;
-	if ((e = parse_root(p)) < 0 || (e = check_cooling(p)) < 0)
+	if ((e = parse_root(p)) < 0 || (e = check_cooling(p)) < 0 || (e = check_hbm(p)) < 0)
 		goto fail;
 	apply_profile(c);
 	check_filters(p, c->exclude, c->nexclude, "exclude");

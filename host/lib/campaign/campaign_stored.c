@@ -118,7 +118,9 @@ static int to_file(const cJSON *norm, const struct sb_campaign_change *ch, cJSON
 		else if (ch && ch->sim_instruments)
 			cJSON_SetValuestring(v, "sim:");
 	}
-	if ((e = mask_to_file(s)) < 0)
+	v = cJSON_GetObjectItemCaseSensitive(b, "engine");
+	/* an HBM2 card's campaign has no mask axis */
+	if (!(cJSON_IsString(v) && !strcmp(v->valuestring, "hbm2")) && (e = mask_to_file(s)) < 0)
 		goto fail;
 	for (const char *k = "exclude"; k; k = strcmp(k, "exclude") ? NULL : "only") {
 		v = cJSON_GetObjectItemCaseSensitive(o, k);

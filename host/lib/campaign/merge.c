@@ -284,13 +284,13 @@ static int find_campaign(struct merge *m, unsigned k, struct sb_store *st)
 }
 
 /* The digest of a run: its point row (current row of p), per-port rows, samples, trace. */
-static int digest_run(sqlite3 *db, const char *path, sqlite3_stmt *p, sqlite3_stmt *const sub[3],
+static int digest_run(sqlite3 *db, const char *path, sqlite3_stmt *p, sqlite3_stmt *const sub[4],
                       uint64_t *out)
 {
 	int64_t row = sqlite3_column_int64(p, 0);
 	uint64_t h = digest_row(p, 0xcbf29ce484222325ull);
 
-	for (int k = 0; k < 3; k++) {
+	for (int k = 0; k < 4; k++) {
 		int rc;
 
 		if (!sub[k])
@@ -452,7 +452,7 @@ static int scan_input(struct merge *m, unsigned k)
 {
 	struct input *in = &m->in[k];
 	struct sb_store *st = NULL;
-	sqlite3_stmt *p = NULL, *sub[3] = {NULL, NULL, NULL};
+	sqlite3_stmt *p = NULL, *sub[4] = {NULL, NULL, NULL, NULL};
 	sqlite3 *db;
 	bool traces;
 	int e, rc;
@@ -477,7 +477,10 @@ static int scan_input(struct merge *m, unsigned k)
 	    sqlite3_prepare_v2(db, "SELECT * FROM samples WHERE point_id = ?1 ORDER BY seq", -1,
 	                       &sub[1], NULL) != SQLITE_OK ||
 	    (traces && sqlite3_prepare_v2(db, "SELECT * FROM point_traces WHERE point_id = ?1", -1,
-	                                  &sub[2], NULL) != SQLITE_OK)) {
+	                                  &sub[2], NULL) != SQLITE_OK) ||
+	    (table_exists(db, "hbm_points") &&
+	     sqlite3_prepare_v2(db, "SELECT * FROM hbm_points WHERE point_id = ?1", -1, &sub[3],
+	                        NULL) != SQLITE_OK)) {
 		e = db_fail(db, in->path, "reading points");
 		goto out;
 	}
@@ -506,7 +509,7 @@ out:
 	if (e > 0)
 		e = 0;
 	sqlite3_finalize(p);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		sqlite3_finalize(sub[i]);
 	sb_store_close(st);
 	return e;
@@ -808,16 +811,18 @@ static int copy_input(struct merge *m, unsigned k)
 	static const char *const ids[] = {"id", NULL}, *const campaign[] = {"campaign_id", NULL},
 	                         *const point[] = {"point_id", NULL};
 	struct input *in = &m->in[k];
-	struct copier pts = {0}, ports = {0}, samples = {0}, events = {0};
+	struct copier pts = {0}, ports = {0}, samples = {0}, events = {0}, hbm = {0};
 	struct sb_store *st = NULL;
 	sqlite3 *src;
-	bool traces;
+	bool traces, has_hbm;
 	int e;
 
 	if ((e = sb_store_open_readonly(&st, in->path)) < 0)
 		return e;
 	src = st->db;
 	traces = table_exists(src, "point_traces") && table_exists(m->dst, "point_traces");
+	/* an HBM2 card's points (schema version 7) */
+	has_hbm = table_exists(src, "hbm_points") && table_exists(m->dst, "hbm_points");
 	if ((e = copier_make(&pts, src, in->path, m->dst, "points", ids, campaign, "id = ?1")) <
 	        0 ||
 	    (e = copier_make(&ports, src, in->path, m->dst, "point_ports", NULL, point,
@@ -825,7 +830,9 @@ static int copy_input(struct merge *m, unsigned k)
 	    (e = copier_make(&samples, src, in->path, m->dst, "samples", NULL, point,
 	                     "point_id = ?1 ORDER BY seq")) < 0 ||
 	    (e = copier_make(&events, src, in->path, m->dst, "events", ids, campaign, "id = ?1")) <
-	        0)
+	        0 ||
+	    (has_hbm && (e = copier_make(&hbm, src, in->path, m->dst, "hbm_points", NULL, point,
+	                                 "point_id = ?1")) < 0))
 		goto out;
 	for (unsigned i = 0; i < m->total && !e; i++) {
 		const struct slot *sl = &m->slots[i];
@@ -840,7 +847,9 @@ static int copy_input(struct merge *m, unsigned k)
 			    (e = copier_run(&ports, m->dst, in->path, sl->v[r].row, &new_row,
 			                    NULL)) < 0 ||
 			    (e = copier_run(&samples, m->dst, in->path, sl->v[r].row, &new_row,
-			                    NULL)) < 0)
+			                    NULL)) < 0 ||
+			    (has_hbm && (e = copier_run(&hbm, m->dst, in->path, sl->v[r].row,
+			                                &new_row, NULL)) < 0))
 				break;
 			if (traces)
 				e = copy_trace(m, src, in->path, sl->v[r].row, new_row, i,
@@ -874,6 +883,7 @@ out:
 	copier_free(&ports);
 	copier_free(&samples);
 	copier_free(&events);
+	copier_free(&hbm);
 	sb_store_close(st);
 	return e;
 }

@@ -339,6 +339,51 @@ static const char migrate_v6_sql[] = "ALTER TABLE campaigns ADD COLUMN shard INT
                                      "INSERT INTO schema_version VALUES (6, " NOW_SQL ");";
 
 /*
+ * Version 6 to 7 (HBM2 cards, docs/hbm2.md): an HBM2 card's point is a row of points (its
+ * counters in the GUPS point's terms: docs/campaigns.md) and a row of hbm_points with what
+ * only an HBM2 point has: the engine's settings, the controller it ran with, the stacks'
+ * temperature, write latency, the read latencies' classes and histogram. Inside the caller's
+ * transaction.
+ */
+static const char migrate_v7_sql[] =
+    "CREATE TABLE hbm_points ("
+    " point_id INTEGER PRIMARY KEY REFERENCES points(id),"
+    " op TEXT NOT NULL,"            /* read, write, mix */
+    " mix_writes INTEGER NOT NULL," /* of 256 */
+    " mode TEXT NOT NULL,"          /* linear, random */
+    " burst_b INTEGER NOT NULL,"
+    " stride_b INTEGER NOT NULL," /* 0: the burst */
+    " ws_b INTEGER NOT NULL,"     /* 0: the target's */
+    " outstanding INTEGER NOT NULL,"
+    " target TEXT NOT NULL,"   /* local, shiftN, stack */
+    " port_set TEXT NOT NULL," /* as the campaign names it: all, N, 0-3,8 */
+    " port_mask INTEGER NOT NULL,"
+    " nports INTEGER NOT NULL,"
+    " policy TEXT NOT NULL," /* asked: keep or an address map */
+    " page TEXT NOT NULL,"
+    " refresh TEXT NOT NULL,"
+    " temp_set_c REAL,"           /* the simulated stacks' temperature asked (NULL: keep) */
+    " mc_addr_map TEXT NOT NULL," /* what the controller ran */
+    " mc_page TEXT NOT NULL,"
+    " mc_refresh TEXT NOT NULL,"
+    " stack_temp_c REAL NOT NULL," /* hbm_card.hbm_temp at the end */
+    " warmup_ns INTEGER NOT NULL,"
+    " window_ns INTEGER NOT NULL,"
+    " axi_clock_hz REAL NOT NULL,"
+    " txns INTEGER NOT NULL,"
+    " rd_bytes INTEGER NOT NULL,"
+    " wr_bytes INTEGER NOT NULL,"
+    " gbps REAL NOT NULL,"
+    " rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"
+    " wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"
+    " cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
+    " hit_max INTEGER NOT NULL, closed_max INTEGER NOT NULL,"
+    " hist TEXT NOT NULL," /* JSON array of the 16 bins */
+    " hist_base INTEGER NOT NULL, hist_shift INTEGER NOT NULL,"
+    " errors INTEGER NOT NULL, mismatches INTEGER NOT NULL);"
+    "INSERT INTO schema_version VALUES (7, " NOW_SQL ");";
+
+/*
  * Create the schema in an empty database, or upgrade an older one, inside one write
  * transaction: every check happens under the write lock, so two processes opening a fresh (or
  * an old) database at once cannot both create (or upgrade) it — the second waits, then finds
@@ -414,6 +459,13 @@ static int schema_write(struct sb_store *st)
 		}
 		v = 6;
 	}
+	if (v < 7) {
+		if ((e = exec(st, migrate_v7_sql)) < 0) {
+			sb_error_wrap(e, "upgrading to schema version 7");
+			goto rollback;
+		}
+		v = 7;
+	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
 	st->version = v;
@@ -434,6 +486,9 @@ static int find_point_traces(struct sb_store *st)
 	if (e < 0)
 		return e;
 	st->has_traces = e;
+	if ((e = table_exists(st, "hbm_points")) < 0)
+		return e;
+	st->has_hbm = e;
 	return 0;
 }
 
@@ -899,7 +954,10 @@ static int insert_point(struct sb_store *st, int64_t campaign_id, const struct s
 	sqlite3_bind_text(s, 3, p->key, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 4, p->cooling, -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 5, (int)p->rep);
-	sqlite3_bind_text(s, 6, sb_req_type_name(p->type), -1, SQLITE_STATIC);
+	/* an HBM2 card's point: the operation and (pattern) the target */
+	sqlite3_bind_text(s, 6,
+	                  rec->hbm ? sb_hbm_rw_name(rec->hbm_spec->rw) : sb_req_type_name(p->type),
+	                  -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, 7, (int)p->size);
 	sqlite3_bind_text(s, 8, p->pattern, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 9, p->mode == SB_GEN_LINEAR ? "linear" : "random", -1, SQLITE_STATIC);
@@ -1061,6 +1119,86 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	return e;
 }
 
+/* An HBM2 card's point: what only it has (table hbm_points). */
+static int insert_hbm(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
+{
+	static const char *const pages[] = {"keep", "open", "closed"};
+	static const char *const refreshes[] = {"keep", "all_bank", "single_bank"};
+	const struct sb_hbm_spec *sp = rec->hbm_spec;
+	const struct sb_hbm_result *h = rec->hbm;
+	char target[24], hist[SB_HBM_HIST_BINS * 22 + 4];
+	size_t len = 0;
+	sqlite3_stmt *s;
+	int e, i = 1;
+	bool rd = h->rd_bytes > 0, wr = h->wr_bytes > 0;
+
+	if (!st->has_hbm)
+		return sb_error_set(SB_ERR_DB, "results database '%s' has no hbm_points table",
+		                    st->path);
+	if ((e = prepare(st,
+	                 "INSERT INTO hbm_points VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+	                 "?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, "
+	                 "?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, "
+	                 "?39, ?40, ?41, ?42, ?43)",
+	                 &s)) < 0)
+		return e;
+	len += (size_t)snprintf(hist, sizeof(hist), "[");
+	for (unsigned b = 0; b < SB_HBM_HIST_BINS; b++)
+		len += (size_t)snprintf(hist + len, sizeof(hist) - len, "%s%llu", b ? "," : "",
+		                        (unsigned long long)h->hist[b]);
+	snprintf(hist + len, sizeof(hist) - len, "]");
+	sqlite3_bind_int64(s, i++, point_id);
+	sqlite3_bind_text(s, i++, sb_hbm_rw_name(sp->rw), -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, i++, (int)sp->mix_writes);
+	sqlite3_bind_text(s, i++, sp->random ? "random" : "linear", -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, i++, (int)sp->burst);
+	sqlite3_bind_int64(s, i++, sp->stride);
+	sqlite3_bind_int64(s, i++, (int64_t)sp->ws);
+	sqlite3_bind_int(s, i++, (int)sp->outstanding);
+	sqlite3_bind_text(s, i++, sb_hbm_target_text(&sp->target, target, sizeof(target)), -1,
+	                  SQLITE_TRANSIENT);
+	sqlite3_bind_text(s, i++, rec->point->port_set, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, i++, sp->port_mask);
+	sqlite3_bind_int(s, i++, (int)h->nports);
+	sqlite3_bind_text(s, i++,
+	                  sp->addr_map < 0 ? "keep" : sb_hbm_map_text((unsigned)sp->addr_map), -1,
+	                  SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, pages[sp->closed_page + 1], -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, refreshes[sp->refresh + 1], -1, SQLITE_STATIC);
+	bind_opt(s, i++, sp->temp_c > 0, sp->temp_c);
+	sqlite3_bind_text(s, i++, sb_hbm_map_text(h->mc.addr_map), -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, h->mc.closed_page ? "closed" : "open", -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, i++, h->mc.refresh ? "single_bank" : "all_bank", -1, SQLITE_STATIC);
+	sqlite3_bind_double(s, i++, h->temp_c);
+	sqlite3_bind_int64(s, i++, (int64_t)sp->warmup_ns);
+	sqlite3_bind_int64(s, i++, (int64_t)h->window_ns);
+	sqlite3_bind_double(s, i++, h->axi_clock_hz);
+	sqlite3_bind_int64(s, i++, (int64_t)h->txns);
+	sqlite3_bind_int64(s, i++, (int64_t)h->rd_bytes);
+	sqlite3_bind_int64(s, i++, (int64_t)h->wr_bytes);
+	sqlite3_bind_double(s, i++, h->gbps);
+	bind_opt(s, i++, rd, h->rd_lat_avg_ns);
+	bind_opt(s, i++, rd, h->rd_lat_min_ns);
+	bind_opt(s, i++, rd, h->rd_lat_max_ns);
+	bind_opt(s, i++, wr, h->wr_lat_avg_ns);
+	bind_opt(s, i++, wr, h->wr_lat_min_ns);
+	bind_opt(s, i++, wr, h->wr_lat_max_ns);
+	sqlite3_bind_int64(s, i++, (int64_t)h->cls_hit);
+	sqlite3_bind_int64(s, i++, (int64_t)h->cls_closed);
+	sqlite3_bind_int64(s, i++, (int64_t)h->cls_miss);
+	sqlite3_bind_int(s, i++, (int)h->hit_max);
+	sqlite3_bind_int(s, i++, (int)h->closed_max);
+	sqlite3_bind_text(s, i++, hist, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(s, i++, (int)h->hist_base);
+	sqlite3_bind_int(s, i++, (int)h->hist_shift);
+	sqlite3_bind_int64(s, i++, h->errors);
+	sqlite3_bind_int64(s, i++, h->mismatches);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		e = db_error(st, "storing an HBM2 point");
+	sqlite3_finalize(s);
+	return e;
+}
+
 /* The run's trace capture (table point_traces). */
 static int insert_trace(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
 {
@@ -1116,6 +1254,8 @@ int sb_store_point_commit(struct sb_store *st, int64_t campaign_id,
 	                             rec->event.message, rec->event.data)) < 0)
 		goto fail;
 	if (rec->trace_file && (e = insert_trace(st, point_id, rec)) < 0)
+		goto fail;
+	if (rec->hbm && (e = insert_hbm(st, point_id, rec)) < 0)
 		goto fail;
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto fail;
@@ -1182,8 +1322,8 @@ int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
 	return e < 0 ? e : rows;
 }
 
-static const char *const table_names[] = {"points", "ports",     "samples",
-                                          "events", "campaigns", "point_traces"};
+static const char *const table_names[] = {"points",    "ports",        "samples",   "events",
+                                          "campaigns", "point_traces", "hbm_points"};
 
 /* The rows of each table, ?1 = campaign id (0 = all); per-point rows carry the point's index
  * and run (attempt, 0 in a version-1 database read as it is). */
@@ -1205,10 +1345,14 @@ static const char *const table_names[] = {"points", "ports",     "samples",
 	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, t.* FROM point_traces t " \
 	"JOIN points p ON p.id = t.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
 	"p.campaign_id, p.idx, p.id"
-static const char *const table_sql[2][6] = {
-    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS},
+#define HBM_ROWS                                                                                   \
+	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, h.* FROM hbm_points h "   \
+	"JOIN points p ON p.id = h.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
+	"p.campaign_id, p.idx, p.id"
+static const char *const table_sql[2][7] = {
+    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS, HBM_ROWS},
     {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS,
-     TRACE_ROWS},
+     TRACE_ROWS, HBM_ROWS},
 };
 
 static const char *table_query(const struct sb_store *st, enum sb_export_table t)
@@ -1226,7 +1370,7 @@ int sb_export_table_parse(const char *name, enum sb_export_table *t)
 	}
 	return sb_error_set(SB_ERR_INVAL,
 	                    "unknown table '%s' (expected points, ports, samples, events, "
-	                    "campaigns, point_traces)",
+	                    "campaigns, point_traces, hbm_points)",
 	                    name);
 }
 
@@ -1290,7 +1434,8 @@ static int csv_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
 
 static bool is_json_column(const char *name)
 {
-	return !strcmp(name, "config") || !strcmp(name, "provenance") || !strcmp(name, "data");
+	return !strcmp(name, "config") || !strcmp(name, "provenance") || !strcmp(name, "data") ||
+	       !strcmp(name, "hist");
 }
 
 static int json_row(void *ctx, unsigned ncol, const struct sb_cell *cells)
@@ -1338,9 +1483,10 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 		const char *key;
 		enum sb_export_table table;
 	} parts[] = {
-	    {"campaigns", SB_TABLE_CAMPAIGNS}, {"points", SB_TABLE_POINTS},
-	    {"point_ports", SB_TABLE_PORTS},   {"events", SB_TABLE_EVENTS},
-	    {"samples", SB_TABLE_SAMPLES},     {"point_traces", SB_TABLE_POINT_TRACES},
+	    {"campaigns", SB_TABLE_CAMPAIGNS},   {"points", SB_TABLE_POINTS},
+	    {"point_ports", SB_TABLE_PORTS},     {"events", SB_TABLE_EVENTS},
+	    {"samples", SB_TABLE_SAMPLES},       {"point_traces", SB_TABLE_POINT_TRACES},
+	    {"hbm_points", SB_TABLE_HBM_POINTS},
 	};
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -1362,7 +1508,8 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 		cJSON *arr;
 
 		if ((parts[i].table == SB_TABLE_SAMPLES && !samples) ||
-		    (parts[i].table == SB_TABLE_POINT_TRACES && !st->has_traces))
+		    (parts[i].table == SB_TABLE_POINT_TRACES && !st->has_traces) ||
+		    (parts[i].table == SB_TABLE_HBM_POINTS && !st->has_hbm))
 			continue;
 		arr = cJSON_AddArrayToObject(o, parts[i].key);
 		e = sb_store_query(st, table_query(st, parts[i].table), campaign_id, json_row, arr);
@@ -1396,6 +1543,11 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 	if (table == SB_TABLE_POINT_TRACES && !st->has_traces)
 		return sb_error_set(SB_ERR_NOT_FOUND,
 		                    "results database '%s' has no trace captures (point_traces)",
+		                    st->path);
+	if (table == SB_TABLE_HBM_POINTS && !st->has_hbm)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "results database '%s' has no HBM2 points (hbm_points: schema "
+		                    "version 7)",
 		                    st->path);
 	e = sb_store_query(st, table_query(st, table), campaign_id, csv_row, &ctx);
 	if (e < 0)

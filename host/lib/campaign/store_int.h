@@ -12,6 +12,7 @@ struct sb_store {
 	char *path;
 	int version;     /* schema version of the open database */
 	bool has_traces; /* the point_traces table exists (version 5; read-only: maybe not) */
+	bool has_hbm;    /* the hbm_points table exists (version 7; read-only: maybe not) */
 };
 
 #endif /* SB_STORE_INT_H */
