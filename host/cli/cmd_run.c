@@ -111,10 +111,41 @@ static void fmt_time(char *buf, size_t size, double s)
 	snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
 }
 
+/* An HBM2 card's point: what the engine does, where, and the controller and temperature when
+ * the point sets them. */
+static void hbm_point_text(char *buf, size_t size, const struct sb_campaign_point *p)
+{
+	const struct sb_hbm_spec *s = &p->hbm;
+	char target[24], stride[32] = "", mc[64] = "", temp[16] = "";
+	size_t n = 0;
+
+	if (!s->random && s->stride && s->stride != s->burst)
+		snprintf(stride, sizeof(stride), " stride %u", s->stride);
+	if (s->addr_map >= 0)
+		n += (size_t)snprintf(mc + n, sizeof(mc) - n, " %s",
+		                      sb_hbm_map_text((unsigned)s->addr_map));
+	if (s->closed_page >= 0 && n < sizeof(mc))
+		n += (size_t)snprintf(mc + n, sizeof(mc) - n, " %s page",
+		                      s->closed_page ? "closed" : "open");
+	if (s->refresh >= 0 && n < sizeof(mc))
+		snprintf(mc + n, sizeof(mc) - n, " %s refresh",
+		         s->refresh ? "single-bank" : "all-bank");
+	if (s->temp_c > 0)
+		snprintf(temp, sizeof(temp), " %g C", s->temp_c);
+	snprintf(buf, size, "%s %u B %s%s %s ports %s, %u out%s%s", sb_hbm_rw_name(s->rw), s->burst,
+	         s->random ? "random" : "linear", stride,
+	         sb_hbm_target_text(&s->target, target, sizeof(target)), p->port_set,
+	         s->outstanding, mc, temp);
+}
+
 static void point_text(char *buf, size_t size, const struct sb_campaign_point *p)
 {
 	char mask[24] = "", ports[16] = "all ports", stream[24] = "", cooling[32] = "";
 
+	if (p->port_set[0]) {
+		hbm_point_text(buf, size, p);
+		return;
+	}
 	if (strcmp(p->cooling, "none"))
 		snprintf(cooling, sizeof(cooling), "%s ", p->cooling);
 	if (p->idle) {
@@ -135,7 +166,7 @@ static void point_text(char *buf, size_t size, const struct sb_campaign_point *p
 /* A line (not a terminal) or the bar (a terminal) inside a long point. */
 static void progress_in_point(struct sb_cli_progress *pg, const struct sb_run_progress *p)
 {
-	char what[128], therm[64] = "";
+	char what[192], therm[64] = "";
 	unsigned quarter = p->current_s > 0 ? (unsigned)(4 * p->current_t_s / p->current_s) : 0;
 	size_t n = 0;
 
@@ -260,23 +291,31 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, u
 	static const char *const kinds[SB_INST_COUNT] = {"camera", "meter", "cooling"};
 	double bench_s = (double)c->npoints * (double)sb_campaign_point_ns(c) / 1e9;
 	struct sb_run_summary sum;
-	char what[128], total[16];
+	char what[192], total[16];
 	int e;
 
 	/* the boards and instruments as a run would open them, every point checked on them */
 	if ((e = sb_campaign_check(c, jobs, &sum)) < 0)
 		return sb_cli_campaign_error(e, &sum);
-	printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
-	       c->file, c->npoints, c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
-	       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
+	if (c->engine == SB_ENGINE_HBM2)
+		printf("campaign '%s' (%s): %u points of an HBM2 card, each %g us of warm-up and "
+		       "a %g us window, content hash %s\n",
+		       c->name, c->file, c->npoints, c->hbm_warmup_us, c->hbm_window_us, c->hash);
+	else
+		printf("campaign '%s' (%s): %u points, %s runs of %g s, content hash %s\n", c->name,
+		       c->file, c->npoints,
+		       c->kind == SB_CAMPAIGN_THERMAL ? "thermal" : "bandwidth",
+		       c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s, c->hash);
 	printf("instruments:");
 	for (int k = 0; k < SB_INST_COUNT; k++)
 		printf(" %s %s%s", kinds[k], c->inst.conn[k][0] ? c->inst.conn[k] : "none",
 		       k + 1 < SB_INST_COUNT ? "," : "\n");
-	printf("after a thermal failure: stop the ports, cool (%s) to %g C below the failure "
-	       "(at most %g s), reset, re-initialize; %u retr%s\n",
-	       c->recovery.cooling, c->recovery.cool_margin_c, c->recovery.cool_max_s,
-	       c->recovery.retries, c->recovery.retries == 1 ? "y" : "ies");
+	if (c->engine != SB_ENGINE_HBM2) /* an HBM2 card's points have no thermal failures */
+		printf(
+		    "after a thermal failure: stop the ports, cool (%s) to %g C below the failure "
+		    "(at most %g s), reset, re-initialize; %u retr%s\n",
+		    c->recovery.cooling, c->recovery.cool_margin_c, c->recovery.cool_max_s,
+		    c->recovery.retries, c->recovery.retries == 1 ? "y" : "ies");
 	if (shards) {
 		unsigned *of = calloc(c->npoints ? c->npoints : 1, sizeof(*of)), n = 0, groups = 0;
 

@@ -26,7 +26,7 @@
 	NKEY(a)
 /* Runs a figure may use: finished without a thermal failure, with traffic (idle points, 0
  * ports, only in the thermal figures). */
-#define SEL(a) a ".failed = 0 AND " a ".ports > 0"
+#define SEL(a) a ".failed = 0 AND " a ".ports > 0 AND " a ".hbm = 0"
 /* Full-scale GUPS without an extra mask: the most ports the campaign used on the device. */
 #define FULL(a)                                                                                    \
 	SEL(a) " AND " a ".stream = 0 AND " a ".mask_lo IS NULL AND " a ".ports = "                \
@@ -92,7 +92,7 @@
  * selects the traffic runs and, once per such type, the idle runs, as (cfg, type, cpw,
  * traffic, x = bandwidth, y, and the tail columns).
  */
-#define TSEL(a) a ".failed = 0 AND " a ".stream = 0"
+#define TSEL(a) a ".failed = 0 AND " a ".stream = 0 AND " a ".hbm = 0"
 #define TRAFFIC(a)                                                                                 \
 	a ".size_b || ' B ' || " a ".pattern || ' ' || " a ".mode || ' ' || " a ".ports || "       \
 	"' ports ' || " a ".addr_mode_b || ' ' || coalesce(" a ".mask_lo, '-') || '/' || " a      \
@@ -140,6 +140,62 @@
 #define TRACE_MARKS_SQL                                                                            \
 	"SELECT '', " RUN_LABEL ", 'fail', p.fail_t_ns / 1e9, NULL, p.fail_temp_c, NULL, NULL, "  \
 	"NULL" TAIL("p") " FROM pts p WHERE p.id IN " FAILED_RUNS " AND p.fail_temp_c IS NOT NULL"
+
+/*
+ * An HBM2 card's points (the points of campaigns whose engine is hbm2, with their hbm_points
+ * row: schema version 7). The stride as walked (0: the burst), the setting a figure does not
+ * show in the series' name, and the class that most of a point's read latencies fell in.
+ */
+#define HJOIN " FROM pts p JOIN hbm_points h ON h.point_id = p.id WHERE p.failed = 0"
+#define HSTRIDE "(CASE WHEN h.stride_b = 0 THEN h.burst_b ELSE h.stride_b END)"
+#define HPORTS                                                                                     \
+	"(CASE WHEN h.port_set GLOB '*[-,]*' THEN 'ports ' || h.port_set WHEN h.port_set = '1' "   \
+	"THEN '1 port' ELSE h.port_set || ' ports' END)"
+#define HTARGET_ORDER                                                                              \
+	"(CASE h.target WHEN 'local' THEN 0 WHEN 'stack' THEN 100 ELSE "                           \
+	"CAST(substr(h.target, 6) AS INTEGER) END)"
+#define HCLASS                                                                                     \
+	"(CASE WHEN h.cls_hit >= h.cls_closed AND h.cls_hit >= h.cls_miss THEN 0 WHEN "            \
+	"h.cls_closed >= h.cls_miss THEN 1 ELSE 2 END)"
+/* Throughput per burst size: panels per operation and mode, lines per address map, target,
+ * ports and outstanding transactions. */
+#define HBM_BURST_SQL                                                                              \
+	"SELECT h.op || ' ' || h.mode, h.mc_addr_map || ', ' || h.target || ', ' || " HPORTS      \
+	" || ', ' || h.outstanding || ' out', h.burst_b, h.burst_b, h.burst_b, h.gbps, NULL, "     \
+	"NULL, NULL" TAIL("p") HJOIN " ORDER BY h.op, h.mode, h.mc_addr_map, h.target, "          \
+	"h.port_set, h.outstanding, h.burst_b"
+/* Throughput per stride of linear walks: panels per operation and burst, lines per address
+ * map (and page policy). */
+#define HBM_STRIDE_SQL                                                                             \
+	"SELECT h.op || ' ' || h.burst_b || ' B', h.mc_addr_map || ', ' || h.mc_page || ' page', " \
+	HSTRIDE ", " HSTRIDE ", " HSTRIDE ", h.gbps, NULL, NULL, NULL" TAIL("p") HJOIN            \
+	" AND h.mode = 'linear' AND h.stride_b > 0 ORDER BY h.op, h.burst_b, h.mc_addr_map, "      \
+	"h.mc_page, " HSTRIDE
+/* Read latency of reads that do not queue (one outstanding), by the class most of them fell
+ * in; the point's page policy and stride label it. */
+#define HBM_PAGE_SQL                                                                               \
+	"SELECT '', h.mc_addr_map || ', ' || h.op || ' ' || h.burst_b || ' B, ' || " HPORTS      \
+	", " HCLASS ", " HCLASS ", CASE " HCLASS " WHEN 0 THEN 'page hit' WHEN 1 THEN "  \
+	"'page closed' ELSE 'page miss' END, h.rd_lat_avg_ns, h.rd_lat_min_ns, h.rd_lat_max_ns, "  \
+	"h.mc_page || ', stride ' || " HSTRIDE TAIL("p") HJOIN                                    \
+	" AND h.outstanding = 1 AND h.rd_lat_avg_ns IS NOT NULL ORDER BY h.mc_addr_map, h.op, "    \
+	"h.burst_b, h.port_set, " HCLASS
+/* Aggregate throughput per number of ports. */
+#define HBM_PORTS_SQL                                                                              \
+	"SELECT h.op, h.mode || ' ' || h.burst_b || ' B, ' || h.target || ', ' || h.mc_addr_map, " \
+	"h.nports, h.nports, NULL, h.gbps, NULL, NULL, NULL" TAIL("p") HJOIN                      \
+	" ORDER BY h.op, h.mode, h.burst_b, h.target, h.mc_addr_map, h.nports"
+/* A metric per target: the own PC, PCs through the switch, the whole stack. */
+#define HBM_TARGET_SQL(metric)                                                                     \
+	"SELECT h.op, " HPORTS " || ', ' || h.mode || ' ' || h.burst_b || ' B', h.target, "        \
+	HTARGET_ORDER ", h.target, h." metric ", NULL, NULL, NULL" TAIL("p") HJOIN " AND h."     \
+	metric " IS NOT NULL ORDER BY h.op, h.port_set, h.mode, h.burst_b, " HTARGET_ORDER
+/* Throughput against the stacks' temperature (the card's register at the end of the point). */
+#define HBM_REFRESH_SQL                                                                            \
+	"SELECT h.op, h.mc_refresh || ' refresh, ' || " HPORTS " || ', ' || h.mode || ' ' || "     \
+	"h.burst_b || ' B', h.stack_temp_c, h.stack_temp_c, NULL, h.gbps, NULL, NULL, NULL"        \
+	TAIL("p") HJOIN " ORDER BY h.op, h.mc_refresh, h.port_set, h.mode, h.burst_b, "            \
+	"h.stack_temp_c"
 /* clang-format on */
 
 static int derive_cooling(struct sb_store *st, const char *view, const struct sb_report_options *o,
@@ -344,6 +400,114 @@ const struct sb_rpt_figure_def sb_rpt_figures[] = {
         .xaxis = SB_RPT_X_ZERO,
         .ydata = true,
         .min_schema = 2,
+    },
+    {
+        .name = "hbm_burst_bandwidth",
+        .title = "HBM2: throughput against burst size",
+        .xlabel = "bytes per transaction (burst)",
+        .ylabel = "throughput, payload (GB/s)",
+        .what = "Payload throughput (reads and writes, GB/s = 10^9 B/s) of an HBM2 card's "
+                "points against the bytes per transaction; one panel per operation and "
+                "address walk, one line per address map, target, port set and number of "
+                "outstanding transactions.",
+        .sql = HBM_BURST_SQL,
+        .need = "no HBM2 points at 2 burst sizes",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_CAT,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_stride_bandwidth",
+        .title = "HBM2: throughput against stride per address map",
+        .xlabel = "stride (bytes between transactions)",
+        .ylabel = "throughput, payload (GB/s)",
+        .what = "Payload throughput of an HBM2 card's linear walks against the stride between "
+                "transactions; one panel per operation and burst size, one line per address "
+                "map of the controller (and page policy): how the map spreads the next "
+                "addresses over bank groups, banks and rows.",
+        .sql = HBM_STRIDE_SQL,
+        .need = "no HBM2 linear points at 2 strides",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_CAT,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_page_latency",
+        .title = "HBM2: read latency of page hit, closed page and page miss (one outstanding; "
+                 "dotted: min and max)",
+        .xlabel = "the class most of the point's read latencies fell in",
+        .ylabel = "read latency, AR to first R beat (ns)",
+        .what = "Read latency of an HBM2 card's points with one outstanding transaction (the "
+                "reads do not queue), placed by the latency class most of their reads fell in "
+                "(the engine's classes: page hit, closed page, page miss, told apart by the "
+                "latency); the mean, and dotted the lowest and highest read. Each point is "
+                "labelled with its page policy and stride.",
+        .sql = HBM_PAGE_SQL,
+        .need = "no HBM2 points with one outstanding read in 2 latency classes",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_CAT,
+        .range = true,
+        .labels = true,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_ports_bandwidth",
+        .title = "HBM2: aggregate throughput against the number of ports",
+        .xlabel = "ports issuing",
+        .ylabel = "throughput, payload, all ports (GB/s)",
+        .what = "Aggregate payload throughput of an HBM2 card's ports against how many ports "
+                "issue; one panel per operation, one line per walk, burst, target and "
+                "address map.",
+        .sql = HBM_PORTS_SQL,
+        .need = "no HBM2 points at 2 port counts",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_ZERO,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_target_bandwidth",
+        .title = "HBM2: throughput of the own PC against PCs through the switch",
+        .xlabel = "target (local: own PC; shiftN: PC i+N through the switch; stack: all 16)",
+        .ylabel = "throughput, payload (GB/s)",
+        .what = "Payload throughput of an HBM2 card's ports working in their own pseudo "
+                "channel, in one N away through the crossbar (shift4 crosses one mini-switch "
+                "boundary: its ports share a lateral), or across the whole stack; one panel "
+                "per operation, one line per port set, walk and burst.",
+        .sql = HBM_TARGET_SQL("gbps"),
+        .need = "no HBM2 points at 2 targets",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_CAT,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_target_latency",
+        .title = "HBM2: lowest read latency of the own PC against PCs through the switch",
+        .xlabel = "target (local: own PC; shiftN: PC i+N through the switch; stack: all 16)",
+        .ylabel = "read latency, lowest (ns)",
+        .what = "The lowest read latency of the points of hbm_target_bandwidth: each "
+                "mini-switch boundary crossed adds to it.",
+        .sql = HBM_TARGET_SQL("rd_lat_min_ns"),
+        .need = "no HBM2 points with reads at 2 targets",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_CAT,
+        .min_schema = 7,
+    },
+    {
+        .name = "hbm_refresh_bandwidth",
+        .title = "HBM2: refresh interference against the stacks' temperature",
+        .xlabel = "stack temperature, the card's register (°C)",
+        .ylabel = "throughput, payload (GB/s)",
+        .what = "Payload throughput of an HBM2 card's points against the stacks' temperature "
+                "the card reports (hbm_card.hbm_temp at the end of the point; on the "
+                "simulated card the temperature the campaign set): above 85 °C the controller "
+                "refreshes twice as often; one panel per operation, one line per refresh mode, "
+                "port set, walk and burst.",
+        .sql = HBM_REFRESH_SQL,
+        .need = "no HBM2 points at 2 stack temperatures",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_DATA,
+        .ydata = true,
+        .min_schema = 7,
     },
     {
         .name = "compare_ratio",

@@ -143,7 +143,7 @@ int sb_rpt_select_campaigns(struct sb_store *st, const struct sb_report_options 
 /* The view every figure query reads: the points of the campaigns of a set. */
 static char *make_view(const int64_t *ids, size_t n)
 {
-	size_t size = 160 + n * 24, len;
+	size_t size = 224 + n * 24, len;
 	char *v = malloc(size);
 
 	if (!v) {
@@ -151,7 +151,8 @@ static char *make_view(const int64_t *ids, size_t n)
 		return NULL;
 	}
 	len = (size_t)snprintf(v, size,
-	                       "WITH pts AS (SELECT p.*, c.name AS cname FROM points p JOIN "
+	                       "WITH pts AS (SELECT p.*, c.name AS cname, instr(c.config, "
+	                       "'\"engine\":\"hbm2\"') > 0 AS hbm FROM points p JOIN "
 	                       "campaigns c ON c.id = p.campaign_id WHERE p.campaign_id IN (");
 	for (size_t i = 0; i < n; i++)
 		len += (size_t)snprintf(v + len, size - len, "%s%lld", i ? "," : "",
