@@ -50,12 +50,13 @@ static int first_text(void *ctx, unsigned ncol, const struct sb_cell *c)
 Test(store, schema_and_version)
 {
 	static const char *const tables[] = {"schema_version", "campaigns", "points",
-	                                     "point_ports",    "samples",   "events"};
+	                                     "point_ports",    "samples",   "events",
+	                                     "hbm_points"};
 	struct sb_store *st;
 	char text[64];
 
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 6);
+	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 7);
 	cr_assert_eq(sb_store_schema_version(st), SB_STORE_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[128];
@@ -74,8 +75,8 @@ Test(store, schema_and_version)
 	cr_assert_eq(sb_store_query(st, "SELECT group_concat(version) FROM schema_version", 0,
 	                            first_text, text),
 	             1);
-	cr_assert_str_eq(text, "1,2,3,4,5,6",
-	                 "made as version 1, upgraded to 2, 3, 4, 5 and 6, once");
+	cr_assert_str_eq(text, "1,2,3,4,5,6,7",
+	                 "made as version 1, upgraded to 2, 3, 4, 5, 6 and 7, once");
 	sb_store_close(st);
 }
 
@@ -93,7 +94,7 @@ Test(store, newer_schema_is_refused)
 	sqlite3_close(raw);
 	cr_assert_eq(sb_store_open(&st, db), SB_ERR_VERSION);
 	cr_assert(strstr(sb_error_detail(), "has schema version 9; this stackbench reads up to "
-	                                    "version 6"),
+	                                    "version 7"),
 	          "%s", sb_error_detail());
 	cr_assert_null(st);
 }
@@ -254,7 +255,7 @@ Test(store, json_round_trip)
 	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, true);
 	j = cJSON_Parse(text);
 	cr_assert_not_null(j);
-	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "6.0");
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "7.0");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema")->valuestring, "stackbench-results");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "campaigns")), 1);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "samples")), 6);
@@ -563,7 +564,9 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	sb_store_close(st);
 	/* Writable: upgraded in place, nothing lost. */
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(sb_store_schema_version(st), 6);
+	cr_assert_eq(sb_store_schema_version(st), 7);
+	/* version 7: the HBM2 points' table, empty */
+	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_points"), 0);
 	/* version 6: campaigns hold the whole campaign unless run as a shard */
 	cr_assert_eq(
 	    num(st, "SELECT count(*) FROM campaigns WHERE shard IS NULL AND shards IS NULL"), 1);

@@ -1,0 +1,130 @@
+#!/bin/sh
+# HBM2 campaigns with `stackbench run` on the simulated U280 (issue 26, item 3): every
+# examples/hbm2-*.yaml runs from the repository, its points land in the store (points +
+# hbm_points) with the values the standard experiments give, `report` draws the HBM2 figures,
+# a re-run resumes only the missing points, --jobs and shards merged give the same points, the
+# export carries them, and a campaign mixing the engines' axes is refused naming the key.
+#   hbm2_campaigns.sh STACKBENCH EXAMPLES_DIR
+set -eu
+exe=$1 examples=$2
+name=cli.hbm2_campaigns
+work=$(mktemp -d /tmp/sb-hbm2-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "$name: FAIL: $*" >&2; exit 1; }
+q() { sqlite3 "$work/$1.db" "$2"; }
+# awk as a calculator: true when the expression holds
+holds() { awk "BEGIN { exit !($1) }"; }
+
+for f in burst stride page-latency all-ports switch refresh; do
+	"$exe" run "$examples/hbm2-$f.yaml" --db "$work/$f.db" >"$work/$f.out" 2>&1 ||
+		fail "run hbm2-$f.yaml: $(cat "$work/$f.out")"
+	n=$(q "$f" "SELECT count(*) FROM points p JOIN hbm_points h ON h.point_id = p.id")
+	total=$(q "$f" "SELECT points_total FROM campaigns")
+	[ "$n" = "$total" ] && [ "$n" -gt 0 ] || fail "hbm2-$f: $n HBM2 points stored of $total"
+done
+
+# All ports: the aggregate rises with the ports; 32 ports near Shuhai's 425 GB/s, below the
+# 460.8 GB/s of 32 x 14.4.
+prev=0
+for n in 1 2 4 8 16 32; do
+	g=$(q all-ports "SELECT gbps FROM hbm_points WHERE op = 'read' AND nports = $n")
+	holds "$g > $prev * 1.9" || fail "all ports: $n ports read $g GB/s, not twice $prev"
+	prev=$g
+done
+holds "$prev > 415.9 && $prev < 432.9 && $prev < 460.8" || fail "all ports: 32 ports read $prev GB/s"
+g=$(q all-ports "SELECT gbps FROM hbm_points WHERE op = 'mix' AND nports = 32")
+holds "$g < $prev * 0.9" || fail "all ports: the mix ($g) does not pay its turnarounds ($prev)"
+
+# Local against switched: ports 0 and 1 through one lateral get about half; 0 and 2 (two
+# laterals) keep the rate; each mini-switch boundary adds latency.
+sw() { q switch "SELECT $3 FROM hbm_points WHERE port_set = '$1' AND target = '$2'"; }
+l=$(sw 0-1 local gbps) s4=$(sw 0-1 shift4 gbps)
+holds "$s4 / $l > 0.45 && $s4 / $l < 0.6" || fail "switch: shift4 $s4 against local $l GB/s"
+l2=$(sw 0,2 local gbps) s42=$(sw 0,2 shift4 gbps)
+holds "$s42 / $l2 > 0.95" || fail "switch: two laterals $s42 against local $l2 GB/s"
+a=$(sw 0-1 local rd_lat_min_ns) b=$(sw 0-1 shift4 rd_lat_min_ns) c=$(sw 0-1 shift8 rd_lat_min_ns)
+d=$(sw 0-1 shift12 rd_lat_min_ns)
+holds "$a < $b && $b < $c && $c < $d" || fail "switch: latencies $a $b $c $d"
+
+# Page hit < closed < miss, each its own latency class.
+pl() { q page-latency "SELECT $3 FROM hbm_points WHERE page = '$1' AND stride_b = $2"; }
+hit=$(pl open 32 rd_lat_avg_ns) closed=$(pl closed 32 rd_lat_avg_ns) miss=$(pl open 16384 rd_lat_avg_ns)
+holds "$hit < $closed && $closed < $miss" || fail "page: hit $hit closed $closed miss $miss ns"
+holds "$(pl open 32 'cls_hit * 1.0 / (cls_hit + cls_closed + cls_miss)') > 0.8" ||
+	fail "page: the hits' class"
+holds "$(pl closed 32 'cls_closed * 1.0 / (cls_hit + cls_closed + cls_miss)') > 0.8" ||
+	fail "page: the closed pages' class"
+holds "$(pl open 16384 'cls_miss * 1.0 / (cls_hit + cls_closed + cls_miss)') > 0.8" ||
+	fail "page: the misses' class"
+
+# Refresh: the card's register reads the temperature set; above 85 C all-bank refresh runs
+# twice as often and costs bandwidth; single-bank refresh hardly.
+rf() { q refresh "SELECT $3 FROM hbm_points WHERE refresh = '$1' AND temp_set_c = $2"; }
+[ "$(rf all_bank 90 stack_temp_c)" = "90.0" ] || fail "refresh: the stacks read $(rf all_bank 90 stack_temp_c) C"
+c40=$(rf all_bank 40 gbps) c85=$(rf all_bank 85 gbps) c90=$(rf all_bank 90 gbps)
+holds "$c85 == $c40 && $c90 < $c40 * 0.95 && $c90 > $c40 * 0.85" ||
+	fail "refresh: all-bank $c40 (40 C) $c85 (85 C) $c90 (90 C) GB/s"
+s40=$(rf single_bank 40 gbps) s90=$(rf single_bank 90 gbps)
+holds "$s90 > $s40 * 0.99 && $s40 > $c40" || fail "refresh: single-bank $s40 $s90 GB/s"
+
+# Burst and stride: larger bursts gain under rbc_bgi; bank-group interleave keeps small
+# strides at the full rate where rbc pays tCCD_L; at 16 KB every map is one bank's row cycle.
+b32=$(q burst "SELECT gbps FROM hbm_points WHERE mc_addr_map = 'rbc_bgi' AND burst_b = 32")
+b4k=$(q burst "SELECT gbps FROM hbm_points WHERE mc_addr_map = 'rbc_bgi' AND burst_b = 4096")
+holds "$b4k > 3 * $b32" || fail "burst: 4 KB $b4k against 32 B $b32 GB/s"
+st() { q stride "SELECT gbps FROM hbm_points WHERE mc_addr_map = '$1' AND stride_b = $2"; }
+holds "$(st rbc_bgi 64) > 1.4 * $(st rbc 64)" || fail "stride: rbc_bgi $(st rbc_bgi 64), rbc $(st rbc 64)"
+for m in rbc_bgi rbc brc rcb; do
+	holds "$(st $m 16384) > 1.1 && $(st $m 16384) < 1.4" || fail "stride: $m at 16 KB $(st $m 16384)"
+done
+
+# The figures, from the store, each example's.
+for f in burst:hbm_burst_bandwidth stride:hbm_stride_bandwidth page-latency:hbm_page_latency \
+	all-ports:hbm_ports_bandwidth switch:hbm_target_bandwidth switch:hbm_target_latency \
+	refresh:hbm_refresh_bandwidth; do
+	db=${f%%:*} fig=${f#*:}
+	"$exe" report --db "$work/$db.db" --plots "$work/fig-$db" --format svg >"$work/r.out" 2>&1 ||
+		fail "report $db: $(cat "$work/r.out")"
+	[ -s "$work/fig-$db/$fig.svg" ] && [ -s "$work/fig-$db/$fig.dat" ] ||
+		fail "report $db: no $fig ($(cat "$work/r.out"))"
+done
+# GUPS figures leave HBM2 points out
+grep -q "figure size_bandwidth.*skipped" "$work/r.out" || fail "report: a GUPS figure drew HBM2 points"
+
+# Resume: a re-run runs only the points that are missing.
+q stride "DELETE FROM hbm_points WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
+	DELETE FROM point_ports WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
+	DELETE FROM points WHERE idx >= 30; UPDATE campaigns SET status = 'running'"
+"$exe" run "$examples/hbm2-stride.yaml" --db "$work/stride.db" --resume >"$work/o" 2>&1 ||
+	fail "resume: $(cat "$work/o")"
+grep -q "36 points (6 run now, 30 stored before" "$work/o" || fail "resume: $(cat "$work/o")"
+
+# --jobs 2, and three shards merged, give the same points as one worker.
+pts() { "$exe" export --db "$1" --format csv --table hbm_points | cut -d, -f1-3,5-; }
+"$exe" run "$examples/hbm2-stride.yaml" --db "$work/j1.db" >/dev/null 2>&1 || fail "jobs 1"
+"$exe" run "$examples/hbm2-stride.yaml" --db "$work/j2.db" --jobs 2 >/dev/null 2>&1 || fail "jobs 2"
+for i in 0 1 2; do
+	"$exe" run "$examples/hbm2-stride.yaml" --db "$work/s$i.db" --shard $i/3 >/dev/null 2>&1 ||
+		fail "shard $i"
+done
+"$exe" merge "$work/s0.db" "$work/s1.db" "$work/s2.db" --into "$work/m.db" >"$work/o" 2>&1 ||
+	fail "merge: $(cat "$work/o")"
+pts "$work/j1.db" >"$work/p1"
+[ "$(wc -l <"$work/p1")" = 37 ] || fail "export: $(wc -l <"$work/p1") lines"
+pts "$work/j2.db" | cmp -s - "$work/p1" || fail "--jobs 2 differs from one worker"
+pts "$work/m.db" | cmp -s - "$work/p1" || fail "the merged shards differ from one run"
+"$exe" export --db "$work/m.db" --format json >"$work/m.json" || fail "export json"
+grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/m.json" ||
+	fail "the JSON export has no hbm_points with histograms"
+
+# Refused with the file, line and key; nothing stored.
+printf 'bench: {device: "sim:u280"}\nsweep:\n  burst: [64, 128]\n  size: 64\n' >"$work/bad.yaml"
+if "$exe" run "$work/bad.yaml" --db "$work/bad.db" >"$work/o" 2>&1; then fail "mixed axes ran"; fi
+grep -q "'$work/bad.yaml' line 4: key 'size': an axis of the GUPS engine" "$work/o" ||
+	fail "mixed axes: $(cat "$work/o")"
+printf 'bench: {device: "sim:"}\nsweep:\n  outstanding: 4\n' >"$work/bad.yaml"
+if "$exe" run "$work/bad.yaml" --db "$work/bad.db" >"$work/o" 2>&1; then fail "HBM2 axis on GUPS ran"; fi
+grep -q "line 3: key 'outstanding': an axis of an HBM2 card's engine" "$work/o" ||
+	fail "HBM2 axis on GUPS: $(cat "$work/o")"
+[ ! -e "$work/bad.db" ] || fail "a refused campaign made a database"
+echo "$name: ok"
