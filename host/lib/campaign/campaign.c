@@ -1018,6 +1018,22 @@ static int instrument_lost(struct worker *w, const struct sb_campaign_point *p,
 	return 0;
 }
 
+/* What produced a run, finished now: the board, the instruments, the point's seed, the shard
+ * (a JSON object to free with cJSON_free; NULL when out of memory). */
+static char *run_provenance(struct worker *w, struct sb_provenance *prov,
+                            const struct sb_campaign_point *p, const struct sb_point_result *r)
+{
+	const struct sb_run_options *o = w->en->o;
+
+	sb_provenance_now(prov->finished_at, sizeof(prov->finished_at));
+	sb_provenance_device(prov, w->dev);
+	sb_provenance_instruments(prov, &w->inst);
+	sb_provenance_point(prov, p->seed, r);
+	if (o->shards)
+		snprintf(prov->shard, sizeof(prov->shard), "%u/%u", o->shard, o->shards);
+	return sb_provenance_json(prov);
+}
+
 /* Store a run of a point (one transaction) and count it; *stored: it was committed. */
 static int commit_run(struct worker *w, const struct sb_point_record *rec, bool *stored)
 {
@@ -1105,13 +1121,7 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 		run_event(w, SB_RUN_SAMPLE);
 	}
-	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
-	sb_provenance_device(&prov, w->dev);
-	sb_provenance_instruments(&prov, &w->inst);
-	sb_provenance_point(&prov, p->seed, r);
-	if (en->o->shards)
-		snprintf(prov.shard, sizeof(prov.shard), "%u/%u", en->o->shard, en->o->shards);
-	prov_json = sb_provenance_json(&prov);
+	prov_json = run_provenance(w, &prov, p, r);
 	rec = (struct sb_point_record){
 	    .point = p,
 	    .attempt = attempt,
@@ -1196,13 +1206,7 @@ again:
 			failure_event(w, p, attempt, r, msg, sizeof(msg), &data);
 	}
 	/* what produced this run, stored with it */
-	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
-	sb_provenance_device(&prov, w->dev);
-	sb_provenance_instruments(&prov, &w->inst);
-	sb_provenance_point(&prov, p->seed, r);
-	if (en->o->shards)
-		snprintf(prov.shard, sizeof(prov.shard), "%u/%u", en->o->shard, en->o->shards);
-	prov_json = sb_provenance_json(&prov);
+	prov_json = run_provenance(w, &prov, p, r);
 	rec = (struct sb_point_record){
 	    .point = p,
 	    .attempt = attempt,
