@@ -19,7 +19,7 @@ grep -Eq "^1 +quick +complete +21/21" "$work/list" || fail "list: $(cat "$work/l
 [ "$(sqlite3 :memory: "SELECT json_extract(readfile('$work/list.json'), '\$.schema_version'),
 	json_extract(readfile('$work/list.json'), '\$.campaigns[0].name'),
 	json_extract(readfile('$work/list.json'), '\$.campaigns[0].points_done'),
-	json_extract(readfile('$work/list.json'), '\$.campaigns[0].status')")" = "6.0|quick|21|complete" ] ||
+	json_extract(readfile('$work/list.json'), '\$.campaigns[0].status')")" = "7.0|quick|21|complete" ] ||
 	fail "list --json: $(cat "$work/list.json")"
 
 "$exe" export --db "$db" --format csv --out "$work/p.csv" || fail "export csv"
