@@ -60,6 +60,25 @@ static void point_from(const cJSON *ev, struct sb_campaign_point *p)
 	p->stream = (unsigned)sb_cli_json_num(x, "stream", 0);
 	p->mask_lo = cJSON_IsNumber(lo) ? (int)lo->valuedouble : -1;
 	p->mask_width = (unsigned)sb_cli_json_num(x, "mask_width", 0);
+	/* an HBM2 card's point: its engine settings (described as stackbench run does) */
+	snprintf(p->port_set, sizeof(p->port_set), "%s", sb_cli_json_str(x, "port_set"));
+	if (p->port_set[0]) {
+		struct sb_hbm_spec *h = &p->hbm;
+
+		sb_hbm_spec_init(h);
+		if (sb_hbm_rw_parse(sb_cli_json_str(x, "op"), &h->rw) < 0)
+			h->rw = SB_HBM_RW_READ;
+		h->random = p->mode == SB_GEN_RANDOM;
+		h->burst = (uint32_t)sb_cli_json_num(x, "burst", 0);
+		h->stride = (uint32_t)sb_cli_json_num(x, "stride", 0);
+		h->outstanding = (unsigned)sb_cli_json_num(x, "outstanding", 0);
+		if (sb_hbm_target_parse(sb_cli_json_str(x, "target"), &h->target) < 0)
+			h->target.kind = SB_HBM_TARGET_LOCAL;
+		h->addr_map = (int)sb_cli_json_num(x, "policy", -1);
+		h->closed_page = (int)sb_cli_json_num(x, "page", -1);
+		h->refresh = (int)sb_cli_json_num(x, "refresh", -1);
+		h->temp_c = sb_cli_json_num(x, "temp", 0);
+	}
 }
 
 static void end_bar(struct follow *f)

@@ -158,6 +158,23 @@ static void add_point(cJSON *o, const struct sb_campaign_point *p)
 	else
 		cJSON_AddNullToObject(x, "mask_lo");
 	cJSON_AddNumberToObject(x, "mask_width", p->mask_width);
+	/* an HBM2 card's point (port_set "" for a GUPS point): its engine settings */
+	cJSON_AddStringToObject(x, "port_set", p->port_set);
+	if (p->port_set[0]) {
+		const struct sb_hbm_spec *h = &p->hbm;
+		char target[24];
+
+		cJSON_AddStringToObject(x, "op", sb_hbm_rw_name(h->rw));
+		cJSON_AddNumberToObject(x, "burst", h->burst);
+		cJSON_AddNumberToObject(x, "stride", h->stride);
+		cJSON_AddNumberToObject(x, "outstanding", h->outstanding);
+		cJSON_AddStringToObject(x, "target",
+		                        sb_hbm_target_text(&h->target, target, sizeof(target)));
+		cJSON_AddNumberToObject(x, "policy", h->addr_map);
+		cJSON_AddNumberToObject(x, "page", h->closed_page);
+		cJSON_AddNumberToObject(x, "refresh", h->refresh);
+		cJSON_AddNumberToObject(x, "temp", h->temp_c);
+	}
 }
 
 /* ---- the engine's callbacks ------------------------------------------------------------- */

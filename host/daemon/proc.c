@@ -453,14 +453,29 @@ static const struct field point_fields[] = {
     {"idle", 'b'},    {"stream", 'i'}, {"mask_lo", 'n'},   {"mask_width", 'i'},
 };
 
+/* An HBM2 card's point: its engine settings (port_set "" for a GUPS point, which has none). */
+static const struct field hbm_point_fields[] = {
+    {"op", 's'},     {"burst", 'i'}, {"stride", 'i'},  {"outstanding", 'i'}, {"target", 's'},
+    {"policy", 'n'}, {"page", 'n'},  {"refresh", 'n'}, {"temp", 'n'},
+};
+
 /* The point's axes as an object in dst (from src's "point"). */
 static bool copy_point(cJSON *dst, const cJSON *src)
 {
 	cJSON *x = cJSON_AddObjectToObject(dst, "point");
+	const cJSON *sp = get(src, "point");
+	const char *set;
 
-	return x && cJSON_IsObject(get(src, "point")) &&
-	       copy_fields(x, get(src, "point"), point_fields,
-	                   sizeof(point_fields) / sizeof(point_fields[0]));
+	if (!x || !cJSON_IsObject(sp) ||
+	    !copy_fields(x, sp, point_fields, sizeof(point_fields) / sizeof(point_fields[0])))
+		return false;
+	if (!get(sp, "port_set"))
+		return true; /* a job process of a build before HBM2 campaigns */
+	if (!get_str(sp, "port_set", SB_AXIS_NAME_MAX, &set))
+		return false;
+	cJSON_AddStringToObject(x, "port_set", set);
+	return !set[0] || copy_fields(x, sp, hbm_point_fields,
+	                              sizeof(hbm_point_fields) / sizeof(hbm_point_fields[0]));
 }
 
 /* The worker's board, or -1 when w is not a worker of the job. */

@@ -12,6 +12,9 @@ start_daemon
 j=$("$exe" submit "$examples/hbm2-switch.yaml" --db "$work/d.db" 2>/dev/null) || fail "submit"
 "$exe" follow "$j" >"$work/follow" 2>&1 || fail "follow: $(cat "$work/follow")"
 grep -q "done: campaign 1 complete: 10 points" "$work/follow" || fail "follow: $(cat "$work/follow")"
+# follow describes an HBM2 point by its engine settings, as run does
+grep -q "point 2/10 read 512 B linear shift4 ports 0-1, 64 out: 14\.4" "$work/follow" ||
+	fail "follow's point lines: $(cat "$work/follow")"
 stop_daemon
 "$exe" run "$examples/hbm2-switch.yaml" --db "$work/r.db" >/dev/null 2>&1 || fail "run"
 pts() { "$exe" export --db "$1" --format csv --table hbm_points | cut -d, -f1-3,5-; }
