@@ -117,6 +117,23 @@ pts "$work/m.db" | cmp -s - "$work/p1" || fail "the merged shards differ from on
 grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/m.json" ||
 	fail "the JSON export has no hbm_points with histograms"
 
+# Comparisons: the measured campaign against the model it ran on (sim:u280), and two databases
+# (one run against the merged shards): every point's ratio 1.
+"$exe" report --db "$work/switch.db" --against-model --plots "$work/cmp" --format svg \
+	>"$work/o" 2>&1 || fail "report --against-model: $(cat "$work/o")"
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('$work/cmp/comparison.json'),
+	'\$.comparisons[0].summary.bandwidth_gbps.points') || '/' ||
+	json_extract(readfile('$work/cmp/comparison.json'),
+	'\$.comparisons[0].summary.bandwidth_gbps.median_ratio')")" = "10/1" ] ||
+	fail "against the model: $(head -c 1500 "$work/cmp/comparison.json")"
+"$exe" report --db "$work/j1.db" --db "$work/m.db" --plots "$work/cmp2" --format svg \
+	>"$work/o" 2>&1 || fail "report --db A --db B: $(cat "$work/o")"
+[ "$(sqlite3 :memory: "SELECT json_extract(readfile('$work/cmp2/comparison.json'),
+	'\$.comparisons[0].summary.bandwidth_gbps.points') || '/' ||
+	json_extract(readfile('$work/cmp2/comparison.json'),
+	'\$.comparisons[0].summary.bandwidth_gbps.median_ratio')")" = "36/1" ] ||
+	fail "two databases: $(head -c 1500 "$work/cmp2/comparison.json")"
+
 # Refused with the file, line and key; nothing stored.
 printf 'bench: {device: "sim:u280"}\nsweep:\n  burst: [64, 128]\n  size: 64\n' >"$work/bad.yaml"
 if "$exe" run "$work/bad.yaml" --db "$work/bad.db" >"$work/o" 2>&1; then fail "mixed axes ran"; fi

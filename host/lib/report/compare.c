@@ -607,9 +607,20 @@ static int measured_point(void *ctx, unsigned ncol, const struct sb_cell *c)
 static void model_uri(const struct sb_campaign *c, const char *profile, char *out, size_t size)
 {
 	const char *q = !strncmp(c->device[0], "sim:", 4) ? strchr(c->device[0], '?') : NULL;
+	char own[SB_CAMPAIGN_TEXT_MAX] = "";
 
 	if (!profile || !*profile)
 		profile = c->profile;
+	if (!*profile && c->engine == SB_ENGINE_HBM2) {
+		/* an HBM2 card's campaign: the simulated card it ran on (sim:u50), else the
+		 * reference card's model */
+		if (q && !strncmp(c->device[0], "sim:", 4))
+			snprintf(own, sizeof(own), "%.*s", (int)(q - c->device[0] - 4),
+			         c->device[0] + 4);
+		else if (!strncmp(c->device[0], "sim:", 4))
+			snprintf(own, sizeof(own), "%s", c->device[0] + 4);
+		profile = *own ? own : "u280";
+	}
 	snprintf(out, size, "sim:%s%s", profile, q ? q : "");
 }
 
