@@ -706,14 +706,24 @@ static inline void decode_one(const struct lt_decoder *d, const struct sb_trace_
 	}
 }
 
-void lt_decode(const struct lt_decoder *d, const struct sb_trace_record *recs, size_t n,
-               struct lt_op *ops)
+/* --- applying ------------------------------------------------------------------------------- */
+
+/* A time out of range, or going back (after cur) in subpartition name. */
+static int time_error(const char *name, int64_t t, int64_t cur, bool back)
 {
-	for (size_t i = 0; i < n; i++)
-		decode_one(d, &recs[i], &ops[i]);
+	if (!back)
+		return sb_error_set(SB_ERR_RANGE,
+		                    "subpartition '%s': time %lld is out of range (|time| < 2^62 "
+		                    "ticks)",
+		                    name, (long long)t);
+	return sb_error_set(SB_ERR_PARSE, "subpartition '%s' goes back in time (%lld after %lld)",
+	                    name, (long long)t, (long long)cur);
 }
 
-/* --- applying ------------------------------------------------------------------------------- */
+static int bad_subpart(unsigned sp, size_t nsp)
+{
+	return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu", sp, nsp);
+}
 
 /* A record at another time stamp than the subpartition's current one. */
 static int new_time(struct sp_state *s, int64_t t)
@@ -722,10 +732,7 @@ static int new_time(struct sp_state *s, int64_t t)
 
 	/* bounded, so that no lifetime (a difference of times) and no span overflows */
 	if (UNLIKELY(!sb_trace_time_ok(t)))
-		return sb_error_set(SB_ERR_RANGE,
-		                    "subpartition '%s': time %lld is out of range (|time| < 2^62 "
-		                    "ticks)",
-		                    s->st.sp.name, (long long)t);
+		return time_error(s->st.sp.name, t, 0, false);
 	if (!s->started) {
 		s->started = true;
 		s->st.first_time = t;
@@ -733,9 +740,7 @@ static int new_time(struct sp_state *s, int64_t t)
 		return 0;
 	}
 	if (t < s->cur_time)
-		return sb_error_set(SB_ERR_PARSE,
-		                    "subpartition '%s' goes back in time (%lld after %lld)",
-		                    s->st.sp.name, (long long)t, (long long)s->cur_time);
+		return time_error(s->st.sp.name, t, s->cur_time, true);
 	if ((err = end_time(s)) < 0)
 		return err;
 	s->cur_time = t;
@@ -814,8 +819,7 @@ static inline __attribute__((always_inline)) int apply(struct sb_lifetime *eng,
 	int err;
 
 	if (UNLIKELY(o->act == A_BADSP))
-		return sb_error_set(SB_ERR_PARSE, "record names subpartition %u of %zu",
-		                    (unsigned)o->sp, eng->nsp);
+		return bad_subpart(o->sp, eng->nsp);
 	s = &eng->sp[o->sp];
 	if (UNLIKELY(o->time != s->cur_time || !s->started) && (err = new_time(s, o->time)) < 0)
 		return err;
@@ -850,6 +854,12 @@ static inline int window_check(struct sb_lifetime *eng, const struct lt_op *o)
 		return err;
 	s->window = o->sample;
 	return 0;
+}
+
+void lt_set_windowed(struct sb_lifetime *eng, bool windowed)
+{
+	eng->windowed = windowed;
+	eng->decided = true;
 }
 
 /* The tables and the windowed decision before records are applied. */
@@ -921,13 +931,13 @@ int sb_lifetime_feed(struct sb_lifetime *eng, const struct sb_trace_info *info,
 
 SB_HOT_CLONES
 int lt_feed_ops(struct sb_lifetime *eng, const struct sb_trace_info *info, const struct lt_op *ops,
-                size_t n)
+                size_t n, size_t records)
 {
 	const uint8_t me = (uint8_t)eng->part.thread;
 	size_t i;
 	int err;
 
-	if ((err = feed_start(eng, info, n)) < 0)
+	if ((err = feed_start(eng, info, records)) < 0)
 		return err;
 	for (i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		prefetch_slot(eng, &ops[i]);
@@ -940,6 +950,107 @@ int lt_feed_ops(struct sb_lifetime *eng, const struct sb_trace_info *info, const
 			return err;
 	}
 	return 0;
+}
+
+/* --- dealing records to the engines of threads ---------------------------------------- */
+
+/*
+ * The engine of thread t applies its records (own) and, of the others', only counts (apply,
+ * window_check): the time stamps with a read and with a write, each subpartition's first and
+ * last time and its windows, errors of times that go back or are out of range. The splitter
+ * counts these once for all (exactly as apply() and window_check() do), so that an engine is
+ * given only its records, every flush, skip and bypass (which every engine applies or counts)
+ * and the records that start a sample (a window's end cuts the values of every engine).
+ */
+SB_HOT_CLONES
+int lt_split(const struct lt_decoder *d, struct lt_splitter *sp, const struct sb_trace_info *info,
+             const struct sb_trace_record *recs, size_t n, unsigned nthreads,
+             struct lt_op *const *lists, size_t *counts, size_t *used)
+{
+	int err = 0;
+	size_t i;
+
+	if (!sp->decided) {
+		sp->windowed = (info->fields & SB_FIELD_SAMPLE) || info->capture.sampled;
+		sp->decided = true;
+	}
+	for (unsigned t = 0; t <= nthreads; t++)
+		counts[t] = 0;
+	for (i = 0; i < n; i++) {
+		struct lt_split_sp *v;
+		struct lt_op o;
+		bool all, rd, wr;
+
+		decode_one(d, &recs[i], &o);
+		if (UNLIKELY(o.act == A_BADSP)) {
+			err = bad_subpart(o.sp, d->nsp);
+			break;
+		}
+		v = &sp->sp[o.sp];
+		all = o.act > A_FETCH;
+		if (UNLIKELY(sp->windowed) && o.sample != v->window) {
+			v->windows += v->started;
+			v->window = o.sample;
+			all = true;
+		}
+		if (UNLIKELY(o.time != v->cur || !v->started)) {
+			if (UNLIKELY(!sb_trace_time_ok(o.time))) {
+				err = time_error(info->subparts[o.sp].name, o.time, 0, false);
+				break;
+			}
+			if (v->started && o.time < v->cur) {
+				err = time_error(info->subparts[o.sp].name, o.time, v->cur, true);
+				break;
+			}
+			if (!v->started)
+				v->first = o.time;
+			v->started = true;
+			v->cur = o.time;
+		}
+		rd = o.act == A_READ;
+		wr = !rd & (o.act <= A_FETCH);
+		v->read_ticks += rd & (!v->any_r | (v->last_r != o.time));
+		v->write_ticks += wr & (!v->any_w | (v->last_w != o.time));
+		v->any_r |= rd;
+		v->any_w |= wr;
+		v->last_r = rd ? o.time : v->last_r;
+		v->last_w = wr ? o.time : v->last_w;
+		if (UNLIKELY(all)) {
+			for (unsigned t = 0; t < nthreads; t++)
+				lists[t][counts[t]++] = o;
+		} else {
+			const unsigned t = o.part < nthreads ? o.part : nthreads;
+
+			lists[t][counts[t]++] = o;
+		}
+	}
+	*used = i;
+	return err;
+}
+
+void lt_split_result(const struct lt_splitter *sp, struct sb_lifetime_result *res)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < res->nsubparts && i < SB_TRACE_MAX_SUBPARTS; i++) {
+		const struct lt_split_sp *v = &sp->sp[i];
+		struct sb_subpart_stats *st = &res->subparts[i];
+
+		st->read_ticks = v->read_ticks;
+		st->write_ticks = v->write_ticks;
+		st->first_time = v->started ? v->first : 0;
+		st->last_time = v->started ? v->cur : 0;
+		st->windows = v->windows + (sp->windowed && v->started);
+		if (!v->started)
+			continue;
+		if (!any || v->first < res->first_time)
+			res->first_time = v->first;
+		if (!any || v->cur > res->last_time)
+			res->last_time = v->cur;
+		any = true;
+	}
+	if (!any)
+		res->first_time = res->last_time = 0;
 }
 
 /* The value at 0-based rank k of the sorted lifetimes (k < st->lifetimes). */

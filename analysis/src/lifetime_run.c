@@ -3,11 +3,15 @@
  * Running the lifetime engine over a trace: in one thread, or in several that share the reading
  * (docs/lifetimes.md, "Threads and shards").
  *
- * With T threads the reader (the calling thread) fills batches of records into a ring of slots
- * and decodes them once (action, key, the thread its address belongs to); T engines, one per
- * thread, each owning one partition of the addresses (sb_lifetime_set_partition), read every
- * batch in order: each applies its own records and counts the records' statistics of all. A
- * slot is refilled once every engine is done with it. At the end the T results are merged (sb_lifetime_result_merge): the same
+ * With T threads the reader (the calling thread) fills batches of records into a ring of slots,
+ * decodes them once (action, key, the engine its address belongs to) and deals them into one
+ * list per engine (lt_split); T engines, each owning one partition of the addresses
+ * (sb_lifetime_set_partition), apply their list of every batch in order, each in whichever
+ * thread is free (the reader's too, when the ring is full): its own records, and the flushes
+ * and window ends of all. What every engine counts alike of all records (time stamps with reads
+ * and writes, first and last times, windows) the splitter counts once. A slot is refilled once
+ * every engine is done with it. At the end the threads finish the engines, the splitter's counts
+ * go into each result, and the T results are merged (sb_lifetime_result_merge): the same
  * result, exactly, as one engine's. Errors are reported as one engine would: the first in the
  * order of the records (an engine's error in an earlier batch before the reader's in a later one).
  */
@@ -22,7 +26,7 @@
 #include "stackbench/log.h"
 #include "stackbench/util.h"
 
-enum { RUN_BATCH = 4096, PAR_BATCH = 16384, PAR_SLOTS = 8 };
+enum { RUN_BATCH = 4096, PAR_BATCH = 4 * RUN_BATCH, PAR_SLOTS = 4 };
 
 int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
                              struct sb_lifetime_result *res,
@@ -84,195 +88,313 @@ out:
 /* --- several threads ---------------------------------------------------------------------- */
 
 struct slot {
-	struct sb_trace_record *recs;
-	struct lt_op *ops;
-	size_t n;
+	struct lt_op *lists[SB_ANALYSIS_MAX_THREADS + 1]; /* each engine's ops (lt_split) */
+	size_t counts[SB_ANALYSIS_MAX_THREADS + 1];
+	size_t n;                  /* records of the batch */
 	struct sb_trace_info info; /* the reader's description after this batch */
 	unsigned left;             /* engines still to read it */
 };
 
+/* An engine: its partition's results, applied batch after batch by whichever thread is free. */
+struct engine {
+	struct sb_lifetime *eng;
+	uint64_t next; /* the batch it applies next */
+	bool busy;     /* a thread is applying it */
+	bool finished; /* parts[i] holds its result */
+	bool taken;    /* a thread finishes it */
+};
+
 struct par {
 	pthread_mutex_t mu;
-	pthread_cond_t filled, freed;
+	pthread_cond_t changed; /* a batch published or applied, the end, an error */
 	struct slot slots[PAR_SLOTS];
+	struct engine *engines;
+	unsigned nengines;
+	struct sb_lifetime_result *parts;
 	uint64_t published; /* batches handed to the engines */
 	bool done;          /* no more batches (end of the trace, an error) */
 	bool stop;          /* an error: everybody stops */
 	int err;            /* the first error in the order of the records, */
 	uint64_t err_batch; /* in this batch */
-	unsigned err_thread;
+	unsigned err_engine;
 	char detail[1024];
-	unsigned nthreads;
-};
-
-struct worker {
-	struct par *p;
-	unsigned t;
-	struct sb_lifetime *eng;
-	pthread_t tid;
+	const struct sb_trace_info *final; /* the reader's description at the end */
 };
 
 /*
- * Keep err (of thread t, in batch b) if it comes first. An engine's error stops everybody; the
+ * Keep err (of engine e, in batch b) if it comes first. An engine's error stops everybody; the
  * reader's ends the batches, and the engines go on with those before it (one of them may hold
  * an earlier error). Called with the lock held.
  */
-static void par_error(struct par *p, int err, uint64_t b, unsigned t, bool stop)
+static void par_error(struct par *p, int err, uint64_t b, unsigned e, bool stop)
 {
-	if (!p->err || b < p->err_batch || (b == p->err_batch && t < p->err_thread)) {
+	if (!p->err || b < p->err_batch || (b == p->err_batch && e < p->err_engine)) {
 		p->err = err;
 		p->err_batch = b;
-		p->err_thread = t;
+		p->err_engine = e;
 		sb_strlcpy(p->detail, sb_error_detail(), sizeof(p->detail));
 	}
 	p->stop |= stop;
-	pthread_cond_broadcast(&p->filled);
-	pthread_cond_broadcast(&p->freed);
+	pthread_cond_broadcast(&p->changed);
 }
 
-static void *worker_main(void *arg)
+/* An engine with a batch to apply that no thread applies; -1 if none. Lock held. */
+static int runnable(const struct par *p)
 {
-	struct worker *w = arg;
-	struct par *p = w->p;
-	uint64_t b = 0;
+	for (unsigned i = 0; i < p->nengines; i++)
+		if (!p->engines[i].busy && p->engines[i].next < p->published)
+			return (int)i;
+	return -1;
+}
 
+/* Apply engine i's next batch (lock held on entry and return, released while it runs). */
+static void apply_batch(struct par *p, unsigned i)
+{
+	struct engine *e = &p->engines[i];
+	const uint64_t b = e->next;
+	struct slot *s = &p->slots[b % PAR_SLOTS];
+	int err;
+
+	e->busy = true;
+	pthread_mutex_unlock(&p->mu);
+	err = lt_feed_ops(e->eng, &s->info, s->lists[i], s->counts[i], s->n);
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		struct slot *s;
+	e->busy = false;
+	if (err < 0) {
+		par_error(p, err, b, i, true);
+		return;
+	}
+	e->next++;
+	s->left--;
+	pthread_cond_broadcast(&p->changed);
+}
+
+/* Once every batch is applied: finish engines no thread has taken (in parallel, each its own). */
+static void finish_engines(struct par *p)
+{
+	for (unsigned i = 0; i < p->nengines && !p->stop && !p->err; i++) {
+		struct engine *e = &p->engines[i];
 		int err;
 
-		while (b == p->published && !p->done && !p->stop)
-			pthread_cond_wait(&p->filled, &p->mu);
-		if (p->stop || b == p->published)
-			break;
-		s = &p->slots[b % PAR_SLOTS];
+		if (e->taken)
+			continue;
+		e->taken = true;
 		pthread_mutex_unlock(&p->mu);
-		err = lt_feed_ops(w->eng, &s->info, s->ops, s->n);
+		err = sb_lifetime_finish(e->eng, p->final, &p->parts[i]);
+		sb_lifetime_free(e->eng);
+		e->eng = NULL;
 		pthread_mutex_lock(&p->mu);
-		if (err < 0) {
-			par_error(p, err, b, w->t, true);
-			break;
-		}
-		if (--s->left == 0)
-			pthread_cond_broadcast(&p->freed);
-		b++;
+		if (err < 0)
+			par_error(p, err, UINT64_MAX, i, true);
+		else
+			e->finished = true;
 	}
+}
+
+/* Whether every engine has applied every batch of a trace read to its end. Lock held. */
+static bool all_applied(const struct par *p)
+{
+	if (!p->done)
+		return false;
+	for (unsigned i = 0; i < p->nengines; i++)
+		if (p->engines[i].next < p->published || p->engines[i].busy)
+			return false;
+	return true;
+}
+
+/* Threads 1 .. T-1: apply any engine's next batch, then finish engines. */
+static void *worker_main(void *arg)
+{
+	struct par *p = arg;
+	int i;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->stop) {
+		if ((i = runnable(p)) >= 0)
+			apply_batch(p, (unsigned)i);
+		else if (all_applied(p))
+			break;
+		else
+			pthread_cond_wait(&p->changed, &p->mu);
+	}
+	if (!p->stop && !p->err)
+		finish_engines(p);
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
 }
 
+/*
+ * Fill slot s with the next batch: read in runs of RUN_BATCH records into recs (small enough
+ * to stay in the cache between reading and dealing them), each dealt to the engines' lists.
+ * The records of the batch, 0 at the end, or an error of the reader or of the records.
+ */
+static int fill_slot(struct sb_trace_reader *r, struct lt_decoder *dec, struct lt_splitter *split,
+                     unsigned nengines, struct sb_trace_record *recs, struct slot *s)
+{
+	struct lt_op *lists[SB_ANALYSIS_MAX_THREADS + 1];
+	size_t counts[SB_ANALYSIS_MAX_THREADS + 1], used;
+	int n, err;
+
+	s->n = 0;
+	for (unsigned t = 0; t <= nengines; t++)
+		s->counts[t] = 0;
+	while (s->n < PAR_BATCH && (n = sb_trace_read(r, recs, RUN_BATCH)) > 0) {
+		s->info = *sb_trace_reader_info(r);
+		lt_decoder_sync(dec, &s->info);
+		for (unsigned t = 0; t <= nengines; t++)
+			lists[t] = s->lists[t] + s->counts[t];
+		err =
+		    lt_split(dec, split, &s->info, recs, (size_t)n, nengines, lists, counts, &used);
+		if (err < 0)
+			return err; /* an error of the records, as the reader's */
+		for (unsigned t = 0; t <= nengines; t++)
+			s->counts[t] += counts[t];
+		s->n += (size_t)n;
+	}
+	return n < 0 ? n : (int)s->n;
+}
+
+/*
+ * T engines, each a partition of the addresses, in T threads. The calling thread reads a batch
+ * into a free slot of the ring, decodes it and deals each engine its list (lt_split: its own
+ * records, the flushes and window ends of all); any thread applies any engine's next batch
+ * (one thread at a time per engine, batches in order), the calling thread when the ring is
+ * full. So the threads share the work whatever its parts cost (reading CSV costs more than
+ * sbt), and no thread but the reader touches every record.
+ */
 static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_opts *o,
                        unsigned nthreads, struct sb_lifetime_result *res)
 {
 	struct par *p = calloc(1, sizeof(*p));
-	struct worker *w = calloc(nthreads, sizeof(*w));
+	pthread_t *tid = calloc(nthreads, sizeof(*tid));
 	struct sb_lifetime_result *parts = calloc(nthreads, sizeof(*parts));
+	struct engine *engines = calloc(nthreads, sizeof(*engines));
 	struct sb_lifetime_partition part = {o->shard, o->nshards ? o->nshards : 1, 0, nthreads};
 	struct lt_decoder *dec = malloc(sizeof(*dec));
-	unsigned started = 0, finished = 0;
+	struct lt_splitter *split = calloc(1, sizeof(*split));
+	struct sb_trace_record *recs = malloc(RUN_BATCH * sizeof(*recs));
+	unsigned started = 1;
 	uint64_t total = 0;
 	int err = 0;
 
-	if (!p || !w || !parts || !dec) {
+	if (!p || !tid || !parts || !engines || !dec || !split || !recs) {
+		free(recs);
 		free(p);
-		free(w);
+		free(tid);
 		free(parts);
+		free(engines);
 		free(dec);
+		free(split);
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	}
 	lt_decoder_init(dec, o->policy, &part);
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->filled, NULL);
-	pthread_cond_init(&p->freed, NULL);
-	p->nthreads = nthreads;
-	for (unsigned i = 0; i < PAR_SLOTS; i++)
-		if (!(p->slots[i].recs = malloc(PAR_BATCH * sizeof(*p->slots[i].recs))) ||
-		    !(p->slots[i].ops = malloc(PAR_BATCH * sizeof(*p->slots[i].ops)))) {
+	pthread_cond_init(&p->changed, NULL);
+	p->engines = engines;
+	p->nengines = nthreads;
+	p->parts = parts;
+	for (unsigned i = 0; i < PAR_SLOTS; i++) {
+		struct slot *s = &p->slots[i];
+
+		if (!(s->lists[0] =
+		          malloc(((size_t)nthreads + 1) * PAR_BATCH * sizeof(*s->lists[0])))) {
 			err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-	for (unsigned t = 0; t < nthreads; t++) {
-		w[t].p = p;
-		w[t].t = t;
-		if ((err = new_engine(&w[t].eng, o, t, nthreads)) < 0)
-			goto out;
+		for (unsigned t = 1; t <= nthreads; t++)
+			s->lists[t] = s->lists[0] + (size_t)t * PAR_BATCH;
 	}
+	for (unsigned t = 0; t < nthreads; t++)
+		if ((err = new_engine(&engines[t].eng, o, t, nthreads)) < 0)
+			goto out;
 	for (; started < nthreads; started++) {
-		if (pthread_create(&w[started].tid, NULL, worker_main, &w[started])) {
+		if (pthread_create(&tid[started], NULL, worker_main, p)) {
 			err = sb_error_set(SB_ERR_NOMEM, "cannot start a thread");
 			goto stop;
 		}
 	}
-	/* the reader: fill the next slot once every engine is done with it */
-	for (uint64_t b = 0;; b++) {
+	pthread_mutex_lock(&p->mu);
+	for (uint64_t b = 0; !p->stop;) {
 		struct slot *s = &p->slots[b % PAR_SLOTS];
-		int n;
+		int n, i;
 
-		pthread_mutex_lock(&p->mu);
-		while (s->left && !p->stop)
-			pthread_cond_wait(&p->freed, &p->mu);
-		if (p->stop) {
-			pthread_mutex_unlock(&p->mu);
-			break;
+		if (s->left) {
+			/* the ring is full: apply a batch, or wait for one to be applied */
+			if ((i = runnable(p)) >= 0)
+				apply_batch(p, (unsigned)i);
+			else
+				pthread_cond_wait(&p->changed, &p->mu);
+			continue;
 		}
 		pthread_mutex_unlock(&p->mu);
-		n = sb_trace_read(r, s->recs, PAR_BATCH);
-		if (n > 0) {
-			s->n = (size_t)n;
-			s->info = *sb_trace_reader_info(r);
-			lt_decoder_sync(dec, &s->info);
-			lt_decode(dec, s->recs, s->n, s->ops);
-		}
+		n = fill_slot(r, dec, split, nthreads, recs, s);
+		if (b == 0 && n > 0)
+			for (unsigned t = 0; t < nthreads; t++)
+				lt_set_windowed(engines[t].eng, split->windowed);
 		pthread_mutex_lock(&p->mu);
 		if (n <= 0) {
 			if (n < 0)
 				par_error(p, n, b, 0, false);
-			p->done = true;
-			pthread_cond_broadcast(&p->filled);
-			pthread_mutex_unlock(&p->mu);
 			break;
 		}
 		s->left = nthreads;
-		p->published++;
-		pthread_cond_broadcast(&p->filled);
-		pthread_mutex_unlock(&p->mu);
+		p->published = ++b;
+		pthread_cond_broadcast(&p->changed);
 		total += (uint64_t)n;
-		if (o->progress)
+		if (o->progress) {
+			pthread_mutex_unlock(&p->mu);
 			o->progress(o->ctx, total);
+			pthread_mutex_lock(&p->mu);
+		}
 	}
+	/* the end of the trace (or an error): the calling thread helps with what is left */
+	p->final = sb_trace_reader_info(r);
+	p->done = true;
+	pthread_cond_broadcast(&p->changed);
+	for (int i; !p->stop && !all_applied(p);) {
+		if ((i = runnable(p)) >= 0)
+			apply_batch(p, (unsigned)i);
+		else
+			pthread_cond_wait(&p->changed, &p->mu);
+	}
+	if (!p->stop && !p->err)
+		finish_engines(p);
+	pthread_mutex_unlock(&p->mu);
 stop:
 	if (err) {
 		pthread_mutex_lock(&p->mu);
 		p->stop = true;
-		pthread_cond_broadcast(&p->filled);
+		pthread_cond_broadcast(&p->changed);
 		pthread_mutex_unlock(&p->mu);
 	}
-	for (unsigned t = 0; t < started; t++)
-		pthread_join(w[t].tid, NULL);
+	for (unsigned t = 1; t < started; t++)
+		pthread_join(tid[t], NULL);
 	if (!err && p->err) {
 		err = sb_error_set(p->err, "%s", p->detail);
 		if (!p->detail[0])
 			sb_error_clear();
 	}
-	for (unsigned t = 0; !err && t < nthreads; t++, finished++)
-		err = sb_lifetime_finish(w[t].eng, sb_trace_reader_info(r), &parts[t]);
-	if (!err)
+	if (!err) {
+		for (unsigned t = 0; t < nthreads; t++)
+			lt_split_result(split, &parts[t]);
 		err = sb_lifetime_result_merge(res, parts, nthreads);
-out:
-	for (unsigned t = 0; t < finished; t++)
-		sb_lifetime_result_release(&parts[t]);
-	for (unsigned t = 0; t < nthreads; t++)
-		sb_lifetime_free(w[t].eng);
-	for (unsigned i = 0; i < PAR_SLOTS; i++) {
-		free(p->slots[i].recs);
-		free(p->slots[i].ops);
 	}
+out:
+	for (unsigned t = 0; t < nthreads; t++) {
+		if (engines[t].finished)
+			sb_lifetime_result_release(&parts[t]);
+		sb_lifetime_free(engines[t].eng);
+	}
+	for (unsigned i = 0; i < PAR_SLOTS; i++)
+		free(p->slots[i].lists[0]);
+	free(recs);
+	free(split);
 	free(dec);
-	pthread_cond_destroy(&p->filled);
-	pthread_cond_destroy(&p->freed);
+	pthread_cond_destroy(&p->changed);
 	pthread_mutex_destroy(&p->mu);
+	free(engines);
 	free(parts);
-	free(w);
+	free(tid);
 	free(p);
 	return err;
 }

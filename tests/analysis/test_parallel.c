@@ -9,7 +9,9 @@
  * - locality: the records cut into 1..6 chunks at random places (empty chunks, cuts inside
  *   windows and time stamps), each analysed by an engine started from the skimmed prefix, the
  *   parts absorbed in order (parda's merge);
- * - both through the runners that use threads (sb_lifetime_run_opts, sb_locality_run_source);
+ * - lifetimes through the runner that uses threads (sb_lifetime_run_source on the trace written
+ *   as sbt and CSV, 1..5 threads and 2 shards of 2 threads; locality's runner is checked
+ *   through the command in shards.sh);
  * - partials: damaged headers are refused.
  */
 #include <math.h>
@@ -156,6 +158,74 @@ Test(parallel, lifetime_partitions_merge_exactly, .timeout = 300)
 	check_lifetimes(120000, false, 0, SB_POLICY_WRITE_ALLOCATE);
 	check_lifetimes(120000, true, 0, SB_POLICY_NO_WRITE_ALLOCATE);
 	check_lifetimes(120000, false, 1, SB_POLICY_NO_WRITE_ALLOCATE);
+}
+
+/*
+ * The runner (sb_lifetime_run_source): the trace written as sbt (and, unsampled, as CSV), read
+ * by 1..5 threads, and by 2 shards of 2 threads merged: the report of one engine fed in
+ * memory, byte for byte, and the same error as one thread when a record names no subpartition.
+ */
+static void check_lifetime_runner(size_t n, bool sampled, unsigned shape, enum sb_cache_policy pol)
+{
+	static const enum sb_trace_format fmts[2] = {SB_TRACE_SBT, SB_TRACE_CSV};
+	struct sb_trace_info info;
+	struct sb_trace_record *t = make_trace(n, sampled, shape);
+	struct sb_lifetime_result one;
+	char dir[256], path[300], *want;
+
+	sbtest_three_subparts(&info, sampled);
+	lifetime_engine(&info, t, n, pol, NULL, &one);
+	want = lifetime_json(&one);
+	sbtest_mkdtemp(dir, sizeof(dir));
+	for (int f = 0; f < (sampled ? 1 : 2); f++) {
+		const char *paths[1] = {path};
+		struct sb_trace_source src = {.fmt = fmts[f], .paths = paths, .npaths = 1};
+		struct sb_trace_writer *w;
+
+		snprintf(path, sizeof(path), "%s/trace.%s", dir, f ? "csv" : "sbt");
+		cr_assert_eq(sb_trace_writer_open(&w, fmts[f], path, &info), 0, "%s",
+		             sb_error_detail());
+		cr_assert_eq(sb_trace_write(w, &info, t, n), 0, "%s", sb_error_detail());
+		cr_assert_eq(sb_trace_writer_close(w), 0);
+		for (unsigned threads = 1; threads <= 6; threads++) {
+			struct sb_lifetime_run_opts o = {.policy = pol, .threads = threads};
+			struct sb_lifetime_result got, parts[2];
+			char *text;
+
+			if (threads == 6) { /* 2 shards of 2 threads */
+				o.threads = 2;
+				o.nshards = 2;
+				for (uint32_t sh = 0; sh < 2; sh++) {
+					o.shard = sh;
+					cr_assert_eq(sb_lifetime_run_source(&src, &o, &parts[sh]),
+					             0, "%s", sb_error_detail());
+				}
+				cr_assert_eq(sb_lifetime_result_merge(&got, parts, 2), 0, "%s",
+				             sb_error_detail());
+				sb_lifetime_result_release(&parts[0]);
+				sb_lifetime_result_release(&parts[1]);
+			} else {
+				cr_assert_eq(sb_lifetime_run_source(&src, &o, &got), 0, "%s",
+				             sb_error_detail());
+			}
+			text = lifetime_json(&got);
+			cr_expect_str_eq(text, want, "%s, %u threads (sampled %d, shape %u)",
+			                 f ? "csv" : "sbt", threads, sampled, shape);
+			free(text);
+			sb_lifetime_result_release(&got);
+		}
+	}
+	sbtest_rmtree(dir);
+	free(want);
+	sb_lifetime_result_release(&one);
+	free(t);
+}
+
+Test(parallel, lifetime_runner_threads_give_one_engines_report, .timeout = 300)
+{
+	check_lifetime_runner(100000, false, 0, SB_POLICY_WRITE_ALLOCATE);
+	check_lifetime_runner(100000, true, 0, SB_POLICY_NO_WRITE_ALLOCATE);
+	check_lifetime_runner(100000, false, 1, SB_POLICY_NO_WRITE_ALLOCATE);
 }
 
 Test(parallel, lifetime_merge_refuses_parts_of_other_traces)
