@@ -158,23 +158,148 @@ static void *job_main(void *arg)
 	return NULL;
 }
 
-/* One engine in the calling thread. */
-static int run_one(const struct sb_trace_source *src, bool *sorted,
-                   const struct sb_locality_options *opt, struct sb_locality_result *res)
+/* --- one engine, the reading in a thread of its own ---------------------------------------- */
+
+enum { PIPE_BATCH = 32768, PIPE_SLOTS = 4 };
+
+struct pipe_slot {
+	struct sb_trace_record *recs;
+	int n;                     /* records, 0 at the end, or the reader's error */
+	struct sb_trace_info info; /* the reader's description after them */
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct sb_trace_reader *r;
+	struct pipe_slot slots[PIPE_SLOTS];
+	uint64_t produced, consumed; /* batches */
+	bool stop;                   /* the engine stopped: read no more */
+	char detail[1024];           /* of the reader's error */
+};
+
+/* The reader's thread: batches into the ring, until the end, an error or stop. */
+static void *pipe_reader(void *arg)
 {
+	struct pipe *p = arg;
+
+	for (uint64_t b = 0;; b++) {
+		struct pipe_slot *s = &p->slots[b % PIPE_SLOTS];
+
+		pthread_mutex_lock(&p->mu);
+		while (b - p->consumed >= PIPE_SLOTS && !p->stop)
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		if (p->stop)
+			break;
+		s->n = sb_trace_read(p->r, s->recs, PIPE_BATCH);
+		if (s->n > 0)
+			s->info = *sb_trace_reader_info(p->r);
+		else if (s->n < 0)
+			sb_strlcpy(p->detail, sb_error_detail(), sizeof(p->detail));
+		pthread_mutex_lock(&p->mu);
+		p->produced = b + 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		if (s->n <= 0)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * sb_locality_run() with the reading (parsing a text trace costs as much as the analysis) in a
+ * second thread, a few batches ahead: the same engine fed the same records in the same order,
+ * so the same result; reading and analysing overlap.
+ */
+static int run_piped(struct sb_trace_reader *r, const struct sb_locality_options *opt,
+                     struct sb_locality_result *res)
+{
+	struct pipe *p = calloc(1, sizeof(*p));
+	struct sb_locality *l = NULL;
+	pthread_t tid;
+	bool started = false;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!p)
+		return sb_error_set(SB_ERR_NOMEM, "out of memory");
+	p->r = r;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cv, NULL);
+	for (unsigned i = 0; i < PIPE_SLOTS; i++)
+		if (!(p->slots[i].recs = malloc(PIPE_BATCH * sizeof(*p->slots[i].recs)))) {
+			err = sb_error_set(SB_ERR_NOMEM, "out of memory");
+			goto out;
+		}
+	if ((err = sb_locality_new(&l, opt)) < 0)
+		goto out;
+	if (pthread_create(&tid, NULL, pipe_reader, p)) {
+		err = sb_error_set(SB_ERR_NOMEM, "cannot start a thread");
+		goto out;
+	}
+	started = true;
+	for (uint64_t b = 0;; b++) {
+		struct pipe_slot *s = &p->slots[b % PIPE_SLOTS];
+
+		pthread_mutex_lock(&p->mu);
+		while (p->produced <= b)
+			pthread_cond_wait(&p->cv, &p->mu);
+		pthread_mutex_unlock(&p->mu);
+		if (s->n <= 0) {
+			if (s->n < 0) {
+				err = sb_error_set(s->n, "%s", p->detail);
+				if (!p->detail[0])
+					sb_error_clear();
+			}
+			break;
+		}
+		if ((err = sb_locality_feed(l, &s->info, s->recs, (size_t)s->n)) < 0)
+			break;
+		pthread_mutex_lock(&p->mu);
+		p->consumed = b + 1;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+	}
+out:
+	if (started) {
+		pthread_mutex_lock(&p->mu);
+		p->stop = true;
+		pthread_cond_broadcast(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(tid, NULL);
+	}
+	if (!err)
+		err = sb_locality_finish(l, sb_trace_reader_info(r), res);
+	sb_locality_free(l);
+	for (unsigned i = 0; i < PIPE_SLOTS; i++)
+		free(p->slots[i].recs);
+	pthread_cond_destroy(&p->cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	return err;
+}
+
+/* One engine, fed in the calling thread, or with the reading in another (piped). */
+static int run_one(const struct sb_trace_source *src, bool *sorted,
+                   const struct sb_locality_options *opt, bool piped,
+                   struct sb_locality_result *res)
+{
+	int (*run)(struct sb_trace_reader *, const struct sb_locality_options *,
+	           struct sb_locality_result *) = piped ? run_piped : sb_locality_run;
 	struct sb_trace_reader *r;
 	int err;
 
 	if ((err = open_src(src, *sorted, &r)) < 0)
 		return err;
-	err = sb_locality_run(r, opt, res);
+	err = run(r, opt, res);
 	if (err < 0 && !*sorted && sb_trace_reader_unsorted(r)) {
 		/* records go back in time: read it again, sorted (docs/trace-format.md) */
 		sb_trace_reader_free(r);
 		*sorted = true;
 		if ((err = open_src(src, true, &r)) < 0)
 			return err;
-		err = sb_locality_run(r, opt, res);
+		err = run(r, opt, res);
 	}
 	sb_trace_reader_free(r);
 	return err;
@@ -361,13 +486,20 @@ int sb_locality_run_source(const struct sb_trace_source *src, const struct sb_lo
 	memset(res, 0, sizeof(*res));
 	if (threads > SB_ANALYSIS_MAX_THREADS)
 		threads = SB_ANALYSIS_MAX_THREADS;
-	/* chunks need a trace that can be read again, and its records counted */
-	if (threads <= 1 || !sb_trace_source_rereadable(src))
-		return run_one(src, &sorted, opt, res);
+	if (threads <= 1)
+		return run_one(src, &sorted, opt, false, res);
+	/*
+	 * Chunks need a trace that can be read again and whose records are counted without
+	 * reading them (sbt): each chunk's thread reads the records before it, at decoding speed.
+	 * A text trace would be parsed once to count and again by every chunk, more than all the
+	 * analysis's work on two cores: it is parsed once, in a thread beside the engine.
+	 */
+	if (src->fmt != SB_TRACE_SBT || !sb_trace_source_rereadable(src))
+		return run_one(src, &sorted, opt, true, res);
 	if ((err = count_records(src, &sorted, &total)) < 0)
 		return err;
 	if (total < 2 * (uint64_t)threads)
-		return run_one(src, &sorted, opt, res);
+		return run_one(src, &sorted, opt, true, res);
 	if (!(info = malloc(sizeof(*info))))
 		return sb_error_set(SB_ERR_NOMEM, "out of memory");
 	err = run_range(src, sorted, opt, 0, total, true, threads, &parts, info);

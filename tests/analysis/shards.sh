@@ -3,7 +3,8 @@
 # issue 25 item 3), and merging partials that do not belong together is refused:
 #   1. the SCALE-Sim sample run (a real tool's output), a sampled capture of the simulated board
 #      (`point --trace`, read-modify-writes in a narrow window: windows, per-vault subpartitions) and a complete measured trace
-#      (`replay --trace` of the sample): lifetimes and locality with 1 and 3 threads, and
+#      (`replay --trace` of the sample, as sbt and as CSV) and a CSV whose rows go back in time:
+#      lifetimes and locality with 1 and 3 threads, and
 #      sharded 4 ways (the partials merged in scrambled order, shards run with 1 and 2
 #      threads), every JSON report equal to the single thread's;
 #   2. refusals: a missing shard, a shard twice, a shard of another trace, of other options, of
@@ -40,10 +41,16 @@ same() {
 	--no-instruments \
 	>"$work/out" 2>&1 || fail "point --trace: $(cat "$work/out")"
 "$exe" replay "$run" --trace "$work/rep.sbt" >"$work/out" 2>&1 || fail "replay: $(cat "$work/out")"
+# the replay as CSV (text: locality reads it in a thread beside its engine, lifetimes deals it
+# to engines from the reading thread) and a CSV whose rows go back in time (read again sorted)
+"$exe" trace convert "$work/rep.sbt" --to csv --out "$work/rep.csv" >"$work/out" 2>&1 ||
+	fail "convert: $(cat "$work/out")"
 for an in lifetimes locality; do
 	same $an "$run" "$an-sample"
 	same $an "$work/cap.sbt" "$an-capture"
 	same $an "$work/rep.sbt" "$an-replay"
+	same $an "$work/rep.csv" "$an-replay-csv"
+	same $an "$data/out-of-order.csv" "$an-ooo"
 done
 # options other than the defaults go with the shards, and the merge analyses with them
 opts() {
