@@ -640,12 +640,21 @@ static inline bool fast_number(const char **pp, const char *end, uint64_t max, u
 	return true;
 }
 
-/* A field's text: to the next comma. */
+/* A field's text: to the next comma (a loop: fields are a few bytes, a memchr call costs more). */
 static inline const char *fast_field(const char *p, const char *end)
 {
-	const char *q = memchr(p, ',', (size_t)(end - p));
+	while (p < end && *p != ',')
+		p++;
+	return p;
+}
 
-	return q ? q : end;
+/* Whether n bytes are equal (names of a few bytes: no call to memcmp). */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
 }
 
 static inline int fast_kind(const char *s, size_t n)
@@ -778,14 +787,14 @@ static int csv_fast(struct csv_reader *c, const char *p, const char *end,
 	if (p < end && *p != ',')
 		return 1;
 	/* a subpartition named before (the last one first) */
-	if (c->last_sp >= 0 && splen == c->last_len && !memcmp(spname, c->last_name, splen)) {
+	if (c->last_sp >= 0 && splen == c->last_len && same_bytes(spname, c->last_name, splen)) {
 		sp = c->last_sp;
 	} else {
 		const struct sb_trace_info *info = &c->base.info;
 
 		for (sp = 0; sp < (int)info->nsubparts; sp++)
 			if (c->splen[sp] == splen &&
-			    !memcmp(info->subparts[sp].name, spname, splen))
+			    same_bytes(info->subparts[sp].name, spname, splen))
 				break;
 		if (sp == (int)info->nsubparts)
 			return 1;
