@@ -185,12 +185,14 @@ static void *pipe_reader(void *arg)
 
 	for (uint64_t b = 0;; b++) {
 		struct pipe_slot *s = &p->slots[b % PIPE_SLOTS];
+		bool stop;
 
 		pthread_mutex_lock(&p->mu);
 		while (b - p->consumed >= PIPE_SLOTS && !p->stop)
 			pthread_cond_wait(&p->cv, &p->mu);
+		stop = p->stop;
 		pthread_mutex_unlock(&p->mu);
-		if (p->stop)
+		if (stop)
 			break;
 		s->n = sb_trace_read(p->r, s->recs, PIPE_BATCH);
 		if (s->n > 0)
