@@ -42,6 +42,9 @@ struct sb_hmc_timing {
 	unsigned packet_gap; /* extra flit times of a data-carrying packet on a link direction */
 	unsigned tokens;     /* link flow-control tokens (flits) */
 	unsigned bus_bytes;
+	unsigned layer_shift, layer_mask; /* a bank's layer: (bank >> layer_shift) & layer_mask */
+	unsigned row_mask;                /* a bank's row unit (bank_free index): bank & row_mask */
+	bool rd_row_to_data;              /* a read's row stays open until its last data transfer */
 	unsigned search_limit; /* attempts a vault may make to place an access (a fault beyond) */
 };
 

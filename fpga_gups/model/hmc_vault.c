@@ -60,6 +60,13 @@ void sb_cube_dram_timing_init(struct sb_model *m)
 	if (t->gap_slots > 8)
 		t->gap_slots = 8;
 	t->bus_bytes = p->bus_bytes;
+	/* Two banks per layer (DRAM die). Which bank bits pick the layer no source gives: the
+	 * high bits (banks 2k, 2k+1 on layer k), or with layer_row the low bits, and then the two
+	 * banks of a layer share one row cycle (docs/model.md). */
+	t->layer_mask = p->banks_per_vault / 2 - 1;
+	t->layer_shift = p->layer_row ? 0 : 1;
+	t->row_mask = p->layer_row ? t->layer_mask : p->banks_per_vault - 1;
+	t->rd_row_to_data = p->read_row_to_data_end != 0;
 	t->search_limit = 1u << 20;
 	for (t->bus_shift = 0; (1u << t->bus_shift) < t->bus_bytes; t->bus_shift++)
 		;

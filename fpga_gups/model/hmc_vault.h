@@ -66,8 +66,8 @@ static inline bool act_ok(const struct sb_hmc_timing *t, const struct sb_calenda
 	if (f <= 4)
 		return true;
 	lo = a >= f - 1 ? a - (f - 1) : 0;
-	x = sb_cal_bits(act, lo, (unsigned)(a + f - lo));
-	if (pop16(x) < 4)
+	x = sb_cal_bits(act, lo, (unsigned)(a + f - lo)); /* up to 2f - 1 = 31 bits */
+	if (pop16(x) + pop16(x >> 16) < 4)
 		return true;
 	n = (unsigned)(a - lo) + 1; /* windows containing a */
 	for (unsigned j = 0; j < n; j++)
@@ -91,19 +91,25 @@ static inline uint64_t sb_cube_vault_access(struct sb_model *m, struct sb_vault 
 	uint64_t slot = t->dram_slot;
 	unsigned d = write ? t->wr_data_slots : t->rd_data_slots;
 	unsigned busy = transfers + t->gap_slots;
+	unsigned layer = (bank >> t->layer_shift) & t->layer_mask;
 	uint64_t occ, a;
 	unsigned tries;
 
+	/* The bank's row cycle: a write until its data is written and recovered (tWR); a read
+	 * until tRTP after its last column command, or (read_row_to_data_end) until its last
+	 * transfer has left. With layer_row the two banks of a layer share one row cycle. */
 	if (write)
 		occ = sb_max64(t->tras, t->trcd + t->tcwl + transfers * slot + t->twr) + t->trp;
+	else if (t->rd_row_to_data)
+		occ = sb_max64(t->tras, t->trcd + t->tcl + transfers * slot) + t->trp;
 	else
 		occ = sb_max64(t->tras, t->trcd + (transfers - 1) * slot + t->trtp) + t->trp;
 	occ = sb_max64(occ, t->trc);
+	bank &= t->row_mask;
 	a = sb_div_up(&t->div_slot, sb_max64(t_in, v->bank_free[bank]));
 	if (!write) {
 		/* Write to read on one layer (DRAM die): the read command comes tWTR after the
 		 * end of the layer's last write data, unless it goes before that write. */
-		unsigned layer = bank >> 1;
 		uint64_t rd = a * slot + t->trcd;
 
 		if (v->layer_wr_end[layer] && rd >= v->layer_wr_cmd[layer] &&
@@ -138,8 +144,6 @@ static inline uint64_t sb_cube_vault_access(struct sb_model *m, struct sb_vault 
 	sb_cal_take(&v->act, a, 1);
 	v->bank_free[bank] = a * slot + occ;
 	if (write) {
-		unsigned layer = bank >> 1;
-
 		v->layer_wr_cmd[layer] = a * slot + t->trcd;
 		v->layer_wr_end[layer] = (a + d + transfers) * slot;
 	}

@@ -78,12 +78,26 @@ static const struct sb_yaml_num cube_keys[] = {
 };
 
 static const struct sb_yaml_num dram_keys[] = {
-    DK(tck_ns, 0.1, 100),  DK(tcl_ns, 0, 1000),       DK(tcwl_ns, 0, 1000),
-    DK(trcd_ns, 0, 1000),  DK(trp_ns, 0, 1000),       DK(tras_ns, 0, 1000),
-    DK(trc_ns, 0, 1000),   DK(tccd_ns, 0.1, 1000),    DK(trrd_ns, 0, 1000),
-    DK(tfaw_ns, 0, 1000),  DK(twr_ns, 0, 1000),       DK(twtr_ns, 0, 1000),
-    DK(trtp_ns, 0, 1000),  DK(trfc_ns, 0, 10000),     DK(trefi_ns, 100, 1e7),
-    UK(bus_bytes, 16, 64), DK(hot_refresh_c, 0, 200), DK(bus_turnaround_ns, 0, 1000),
+    DK(tck_ns, 0.1, 100),
+    DK(tcl_ns, 0, 1000),
+    DK(tcwl_ns, 0, 1000),
+    DK(trcd_ns, 0, 1000),
+    DK(trp_ns, 0, 1000),
+    DK(tras_ns, 0, 1000),
+    DK(trc_ns, 0, 1000),
+    DK(tccd_ns, 0.1, 1000),
+    DK(trrd_ns, 0, 1000),
+    DK(tfaw_ns, 0, 1000),
+    DK(twr_ns, 0, 1000),
+    DK(twtr_ns, 0, 1000),
+    DK(trtp_ns, 0, 1000),
+    DK(trfc_ns, 0, 10000),
+    DK(trefi_ns, 100, 1e7),
+    UK(bus_bytes, 16, 64),
+    DK(hot_refresh_c, 0, 200),
+    DK(bus_turnaround_ns, 0, 1000),
+    UK(read_row_to_data_end, 0, 1),
+    UK(layer_row, 0, 1),
 };
 
 static const struct sb_yaml_num sim_keys[] = {

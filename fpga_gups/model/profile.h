@@ -68,6 +68,8 @@ struct sb_profile {
 	double bus_turnaround_ns; /* idle vault data bus between the transfers of two accesses */
 	uint32_t bus_bytes;       /* vault data bus transfer size */
 	double hot_refresh_c;     /* above this temperature refresh runs twice as often */
+	uint32_t read_row_to_data_end; /* a read's row stays open until its last data transfer */
+	uint32_t layer_row; /* one row cycle at a time per layer; the bank's low bits pick it */
 
 	/* simulation */
 	uint32_t ff_warmup_us;     /* fast-forward: simulated before the first window counts */
