@@ -125,4 +125,36 @@ static inline void sb_cal_take(struct sb_calendar *c, uint64_t s, unsigned k)
 		c->full = sb_cal_next_free(c, s + k);
 }
 
+/* sb_cal_find then sb_cal_take: reserve the first k consecutive free slots from s and return
+ * the first. The fast path (the first candidate is free) computes the word and bit once. */
+static inline uint64_t sb_cal_reserve(struct sb_calendar *c, uint64_t s, unsigned k)
+{
+	if (s < c->full)
+		s = c->full;
+	if (s >= c->base && s + k <= c->base + SB_CAL_SLOTS - 64) {
+		uint64_t rel = s - c->base, v, mask = k == 64 ? ~0ull : (1ull << k) - 1;
+		unsigned phys = (unsigned)((c->base_word + rel / 64) % SB_CAL_WORDS);
+		unsigned next = (phys + 1) % SB_CAL_WORDS;
+		unsigned b = (unsigned)(rel % 64);
+
+		v = c->bits[phys] >> b;
+		if (b + k > 64)
+			v |= c->bits[next] << (64 - b);
+		if (!(v & mask)) {
+			if (b + k <= 64) {
+				sb_cal_set_bits(c, phys, mask << b);
+			} else {
+				sb_cal_set_bits(c, phys, ~0ull << b);
+				sb_cal_set_bits(c, next, (1ull << (b + k - 64)) - 1);
+			}
+			if (s <= c->full && s + k > c->full)
+				c->full = sb_cal_next_free(c, s + k);
+			return s;
+		}
+	}
+	s = sb_cal_find_slow(c, s, k);
+	sb_cal_take(c, s, k);
+	return s;
+}
+
 #endif /* SB_MODEL_CALENDAR_H */

@@ -67,18 +67,9 @@ static void ports_done_irq(struct sb_model *m)
 /* The port with the earliest next time (ties: the lowest port number), or NULL. */
 static struct sb_port *next_port(struct sb_model *m)
 {
-	uint64_t best = m->port_next[0];
-	unsigned bi = 0;
+	unsigned bi = m->port_win[1];
 
-	/* Branch-free: which port is next is not predictable. */
-	for (unsigned i = 1; i < m->nports; i++) {
-		uint64_t x = m->port_next[i];
-		uint64_t lt = (uint64_t)0 - (uint64_t)(x < best); /* all ones when x < best */
-
-		best ^= (best ^ x) & lt;
-		bi ^= (bi ^ i) & (unsigned)lt;
-	}
-	return best == SB_TICK_NEVER ? NULL : &m->port[bi];
+	return m->port_next[bi] == SB_TICK_NEVER ? NULL : &m->port[bi];
 }
 
 /* Calendars forget the past (nothing is reserved before the present). */

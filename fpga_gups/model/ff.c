@@ -142,7 +142,7 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 		p->t_pkt += dt;
 		if (p->t_next != SB_TICK_NEVER)
 			p->t_next += dt;
-		m->port_next[i] = p->t_next;
+		sb_engine_set_next(m, i, p->t_next);
 		for (unsigned k = 0; k < p->ndone; k++) {
 			struct sb_done *d = &p->slots[p->heap[k] & (SB_DONE_MAX - 1)];
 

@@ -59,6 +59,7 @@ struct sb_vault {
 	uint16_t bank_pos[16];
 	uint64_t layer_wr_cmd[8], layer_wr_end[8]; /* last write per layer: command, data end */
 	uint64_t activates;
+	uint64_t adv_slot; /* the calendars forgot the slots before this (sb_cube_advance) */
 };
 
 struct sb_link {
@@ -77,6 +78,7 @@ struct sb_hmc {
 	unsigned vault_shift, bank_shift; /* from the address-mapping mode */
 	struct sb_link link[SB_HMC_MAX_LINKS];
 	struct sb_vault *vault; /* nvaults */
+	uint64_t adv_slot;      /* the latest sb_cube_advance, in DRAM slots */
 };
 
 /* hmc_link.c / hmc_vault.c: set up (timings from the profile, links, vaults) and release. */
@@ -115,6 +117,18 @@ SB_MODEL_INTERNAL uint64_t sb_cube_fail_announce(const struct sb_model *m);
 
 /* The refresh interval now (halved above the hot-refresh temperature). */
 SB_MODEL_INTERNAL uint64_t sb_cube_trefi(const struct sb_model *m);
+
+/* Vault calendars forget the past when the vault is next used (sb_cube_advance only notes the
+ * time): idle vaults cost nothing. The same state as advancing every vault every period. */
+static inline void sb_cube_vault_catch_up(const struct sb_hmc *h, struct sb_vault *v)
+{
+	if (v->adv_slot != h->adv_slot) {
+		sb_cal_advance(&v->bus, h->adv_slot);
+		/* Activates are checked up to faw_slots back: keep that much history. */
+		sb_cal_advance(&v->act, h->adv_slot > 64 ? h->adv_slot - 64 : 0);
+		v->adv_slot = h->adv_slot;
+	}
+}
 
 /* hmc_vault.c: DRAM timings from the profile. */
 SB_MODEL_INTERNAL void sb_cube_dram_timing_init(struct sb_model *m);

@@ -147,6 +147,7 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 		l->tok_free[(l->tok_count + i) % tok] = t_fwd + tm->token_return;
 	l->tok_count += req_flits;
 	t_vault = t_fwd + xbar;
+	sb_cube_vault_catch_up(h, v);
 	t_data = sb_cube_vault_access(m, v, bank, t_vault, write, transfers, &t_act);
 	v->admit[v->admit_pos] = t_act;
 	if (++v->admit_pos == m->prof.vault_queue)
@@ -168,8 +169,7 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	if (t_resp >= m->hmc.fail_tick)
 		*errstat = SB_HMC_ERRSTAT_THERMAL;
 	slots = link_slots(tm, resp_flits, !write);
-	s = sb_cal_find(&l->rx, sb_div_up(&tm->div_flit, t_resp), slots);
-	sb_cal_take(&l->rx, s, slots);
+	s = sb_cal_reserve(&l->rx, sb_div_up(&tm->div_flit, t_resp), slots);
 	l->resp_flits += resp_flits;
 	m->act.resp_flits += resp_flits;
 	/* Then the FPGA's RX path to the user port. */
@@ -182,13 +182,7 @@ void sb_cube_advance(struct sb_model *m, uint64_t now)
 
 	for (unsigned l = 0; l < h->nlinks; l++)
 		sb_cal_advance(&h->link[l].rx, sb_div(&h->tm.div_flit, now));
-	for (unsigned v = 0; v < h->nvaults; v++) {
-		uint64_t slot = sb_div(&h->tm.div_slot, now);
-
-		/* Activates are checked up to faw_slots back: keep that much history. */
-		sb_cal_advance(&h->vault[v].bus, slot);
-		sb_cal_advance(&h->vault[v].act, slot > 64 ? slot - 64 : 0);
-	}
+	h->adv_slot = sb_div(&h->tm.div_slot, now); /* vaults: sb_cube_vault_catch_up */
 }
 
 uint64_t sb_cube_advance_period(const struct sb_model *m)
@@ -226,6 +220,8 @@ void sb_cube_shift(struct sb_model *m, uint64_t dt)
 	for (unsigned v = 0; v < h->nvaults; v++) {
 		struct sb_vault *vv = &h->vault[v];
 
+		sb_cube_vault_catch_up(h, vv);
+		vv->adv_slot += dt / h->tm.dram_slot;
 		for (unsigned b = 0; b < 16; b++)
 			if (vv->bank_free[b])
 				vv->bank_free[b] += dt;
@@ -244,6 +240,7 @@ void sb_cube_shift(struct sb_model *m, uint64_t dt)
 		sb_cal_shift(&vv->bus, dt);
 		sb_cal_shift(&vv->act, dt);
 	}
+	h->adv_slot += dt / h->tm.dram_slot;
 }
 
 uint64_t sb_cube_fail_announce(const struct sb_model *m)

@@ -15,6 +15,7 @@
 
 #define SB_MODEL_DMA_MAX 4
 #define SB_MAX_PORTS 9
+#define SB_PORT_LEAVES 16 /* SB_MAX_PORTS rounded up to a power of two */
 #define SB_MAX_VAULTS 16
 #define SB_STREAM_ENTRIES 28
 #define SB_TAG_DEPTH 64u /* reads a GUPS port can have in flight (its tag pool) */
@@ -82,7 +83,11 @@ struct sb_model {
 	unsigned nports;
 	unsigned flow_limit; /* outstanding requests per port (hmc_ctrl.flow_threshold) */
 	struct sb_port port[SB_MAX_PORTS];
-	uint64_t port_next[SB_MAX_PORTS]; /* copy of each port's t_next, for a quick scan */
+	/* Each port's t_next (NEVER beyond nports) and a winner tree over them: port_win[k] is
+	 * the port with the earliest t_next under node k (ties: the lowest port), leaves at
+	 * SB_PORT_LEAVES + i, the root at 1. sb_engine_set_next() keeps both. */
+	uint64_t port_next[SB_PORT_LEAVES];
+	uint8_t port_win[2 * SB_PORT_LEAVES];
 	/* the memory family: the HMC controller, links and cube (hmc.h) */
 	struct sb_hmc cube;
 	double temp_c; /* cube temperature from the bench (refresh rate) */
@@ -183,5 +188,17 @@ SB_MODEL_INTERNAL void sb_trace_record(struct sb_model *m, const struct sb_port 
 uint64_t sb_engine_trace_read(struct sb_model *m, const struct sb_regloc *l, uint64_t stored);
 void sb_engine_trace_write(struct sb_model *m, const struct sb_regloc *l, uint32_t value,
                            uint32_t pulses);
+
+/* Port i's next time is t: update the winner tree on the path from its leaf to the root (the
+ * left child, the lower ports, wins ties). */
+static inline void sb_engine_set_next(struct sb_model *m, unsigned i, uint64_t t)
+{
+	m->port_next[i] = t;
+	for (unsigned k = (SB_PORT_LEAVES + i) >> 1; k; k >>= 1) {
+		unsigned l = m->port_win[2 * k], r = m->port_win[2 * k + 1];
+
+		m->port_win[k] = (uint8_t)(m->port_next[r] < m->port_next[l] ? r : l);
+	}
+}
 
 #endif /* SB_MODEL_INTERNAL_H */

@@ -269,7 +269,8 @@ void sb_engine_settle(struct sb_model *m, uint64_t now)
 
 static bool port_can_iterate(const struct sb_model *m, const struct sb_port *p)
 {
-	if (!p->enabled || !p->started || p->stopped_lost || !m->hmc.ready || sb_replay_owns(m, p))
+	if (!p->enabled || !p->started || p->stopped_lost || !m->hmc.ready ||
+	    (m->replay.enable && sb_replay_owns(m, p)))
 		return false;
 	if (p->iter_limit && p->iters >= p->iter_limit)
 		return false;
@@ -307,11 +308,12 @@ static inline void port_schedule(struct sb_model *m, struct sb_port *p)
 		t = sb_min64(t, sb_max64(p->t_free, done_first(p)));
 	if (p->type == SB_TYPE_RW && p->ndone && done_first(p) != SB_TICK_NEVER)
 		t = sb_min64(t, sb_max64(p->t_free, done_first(p)));
-	t = sb_min64(t, sb_replay_next(m, p)); /* request source: trace replay (replay.c) */
+	if (m->replay.enable) /* request source: trace replay (replay.c) */
+		t = sb_min64(t, sb_replay_next(m, p));
 	/* Every candidate is a clock edge: t_free, response arrivals, write-back readiness. */
 	(void)cyc;
 	p->t_next = t;
-	m->port_next[p->idx] = t;
+	sb_engine_set_next(m, p->idx, t);
 }
 
 void sb_port_schedule(struct sb_model *m, struct sb_port *p)
@@ -338,10 +340,8 @@ static uint64_t port_response(struct sb_model *m, struct sb_port *p, uint64_t t_
 {
 	unsigned beats = data_beats * m->prof.port_flit_cycles;
 	unsigned hold = beats + (write ? 0 : m->prof.port_packet_cycles);
-	uint64_t c = sb_div_up(&m->tm.div_cycle, t_arrive);
+	uint64_t c = sb_cal_reserve(&p->rx, sb_div_up(&m->tm.div_cycle, t_arrive), hold);
 
-	c = sb_cal_find(&p->rx, c, hold);
-	sb_cal_take(&p->rx, c, hold);
 	return (c + beats) * m->tm.cycle;
 }
 
@@ -429,7 +429,7 @@ void sb_port_step(struct sb_model *m, struct sb_port *p)
 		p->last_wb = true;
 	} else if (stream_pending(m, p)) {
 		sb_stream_issue(m, p, t);
-	} else if (sb_replay_take(m, p, t, &rq)) { /* request source: trace replay */
+	} else if (m->replay.enable && sb_replay_take(m, p, t, &rq)) { /* trace replay */
 		sb_port_issue(m, p, t, rq.write, rq.addr, rq.flits, SB_DONE_REPLAY);
 		for (uint32_t wk = rq.wake; wk; wk &= wk - 1)
 			sb_port_schedule(m, &m->port[__builtin_ctz(wk)]);
@@ -588,7 +588,7 @@ void sb_engine_ports_reset(struct sb_model *m)
 		p->started = false;
 		p->stopped_lost = false;
 		p->t_next = SB_TICK_NEVER;
-		m->port_next[i] = SB_TICK_NEVER;
+		sb_engine_set_next(m, i, SB_TICK_NEVER);
 	}
 	m->stream.busy = false;
 }
@@ -649,8 +649,12 @@ int sb_ports_init(struct sb_model *m)
 		port_clear_stats(p);
 		p->t_next = SB_TICK_NEVER;
 	}
-	for (unsigned i = 0; i < SB_MAX_PORTS; i++)
+	for (unsigned i = 0; i < SB_PORT_LEAVES; i++) {
+		m->port_win[SB_PORT_LEAVES + i] = (uint8_t)i;
 		m->port_next[i] = SB_TICK_NEVER;
+	}
+	for (unsigned i = 0; i < SB_PORT_LEAVES; i++)
+		sb_engine_set_next(m, i, SB_TICK_NEVER);
 	return 0;
 }
 
