@@ -6,7 +6,13 @@
  * AXI bursts simulated per CPU second of this thread, the simulated bandwidth, and the resident
  * memory.
  *
- *   sb_hbm_bench [--duration-us T] [--profile NAME] [--scenario N]
+ * --digest adds a column: a hash (FNV-1a) of every burst the model simulated, as the request
+ * hook sees it (times, address, port, ID, beats, direction, PC, hops, page state, response).
+ * Two builds that print the same digests simulated the same bursts with the same timing: a
+ * change to the model's speed must leave them unchanged. The hook costs time, so the rate of a
+ * --digest run is not the model's.
+ *
+ *   sb_hbm_bench [--duration-us T] [--profile NAME] [--scenario N] [--digest]
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -56,6 +62,27 @@ static const struct scenario scenarios[] = {
     {"read, random, 512 B, whole stack", SB_HBM_PORT_CONTROL_OP_READ, 1, 512, 512, true},
 };
 
+/* FNV-1a over the request records the hook sees. */
+static void digest_add(void *ctx, const struct sb_hbm_model_request *q)
+{
+	const uint64_t v[] = {q->time_ps,
+	                      q->first_ps,
+	                      q->done_ps,
+	                      q->addr,
+	                      q->seq,
+	                      (uint64_t)q->port | (uint64_t)q->id << 8 | (uint64_t)q->beats << 16 |
+	                          (uint64_t)q->write << 24 | (uint64_t)q->pc << 32 |
+	                          (uint64_t)q->hops << 40 | (uint64_t)q->page << 48 |
+	                          (uint64_t)q->resp << 56};
+	uint64_t *h = ctx;
+
+	for (size_t i = 0; i < SB_ARRAY_SIZE(v); i++)
+		for (unsigned k = 0; k < 64; k += 8) {
+			*h ^= (v[i] >> k) & 0xFF;
+			*h *= 0x100000001B3ull;
+		}
+}
+
 static void w32(struct sb_hbm_model *m, uint32_t off, uint32_t v)
 {
 	if (sb_hbm_model_write32(m, off, v) < 0) {
@@ -73,8 +100,9 @@ static uint64_t r64(struct sb_hbm_model *m, uint32_t off)
 	return (uint64_t)hi << 32 | lo;
 }
 
-static int run(const char *profile, const struct scenario *sc, uint64_t dur_us)
+static int run(const char *profile, const struct scenario *sc, uint64_t dur_us, bool digest)
 {
+	uint64_t hash = 0xCBF29CE484222325ull;
 	struct sb_hbm_model *m;
 	uint32_t ports = 0, v = 0;
 	uint64_t bursts = 0, bytes = 0, req0, req1;
@@ -83,6 +111,8 @@ static int run(const char *profile, const struct scenario *sc, uint64_t dur_us)
 
 	if ((err = sb_hbm_model_new(&m, profile, NULL, 0)) < 0)
 		return err;
+	if (digest)
+		sb_hbm_model_set_request_hook(m, digest_add, &hash);
 	sb_hbm_model_read32(m, SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_ENGINE, &v);
 	ports = SB_FIELD_GET(SB_HBM_CARD_ENGINE_PORTS, v);
 	for (uint32_t p = 0; p < ports; p++) {
@@ -121,9 +151,12 @@ static int run(const char *profile, const struct scenario *sc, uint64_t dur_us)
 		bytes += r64(m, b + SB_HBM_PORT_RD_BYTES) + r64(m, b + SB_HBM_PORT_WR_BYTES);
 	}
 	bursts = req1 - req0;
-	printf("| %s | %u | %llu | %.2f | %.1f | %.1f |\n", sc->name, ports,
+	printf("| %s | %u | %llu | %.2f | %.1f | %.1f |", sc->name, ports,
 	       (unsigned long long)bursts, (double)bursts / (c1 - c0) / 1e6,
 	       (double)bytes / ((double)dur_us * 1e3), rss_mib());
+	if (digest)
+		printf(" %016llx |", (unsigned long long)hash);
+	printf("\n");
 out:
 	sb_hbm_model_free(m);
 	return err;
@@ -135,11 +168,13 @@ int main(int argc, char **argv)
 	    {"duration-us", required_argument, NULL, 'd'},
 	    {"profile", required_argument, NULL, 'p'},
 	    {"scenario", required_argument, NULL, 's'},
+	    {"digest", no_argument, NULL, 'g'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *profile = "u280";
 	uint64_t dur_us = 1000, only = 0;
+	bool digest = false;
 	int c, err;
 
 	while ((c = getopt_long(argc, argv, "d:p:s:h", opts, NULL)) != -1) {
@@ -161,9 +196,12 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'g':
+			digest = true;
+			break;
 		case 'h':
 			printf("usage: sb_hbm_bench [--duration-us T] [--profile NAME] [--scenario "
-			       "N]\n");
+			       "N] [--digest]\n");
 			return 0;
 		default:
 			return 2;
@@ -173,9 +211,11 @@ int main(int argc, char **argv)
 	       (unsigned long long)dur_us, profile);
 	printf(
 	    "| scenario | ports | AXI bursts simulated | M bursts / CPU-s | simulated GB/s | RSS "
-	    "MiB |\n|---|---|---|---|---|---|\n");
+	    "MiB |%s\n|---|---|---|---|---|---|%s\n",
+	    digest ? " digest of the bursts |" : "", digest ? "---|" : "");
 	for (size_t i = 0; i < SB_ARRAY_SIZE(scenarios); i++)
-		if ((!only || i + 1 == only) && (err = run(profile, &scenarios[i], dur_us)) < 0) {
+		if ((!only || i + 1 == only) &&
+		    (err = run(profile, &scenarios[i], dur_us, digest)) < 0) {
 			fprintf(stderr, "sb_hbm_bench: %s\n", sb_error_detail());
 			return 1;
 		}
