@@ -18,17 +18,28 @@ static inline uint64_t max64(uint64_t a, uint64_t b)
 
 /* ---- the tournament tree ----------------------------------------------------------------- */
 
+/*
+ * A node holds the smallest key of its subtree, a key being t_next << 5 | port: one unsigned
+ * comparison orders by time and, at equal times, by port (the lower port goes first), and the
+ * root names its port without a second array. t_next is below 2^59 ticks (SB_HBM_NEVER maps to
+ * the largest key).
+ */
+static inline uint64_t tree_key(uint64_t t, unsigned port)
+{
+	return t >= (SB_HBM_NEVER >> 5) ? SB_HBM_NEVER : t << 5 | port;
+}
+
 static void tree_update(struct sb_hbm_model *m, unsigned port)
 {
 	unsigned i = SB_HBM_MAX_PORTS + port;
+	uint64_t k = tree_key(m->port[port].t_next, port);
 
-	m->tn[i] = m->port[port].t_next;
+	m->tn[i] = k;
 	for (; i > 1; i /= 2) {
-		unsigned l = i & ~1u, r = l + 1, up = i / 2;
-		unsigned w = m->tn[r] < m->tn[l] ? r : l;
+		uint64_t o = m->tn[i ^ 1];
 
-		m->tn[up] = m->tn[w];
-		m->win[up] = m->win[w];
+		k = o < k ? o : k;
+		m->tn[i / 2] = k;
 	}
 }
 
@@ -38,7 +49,6 @@ void hbm_engine_init(struct sb_hbm_model *m)
 		m->port[p].idx = p;
 		m->port[p].t_next = SB_HBM_NEVER;
 		m->port[p].rd_lat_min = m->port[p].wr_lat_min = UINT32_MAX;
-		m->win[SB_HBM_MAX_PORTS + p] = (uint8_t)p;
 		m->tn[SB_HBM_MAX_PORTS + p] = SB_HBM_NEVER;
 	}
 	for (unsigned p = 0; p < SB_HBM_MAX_PORTS; p++)
@@ -62,14 +72,14 @@ static void lat_add(uint64_t *sum, uint64_t *count, uint32_t *mn, uint32_t *mx, 
 static void account(struct sb_hbm_model *m, struct hbm_port *p, unsigned slot)
 {
 	struct hbm_flight *f = &p->fl[slot];
-	uint64_t cyc = m->mem.tm.cyc;
+	const struct hbm_div *cyc = &m->mem.tm.div_cyc;
 
 	if (f->write) {
 		p->wr_bytes += (uint64_t)f->beats * SB_HBM_BEAT_BYTES;
 		lat_add(&p->wr_lat_sum, &p->wr_lat_count, &p->wr_lat_min, &p->wr_lat_max,
-		        (f->t_first - f->t_issue) / cyc);
+		        hbm_div(cyc, f->t_first - f->t_issue));
 	} else {
-		uint64_t lat = (f->t_first - f->t_issue) / cyc;
+		uint64_t lat = hbm_div(cyc, f->t_first - f->t_issue);
 		uint64_t bin = lat <= p->hist_base ? 0 : (lat - p->hist_base) >> p->hist_shift;
 
 		p->rd_bytes += (uint64_t)f->beats * SB_HBM_BEAT_BYTES;
@@ -215,8 +225,8 @@ static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
 
 void hbm_engine_run(struct sb_hbm_model *m, uint64_t until)
 {
-	while (m->tn[1] < until) {
-		unsigned w = m->win[1];
+	while (m->tn[1] != SB_HBM_NEVER && m->tn[1] >> 5 < until) {
+		unsigned w = (unsigned)(m->tn[1] & (SB_HBM_MAX_PORTS - 1));
 
 		port_step(m, &m->port[w]);
 		tree_update(m, w);

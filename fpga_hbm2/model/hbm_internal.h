@@ -53,10 +53,9 @@ struct sb_hbm_model {
 	uint32_t blk_fw, blk_card, blk_sim;
 	unsigned nports;
 	struct hbm_port port[SB_HBM_MAX_PORTS];
-	/* tournament tree over the ports' t_next: node i holds the smallest t_next of its subtree
-	 * (tn) and its port (win); the leaves are 32..63 */
+	/* tournament tree over the ports' t_next: node i holds the smallest key (t_next << 5 |
+	 * port, hbm_engine.c) of its subtree; the leaves are 32..63 */
 	uint64_t tn[2 * SB_HBM_MAX_PORTS];
-	uint8_t win[2 * SB_HBM_MAX_PORTS];
 	uint64_t now;                       /* ticks */
 	uint64_t now_ps;                    /* the exact sum of the advances */
 	struct sb_hbm_mc_config mc_pending; /* hbm_sim.mc_config, applied at the next start */

@@ -369,6 +369,14 @@ static uint64_t act_place(const struct hbm_mem *m, struct hbm_act *a, unsigned b
 	return t;
 }
 
+/* Copy the activates that are there (entries from n on are never read). */
+static inline void act_copy(struct hbm_act *d, const struct hbm_act *s)
+{
+	d->n = s->n;
+	memcpy(d->t, s->t, s->n * sizeof(s->t[0]));
+	memcpy(d->bg, s->bg, s->n);
+}
+
 /* The controller queue as a min-heap of leave times: the top leaves, a new request enters. */
 static void queue_replace_top(uint64_t *q, unsigned n, uint64_t v)
 {
@@ -467,7 +475,7 @@ static uint64_t pc_access(struct hbm_mem *m, struct hbm_pc *pc, uint64_t a, unsi
 					ta = te;
 				}
 				if (!snap) { /* activates go to a copy until the placement holds */
-					memcpy(&as, &pc->as, sizeof(as));
+					act_copy(&as, &pc->as);
 					snap = true;
 				}
 				e->t_act = act_place(m, &as, e->bank >> 2, max64(ta, b->t_act));
@@ -491,7 +499,7 @@ static uint64_t pc_access(struct hbm_mem *m, struct hbm_pc *pc, uint64_t a, unsi
 			}
 		if (!conflict) {
 			if (snap)
-				memcpy(&pc->as, &as, sizeof(as));
+				act_copy(&pc->as, &as);
 			break;
 		}
 		/* give the bus back: it was the frontier or a gap */
