@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0xF8241122ull,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x87DC5461ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -872,12 +872,13 @@ const unsigned sb_regmap_nlayout = 9;
 static const struct sb_regmap_instance l_hbm2[] = {
 	{0, 0x0u, 1, 0x20u},
 	{9, 0x100u, 1, 0x100u},
+	{4, 0x400u, 1, 0x80u},
 	{10, 0x1000u, 32, 0x200u},
 	{11, 0x7F00u, 1, 0x40u},
 };
 
 const struct sb_regmap_board sb_regmap_boards[] = {
-	{"hbm2", 0x8000u, l_hbm2, 4, "An HBM2 card (Alveo U280; U50 / U55C are profiles of fpga_hbm2/profiles) with one AXI3 traffic engine per HBM port (fpga_hbm2/rtl, docs/hbm2.md)."},
+	{"hbm2", 0x8000u, l_hbm2, 5, "An HBM2 card (Alveo U280; U50 / U55C are profiles of fpga_hbm2/profiles) with one AXI3 traffic engine per HBM port (fpga_hbm2/rtl, docs/hbm2.md)."},
 };
 const unsigned sb_regmap_nboards = 1;
 
@@ -897,6 +898,22 @@ static const struct sb_regmap_record_field rf_trace_record[] = {
 	{"check", 7, 0, 31, "Word 0 ^ word 2 ^ word 3 ^ word 4 ^ 0x5354_4B42: marks a complete record."},
 };
 
+static const struct sb_regmap_record_field rf_hbm_trace_record[] = {
+	{"time_lo", 0, 0, 31, "AR / AW handshake in AXI-clock cycles (hbm_card.cycles), low word."},
+	{"time_hi", 1, 0, 31, "Handshake time, high word."},
+	{"addr_lo", 2, 0, 31, "AXI address bits 31..0."},
+	{"addr_hi", 3, 0, 1, "AXI address bits 33..32 (bit 32: the stack)."},
+	{"write", 3, 2, 2, "0 = read (AR), 1 = write (AW)."},
+	{"beats", 3, 4, 8, "Beats of 32 bytes (1..16)."},
+	{"id", 3, 9, 15, "AXI ID of the burst (0..63)."},
+	{"port", 3, 16, 23, "Port (hbm_port instance) that issued it."},
+	{"resp", 3, 24, 25, "RRESP of the first beat or BRESP (0 OKAY, 2 SLVERR, 3 DECERR)."},
+	{"latency", 4, 0, 31, "AXI cycles from the handshake to the first R beat (reads) or B (writes), as the latency monitors count."},
+	{"sample_id", 5, 0, 31, "Burst number of the capture."},
+	{"seq", 6, 0, 31, "Record number since reset (low 32 bits)."},
+	{"check", 7, 0, 31, "Word 0 ^ word 2 ^ word 3 ^ word 4 ^ 0x5354_4B42: marks a complete record."},
+};
+
 static const struct sb_regmap_record_field rf_replay_desc[] = {
 	{"time_lo", 0, 0, 31, "Due time in user-clock cycles after start_cycle, low word (used when control.timed)."},
 	{"time_hi", 1, 0, 31, "Due time, high word."},
@@ -909,6 +926,7 @@ static const struct sb_regmap_record_field rf_replay_desc[] = {
 
 const struct sb_regmap_record sb_regmap_records[] = {
 	{"trace_record", 8, rf_trace_record, 13, "One request recorded by trace capture (32 bytes, little-endian words)."},
+	{"hbm_trace_record", 8, rf_hbm_trace_record, 13, "One AXI burst recorded by trace capture on an HBM2 card (board hbm2; 32 bytes, little-endian words): the trace_record's layout where the fields agree, with the burst's beats and AXI ID in word 3. The check word is formed as the trace_record's."},
 	{"replay_desc", 4, rf_replay_desc, 7, "One request descriptor of trace replay (16 bytes, little-endian words, in the ring at replay.ring_addr)."},
 };
-const unsigned sb_regmap_nrecords = 2;
+const unsigned sb_regmap_nrecords = 3;
