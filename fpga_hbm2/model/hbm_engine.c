@@ -218,6 +218,8 @@ static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
 	f->resp = r.resp;
 	f->live = true;
 	p->live |= 1ull << b->id;
+	if (m->trace.enable)
+		hbm_trace_record(m, p->idx, b, t, &r);
 	if (m->hook)
 		report(m, p, b, t, &r);
 	port_prepare(p, t + cyc, cyc);

@@ -45,12 +45,24 @@ struct hbm_port {
 	uint32_t hist[16], cls[3];
 };
 
+/* The trace block (hbm_trace.c): capture state and the on-chip ring of hbm_trace_records. */
+struct hbm_trace {
+	bool enable, dma;
+	uint32_t burst_len, gap, port_mask;
+	uint32_t in_burst;  /* records in the current burst */
+	uint64_t gap_until; /* tick when the next burst may start */
+	uint32_t sample_id;
+	uint64_t records, dropped;
+	uint32_t *onchip; /* depth records, a ring from head */
+	uint32_t depth, count, head, rd_index;
+};
+
 struct sb_hbm_model {
 	struct sb_hbm_profile prof;
 	const struct sb_regmap_board *board;
 	struct sb_hbm_regs rf;
 	struct hbm_mem mem;
-	uint32_t blk_fw, blk_card, blk_sim;
+	uint32_t blk_fw, blk_card, blk_sim, blk_trace;
 	unsigned nports;
 	struct hbm_port port[SB_HBM_MAX_PORTS];
 	/* tournament tree over the ports' t_next: node i holds the smallest key (t_next << 5 |
@@ -63,6 +75,7 @@ struct sb_hbm_model {
 	sb_hbm_request_fn hook;
 	void *hook_ctx;
 	uint64_t reads, writes, read_bytes, write_bytes;
+	struct hbm_trace trace;
 };
 
 /* hbm_engine.c */
@@ -77,5 +90,14 @@ void hbm_engine_sync(struct sb_hbm_model *m, unsigned port);
 uint32_t hbm_engine_status(struct sb_hbm_model *m, unsigned port);
 uint32_t hbm_engine_in_use(const struct sb_hbm_model *m, unsigned port);
 uint64_t hbm_engine_active_cycles(const struct sb_hbm_model *m, unsigned port);
+
+/* hbm_trace.c */
+int hbm_trace_init(struct sb_hbm_model *m);
+void hbm_trace_release(struct sb_hbm_model *m);
+/* Record burst b of port, issued at tick t, if the capture takes it (trace.enable is set). */
+void hbm_trace_record(struct sb_hbm_model *m, unsigned port, const struct sb_hbm_burst *b,
+                      uint64_t t, const struct hbm_result *r);
+uint64_t hbm_trace_read(struct sb_hbm_model *m, uint32_t reg, uint64_t stored);
+void hbm_trace_write(struct sb_hbm_model *m, uint32_t reg, uint32_t value, uint32_t pulses);
 
 #endif /* SB_HBM_INTERNAL_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The HBM2 board model's public interface (sb_hbm_model.h): the register file of board 'hbm2'
- * with the behaviour of its blocks (fw_id, hbm_card, hbm_port, hbm_sim), time, temperature.
+ * with the behaviour of its blocks (fw_id, hbm_card, trace, hbm_port, hbm_sim), time,
+ * temperature.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,8 @@ static uint64_t regs_read(void *ctx, const struct sb_hbm_regloc *l, uint64_t sto
 		return port_read(m, l->instance, reg, stored);
 	if (type == SB_BLK_HBM_CARD_TYPE)
 		return card_read(m, reg, stored);
+	if (type == SB_BLK_TRACE_TYPE)
+		return hbm_trace_read(m, reg, stored);
 	if (type == SB_BLK_HBM_SIM_TYPE) {
 		if (reg == SB_HBM_SIM_REQUESTS)
 			return m->mem.requests;
@@ -206,6 +209,10 @@ static void regs_write(void *ctx, const struct sb_hbm_regloc *l, uint32_t value,
 				hbm_engine_enable(m, p, false);
 			}
 		}
+		return;
+	}
+	if (type == SB_BLK_TRACE_TYPE) {
+		hbm_trace_write(m, reg, value, pulses);
 		return;
 	}
 	if (type == SB_BLK_HBM_SIM_TYPE && reg == SB_HBM_SIM_MC_CONFIG) {
@@ -286,6 +293,8 @@ int sb_hbm_model_new(struct sb_hbm_model **out, const char *profile,
 	m->blk_fw = sb_hbm_regs_offset(m->board, SB_BLK_FW_ID_TYPE, 0);
 	m->blk_card = sb_hbm_regs_offset(m->board, SB_BLK_HBM_CARD_TYPE, 0);
 	m->blk_sim = sb_hbm_regs_offset(m->board, SB_BLK_HBM_SIM_TYPE, 0);
+	if ((err = hbm_trace_init(m)) < 0)
+		goto fail_trace;
 	hbm_engine_init(m);
 	for (unsigned i = 0; i < m->nports; i++)
 		m->port[i].blk = sb_hbm_regs_offset(m->board, SB_BLK_HBM_PORT_TYPE, i);
@@ -295,6 +304,8 @@ int sb_hbm_model_new(struct sb_hbm_model **out, const char *profile,
 	*out = m;
 	return 0;
 
+fail_trace:
+	hbm_mem_release(&m->mem);
 fail_mem:
 	sb_hbm_regs_release(&m->rf);
 fail_profile:
@@ -306,6 +317,7 @@ void sb_hbm_model_free(struct sb_hbm_model *m)
 {
 	if (!m)
 		return;
+	hbm_trace_release(m);
 	hbm_mem_release(&m->mem);
 	sb_hbm_regs_release(&m->rf);
 	free(m);
