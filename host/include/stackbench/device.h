@@ -160,6 +160,17 @@ uint64_t sb_device_now_ns(struct sb_device *dev);
 int sb_device_wait_ns(struct sb_device *dev, uint64_t ns);
 
 /*
+ * Work to do while bench time passes: with a wait hook set, sb_device_wait_ns() lets at most
+ * *next_ns pass at a time and calls fn between the steps (fn sets the next step, > 0); an error
+ * from fn ends the wait with it. Waits inside fn do not call it again. This is how a trace
+ * capture drains the board while a measurement that knows nothing of it waits
+ * (sb_hbm_point_capture). fn NULL removes the hook.
+ */
+typedef int (*sb_device_wait_hook)(void *ctx, uint64_t *next_ns);
+void sb_device_set_wait_hook(struct sb_device *dev, sb_device_wait_hook fn, void *ctx,
+                             uint64_t first_ns);
+
+/*
  * The board's PCI function as "DDDD:BB:DD.F" (to find the CPUs and memory near it).
  * SB_ERR_NOT_SUPPORTED for the simulated board.
  */

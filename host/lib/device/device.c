@@ -24,6 +24,11 @@ struct sb_device {
 	struct sb_fw_info fw;
 	unsigned nblocks;
 	struct sb_block_info blocks[SB_DEVICE_MAX_BLOCKS];
+	/* sb_device_set_wait_hook */
+	sb_device_wait_hook wait_fn;
+	void *wait_ctx;
+	uint64_t wait_left; /* bench time until the hook is due */
+	bool in_hook;
 };
 
 static const struct sb_regmap_block *known_block(uint32_t type)
@@ -394,7 +399,36 @@ uint64_t sb_device_now_ns(struct sb_device *dev)
 
 int sb_device_wait_ns(struct sb_device *dev, uint64_t ns)
 {
-	return dev->ops->wait_ns(dev->priv, ns);
+	int err;
+
+	if (!dev->wait_fn || dev->in_hook)
+		return dev->ops->wait_ns(dev->priv, ns);
+	while (ns) {
+		uint64_t step = ns < dev->wait_left ? ns : dev->wait_left, next = 0;
+
+		if ((err = dev->ops->wait_ns(dev->priv, step)) < 0)
+			return err;
+		ns -= step;
+		dev->wait_left -= step;
+		if (dev->wait_left)
+			continue;
+		dev->in_hook = true;
+		err = dev->wait_fn(dev->wait_ctx, &next);
+		dev->in_hook = false;
+		dev->wait_left = next ? next : 1;
+		if (err < 0)
+			return err;
+	}
+	return 0;
+}
+
+void sb_device_set_wait_hook(struct sb_device *dev, sb_device_wait_hook fn, void *ctx,
+                             uint64_t first_ns)
+{
+	dev->wait_fn = fn;
+	dev->wait_ctx = ctx;
+	dev->wait_left = first_ns ? first_ns : 1;
+	dev->in_hook = false;
 }
 
 int sb_device_pci_address(struct sb_device *dev, char *bdf, size_t size)
