@@ -24,6 +24,10 @@
  *   sb_capture_close(cap, &stats);          (sb_capture_abort(cap) on an error)
  *
  * sb_point_run() does this when its spec names a capture (stackbench point --trace).
+ *
+ * On an HBM2 card (an hbm_card block) the same trace block records AXI bursts
+ * (hbm_trace_record) in AXI-clock cycles, and the subpartitions are its pseudo channels
+ * ("pc0".."pc31"); sb_hbm_point_capture() captures an HBM2 point.
  */
 #ifndef STACKBENCH_CAPTURE_H
 #define STACKBENCH_CAPTURE_H
@@ -66,13 +70,19 @@ void sb_capture_config_init(struct sb_capture_config *c);
  */
 int sb_capture_parse_ports(const char *list, uint32_t *mask);
 
-/* One trace_record as the board wrote it (docs/regmap.md). */
+/* One trace_record (an AC-510) or hbm_trace_record (an HBM2 card) as the board wrote it
+ * (docs/regmap.md). */
 struct sb_capture_rec {
-	uint64_t cycle; /* issue time, user-clock cycles since power-up */
+	uint64_t cycle; /* issue time, user-clock (AXI-clock) cycles since power-up */
 	uint64_t addr;  /* 34-bit byte address */
 	uint32_t latency;
 	uint32_t sample_id, seq;
-	uint8_t write, flits, tag, port, errstat;
+	uint16_t bytes; /* 16 x flits; HBM2: 32 x beats */
+	uint8_t write;
+	uint8_t flits; /* HBM2: beats (1..16) */
+	uint8_t tag;   /* HBM2: the AXI ID */
+	uint8_t port;
+	uint8_t errstat; /* HBM2: RRESP / BRESP */
 };
 
 /*
@@ -80,6 +90,9 @@ struct sb_capture_rec {
  * check word does not match (an incomplete or overwritten record) or flits is outside 1..8.
  */
 int sb_capture_decode(const uint32_t words[8], struct sb_capture_rec *r);
+
+/* The same for an hbm_trace_record: SB_ERR_PARSE for a bad check word or beats outside 1..16. */
+int sb_capture_decode_hbm(const uint32_t words[8], struct sb_capture_rec *r);
 
 /* Vault and bank of a byte address under the cube's address mapping (hmc-facts §3). */
 void sb_capture_map(const struct sb_geometry *g, uint64_t addr, unsigned *vault, unsigned *bank);
@@ -148,6 +161,18 @@ void sb_capture_get_stats(const struct sb_capture *cap, struct sb_capture_stats 
 
 /* The port mask the capture records (the configuration's, limited to the board's ports). */
 uint32_t sb_capture_port_mask(const struct sb_capture *cap);
+
+/*
+ * An HBM2 point (sb_hbm_point_run, stackbench/hbm.h) captured by cap (opened on dev by
+ * sb_capture_open, not started): starts the capture, runs the point while the device's wait
+ * hook drains the board, and stops the capture with the bursts the recorded ports issued as
+ * executed. The records are AXI bursts, their subpartitions the pseudo channels (pc0..). The
+ * caller closes the capture (sb_capture_close), or aborts it on an error.
+ */
+struct sb_hbm_spec;
+struct sb_hbm_result;
+int sb_hbm_point_capture(struct sb_device *dev, const struct sb_hbm_spec *s, struct sb_capture *cap,
+                         struct sb_hbm_result *r);
 
 #ifdef __cplusplus
 }

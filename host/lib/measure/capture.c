@@ -15,6 +15,11 @@
  * the board's clock minus a window of twice the longest latency seen (at least
  * SB_CAPTURE_MIN_WINDOW cycles). A record older than what was already written (latency beyond
  * the window) is counted as lost, never written out of order.
+ *
+ * Boards. The AC-510 records requests (trace_record), its subpartitions are the cube's vaults
+ * (or banks); an HBM2 card (an hbm_card block) records AXI bursts (hbm_trace_record) in AXI
+ * cycles, its subpartitions are the pseudo channels (pcN: the address over the PC's size, so
+ * bit 32 of a 4H stack's address counts 16 PCs). The trace block and its drain are the same.
  */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -26,6 +31,7 @@
 #include "stackbench/capture.h"
 #include "stackbench/error.h"
 #include "stackbench/gups.h"
+#include "stackbench/hbm.h"
 #include "stackbench/log.h"
 #include "stackbench/trace.h"
 #include "stackbench/version.h"
@@ -39,8 +45,13 @@ struct sb_capture {
 	struct sb_geometry geo;
 	unsigned vault_lo, vault_bits, bank_lo, bank_bits; /* of geo */
 	uint32_t trace;                                    /* block offset */
-	uint32_t irq;                                      /* UINT32_MAX: none */
-	uint32_t depth;                                    /* on-chip records */
+	bool hbm;                /* an HBM2 card: hbm_trace_records, PCs as subpartitions */
+	struct sb_hbm_card card; /* hbm */
+	uint32_t card_blk;       /* hbm: the hbm_card block (its cycles) */
+	unsigned pc_shift;       /* hbm: log2 of a PC's bytes */
+	uint64_t unmapped;       /* hbm: records beyond the card's PCs (left out) */
+	uint32_t irq;            /* UINT32_MAX: none */
+	uint32_t depth;          /* on-chip records */
 	uint32_t port_mask;
 	double clock_hz;
 	bool started, stopped;
@@ -136,6 +147,39 @@ int sb_capture_decode(const uint32_t w[8], struct sb_capture_rec *r)
 	r->seq = w[SB_TRACE_RECORD_SEQ_WORD];
 	if (r->flits < 1 || r->flits > 8)
 		return sb_error_set(SB_ERR_PARSE, "trace record: %u data flits (1..8)", r->flits);
+	r->bytes = (uint16_t)(16u * r->flits);
+	return 0;
+}
+
+int sb_capture_decode_hbm(const uint32_t w[8], struct sb_capture_rec *r)
+{
+	uint32_t w3 = w[SB_HBM_TRACE_RECORD_WRITE_WORD];
+
+	if ((w[0] ^ w[2] ^ w[3] ^ w[4] ^ SB_REGMAP_MAGIC) != w[SB_HBM_TRACE_RECORD_CHECK_WORD])
+		return sb_error_set(SB_ERR_PARSE,
+		                    "HBM2 trace record: check word 0x%08" PRIx32
+		                    " does not match its contents",
+		                    w[SB_HBM_TRACE_RECORD_CHECK_WORD]);
+	memset(r, 0, sizeof(*r));
+	r->cycle = (uint64_t)w[SB_HBM_TRACE_RECORD_TIME_HI_WORD] << 32 |
+	           w[SB_HBM_TRACE_RECORD_TIME_LO_WORD];
+	r->addr =
+	    (uint64_t)w[SB_HBM_TRACE_RECORD_ADDR_LO_WORD] |
+	    (uint64_t)((w3 & SB_HBM_TRACE_RECORD_ADDR_HI_MASK) >> SB_HBM_TRACE_RECORD_ADDR_HI_SHIFT)
+	        << 32;
+	r->write = (w3 & SB_HBM_TRACE_RECORD_WRITE_MASK) != 0;
+	r->flits =
+	    (uint8_t)((w3 & SB_HBM_TRACE_RECORD_BEATS_MASK) >> SB_HBM_TRACE_RECORD_BEATS_SHIFT);
+	r->tag = (uint8_t)((w3 & SB_HBM_TRACE_RECORD_ID_MASK) >> SB_HBM_TRACE_RECORD_ID_SHIFT);
+	r->port = (uint8_t)((w3 & SB_HBM_TRACE_RECORD_PORT_MASK) >> SB_HBM_TRACE_RECORD_PORT_SHIFT);
+	r->errstat =
+	    (uint8_t)((w3 & SB_HBM_TRACE_RECORD_RESP_MASK) >> SB_HBM_TRACE_RECORD_RESP_SHIFT);
+	r->latency = w[SB_HBM_TRACE_RECORD_LATENCY_WORD];
+	r->sample_id = w[SB_HBM_TRACE_RECORD_SAMPLE_ID_WORD];
+	r->seq = w[SB_HBM_TRACE_RECORD_SEQ_WORD];
+	if (r->flits < 1 || r->flits > 16)
+		return sb_error_set(SB_ERR_PARSE, "HBM2 trace record: %u beats (1..16)", r->flits);
+	r->bytes = (uint16_t)(32u * r->flits);
 	return 0;
 }
 
@@ -165,6 +209,8 @@ static int board_cycles(struct sb_capture *c, uint64_t *cyc)
 	uint32_t board;
 	int err;
 
+	if (c->hbm)
+		return sb_device_read64(c->dev, c->card_blk + SB_HBM_CARD_CYCLES, cyc);
 	if ((err = sb_device_find_block(c->dev, SB_BLK_BOARD_TYPE, 0, &board)) < 0)
 		return err;
 	return sb_device_read64(c->dev, board + SB_BOARD_CYCLES, cyc);
@@ -279,7 +325,8 @@ static int take_words(struct sb_capture *c, const uint32_t *words, size_t n, siz
 		struct sb_trace_record *t = &c->batch[k];
 		unsigned vault, bank;
 
-		if (sb_capture_decode(words + i * WORDS, &r) < 0) {
+		if ((c->hbm ? sb_capture_decode_hbm(words + i * WORDS, &r)
+		            : sb_capture_decode(words + i * WORDS, &r)) < 0) {
 			c->st.corrupt++;
 			continue;
 		}
@@ -289,12 +336,22 @@ static int take_words(struct sb_capture *c, const uint32_t *words, size_t n, siz
 			c->st.late++;
 			continue;
 		}
-		vault = (unsigned)(r.addr >> c->vault_lo) & ((1u << c->vault_bits) - 1);
-		bank = (unsigned)(r.addr >> c->bank_lo) & ((1u << c->bank_bits) - 1);
-		t->subpart =
-		    (uint16_t)(c->cfg.banks ? vault * c->geo.banks_per_vault + bank : vault);
+		if (c->hbm) {
+			uint64_t pc = r.addr >> c->pc_shift;
+
+			if (pc >= c->card.pcs) { /* beyond the card's memory (a DECERR) */
+				c->unmapped++;
+				continue;
+			}
+			t->subpart = (uint16_t)pc;
+		} else {
+			vault = (unsigned)(r.addr >> c->vault_lo) & ((1u << c->vault_bits) - 1);
+			bank = (unsigned)(r.addr >> c->bank_lo) & ((1u << c->bank_bits) - 1);
+			t->subpart = (uint16_t)(c->cfg.banks ? vault * c->geo.banks_per_vault + bank
+			                                     : vault);
+		}
 		t->addr = r.addr;
-		t->size = 16u * r.flits;
+		t->size = r.bytes;
 		t->kind = r.write ? SB_ACC_WRITE : SB_ACC_READ;
 		t->unit = r.port;
 		t->sample = r.sample_id;
@@ -515,11 +572,61 @@ static void port_list(uint32_t mask, char *buf, size_t size)
 	}
 }
 
-static int describe(struct sb_capture *c, const struct sb_board_info *b)
+/* The attributes every capture has: the tool, the device, the firmware, the settings. */
+static void describe_common(struct sb_capture *c, unsigned board_id, bool simulated,
+                            uint64_t clock_hz)
 {
 	const struct sb_fw_info *fw = sb_device_fw(c->dev);
-	unsigned vlo, vbits, blo, bbits;
 	char ports[96];
+
+	port_list(c->port_mask, ports, sizeof(ports));
+	attr(c, "tool", "stackbench %s", sb_version());
+	attr(c, "device.uri", "%s", sb_device_uri(c->dev));
+	attr(c, "device.transport", "%s", sb_device_transport(c->dev));
+	attr(c, "board.id", "0x%04x", board_id);
+	attr(c, "board.simulated", "%d", simulated ? 1 : 0);
+	attr(c, "board.clock_hz", "%" PRIu64, clock_hz);
+	attr(c, "board.fw_version", "%u.%u", (unsigned)(fw->fw_version >> 16),
+	     (unsigned)(fw->fw_version & 0xFFFF));
+	attr(c, "board.build_id", "0x%08x", (unsigned)fw->build_id);
+	attr(c, "board.regmap_hash", "0x%08x", (unsigned)fw->regmap_hash);
+	attr(c, "host.regmap_hash", "0x%08x", (unsigned)SB_REGMAP_HASH);
+	attr(c, "capture.burst_records", "%u", (unsigned)c->cfg.burst_records);
+	attr(c, "capture.gap_cycles", "%u", (unsigned)c->cfg.gap_cycles);
+	attr(c, "capture.ports", "%s", ports);
+	attr(c, "capture.path", "%s", c->cfg.path == SB_CAPTURE_DMA ? "dma" : "onchip");
+}
+
+/* An HBM2 card: one subpartition per pseudo channel, values in 32-byte columns. */
+static int describe_hbm(struct sb_capture *c)
+{
+	const struct sb_hbm_card *k = &c->card;
+	int err;
+
+	sb_trace_info_init(c->info, "stackbench-capture", (double)k->axi_clock_hz, "cycle");
+	c->info->fields = SB_FIELD_UNIT | SB_FIELD_SAMPLE | SB_FIELD_LATENCY;
+	for (unsigned p = 0; p < k->pcs; p++) {
+		char name[SB_TRACE_NAME_MAX];
+
+		snprintf(name, sizeof(name), "pc%u", p);
+		if ((err = sb_trace_info_subpart(c->info, name, SB_SUBPART_SCRATCHPAD, 1, 32)) < 0)
+			return sb_error_wrap(err, "trace capture on '%s'", sb_device_uri(c->dev));
+	}
+	describe_common(c, k->board_id, k->simulated, k->axi_clock_hz);
+	attr(c, "hbm.stacks", "%u", k->stacks);
+	attr(c, "hbm.pcs", "%u", k->pcs);
+	attr(c, "hbm.pc_bytes", "%" PRIu64, (uint64_t)1 << c->pc_shift);
+	attr(c, "hbm.banks_per_pc", "%u", k->banks_per_pc);
+	attr(c, "hbm.addr_map", "%s", sb_hbm_map_text(k->mc.addr_map));
+	attr(c, "hbm.page", "%s", k->mc.closed_page ? "closed" : "open");
+	attr(c, "capture.subpartitions", "pc");
+	attr(c, "capture.records", "AXI bursts (AR / AW handshakes)");
+	return 0;
+}
+
+static int describe(struct sb_capture *c, const struct sb_board_info *b)
+{
+	unsigned vlo, vbits, blo, bbits;
 	int err;
 
 	sb_trace_info_init(c->info, "stackbench-capture", (double)b->clock_hz, "cycle");
@@ -542,26 +649,11 @@ static int describe(struct sb_capture *c, const struct sb_board_info *b)
 		}
 	}
 	sb_geometry_fields(&c->geo, &vlo, &vbits, &blo, &bbits);
-	port_list(c->port_mask, ports, sizeof(ports));
-	attr(c, "tool", "stackbench %s", sb_version());
-	attr(c, "device.uri", "%s", sb_device_uri(c->dev));
-	attr(c, "device.transport", "%s", sb_device_transport(c->dev));
-	attr(c, "board.id", "0x%04x", (unsigned)b->board_id);
-	attr(c, "board.simulated", "%d", b->simulated ? 1 : 0);
-	attr(c, "board.clock_hz", "%" PRIu64, b->clock_hz);
-	attr(c, "board.fw_version", "%u.%u", (unsigned)(fw->fw_version >> 16),
-	     (unsigned)(fw->fw_version & 0xFFFF));
-	attr(c, "board.build_id", "0x%08x", (unsigned)fw->build_id);
-	attr(c, "board.regmap_hash", "0x%08x", (unsigned)fw->regmap_hash);
-	attr(c, "host.regmap_hash", "0x%08x", (unsigned)SB_REGMAP_HASH);
+	describe_common(c, b->board_id, b->simulated, b->clock_hz);
 	attr(c, "hmc.vaults", "%u", c->geo.vaults);
 	attr(c, "hmc.banks_per_vault", "%u", c->geo.banks_per_vault);
 	attr(c, "hmc.addr_mode", "%u B blocks: vault bits %u:%u, bank bits %u:%u",
 	     c->geo.block_bytes, vlo + vbits - 1, vlo, blo + bbits - 1, blo);
-	attr(c, "capture.burst_records", "%u", (unsigned)c->cfg.burst_records);
-	attr(c, "capture.gap_cycles", "%u", (unsigned)c->cfg.gap_cycles);
-	attr(c, "capture.ports", "%s", ports);
-	attr(c, "capture.path", "%s", c->cfg.path == SB_CAPTURE_DMA ? "dma" : "onchip");
 	attr(c, "capture.subpartitions", "%s", c->cfg.banks ? "bank" : "vault");
 	return 0;
 }
@@ -600,6 +692,61 @@ static int setup_dma(struct sb_capture *c)
 	return 0;
 }
 
+/* The AC-510: the cube's geometry and address mapping, for the vault / bank subpartitions. */
+static int open_hmc(struct sb_capture *c, const struct sb_board_info *b,
+                    const struct sb_hmc_status *hs)
+{
+	const char *uri = sb_device_uri(c->dev);
+
+	if (!b->clock_hz || !b->vaults || !b->banks_per_vault || b->vaults > 64 ||
+	    b->banks_per_vault > 64 || (b->vaults & (b->vaults - 1)) ||
+	    (b->banks_per_vault & (b->banks_per_vault - 1)))
+		return sb_error_set(
+		    SB_ERR_DEVICE, "'%s': board block says %u vaults of %u banks at %" PRIu64 " Hz",
+		    uri, b->vaults, b->banks_per_vault, b->clock_hz);
+	c->clock_hz = (double)b->clock_hz;
+	c->geo.vaults = b->vaults;
+	c->geo.banks_per_vault = b->banks_per_vault;
+	c->geo.block_bytes = hs->addr_mode_bytes;
+	sb_geometry_fields(&c->geo, &c->vault_lo, &c->vault_bits, &c->bank_lo, &c->bank_bits);
+	if (c->cfg.banks && b->vaults * b->banks_per_vault > SB_TRACE_MAX_SUBPARTS)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s': %u banks are more subpartitions than a "
+		                    "trace holds (%d)",
+		                    uri, b->vaults * b->banks_per_vault, SB_TRACE_MAX_SUBPARTS);
+	return 0;
+}
+
+/* An HBM2 card: its PCs (a power of two of bytes each) and its AXI clock. */
+static int open_hbm(struct sb_capture *c)
+{
+	const char *uri = sb_device_uri(c->dev);
+	uint64_t pc_bytes;
+	int err;
+
+	if ((err = sb_hbm_card_read(c->dev, &c->card)) < 0)
+		return err;
+	if ((err = sb_device_find_block(c->dev, SB_BLK_HBM_CARD_TYPE, 0, &c->card_blk)) < 0)
+		return err;
+	if (c->cfg.banks)
+		return sb_error_set(SB_ERR_INVAL,
+		                    "'%s': an HBM2 card's trace has its pseudo channels as "
+		                    "subpartitions (--trace-banks is the cube's)",
+		                    uri);
+	pc_bytes = (uint64_t)c->card.pc_mb << 20;
+	if (!c->card.axi_clock_hz || !c->card.pcs || c->card.pcs > SB_TRACE_MAX_SUBPARTS ||
+	    !c->card.pc_mb || (c->card.pc_mb & (c->card.pc_mb - 1)))
+		return sb_error_set(SB_ERR_DEVICE,
+		                    "'%s': hbm_card says %u pseudo channels of %u MiB at %" PRIu64
+		                    " Hz (a power of two of MiB, up to %d channels)",
+		                    uri, c->card.pcs, c->card.pc_mb, c->card.axi_clock_hz,
+		                    SB_TRACE_MAX_SUBPARTS);
+	while ((1ull << c->pc_shift) < pc_bytes)
+		c->pc_shift++;
+	c->clock_hz = (double)c->card.axi_clock_hz;
+	return 0;
+}
+
 int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
                     const struct sb_capture_config *cfg, const char *path)
 {
@@ -609,6 +756,7 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 	struct sb_capture *c;
 	uint32_t rsize;
 	double cycle_ns;
+	unsigned ports;
 	int err;
 
 	*out = NULL;
@@ -636,8 +784,19 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 	}
 	if (sb_device_find_block(dev, SB_BLK_IRQ_TYPE, 0, &c->irq) < 0)
 		c->irq = UINT32_MAX;
-	if ((err = sb_board_info(dev, &b)) < 0 || (err = sb_hmc_status(dev, &hs)) < 0 ||
-	    (err = rd32(c, SB_TRACE_ONCHIP_DEPTH, &c->depth)) < 0 ||
+	c->hbm = sb_hbm_is_card(dev);
+	if (c->hbm) {
+		if ((err = open_hbm(c)) < 0)
+			goto fail;
+		ports = c->card.ports;
+	} else if ((err = sb_board_info(dev, &b)) < 0 || (err = sb_hmc_status(dev, &hs)) < 0) {
+		goto fail;
+	} else if ((err = open_hmc(c, &b, &hs)) < 0) {
+		goto fail;
+	} else {
+		ports = b.ports;
+	}
+	if ((err = rd32(c, SB_TRACE_ONCHIP_DEPTH, &c->depth)) < 0 ||
 	    (err = rd32(c, SB_TRACE_RECORD_SIZE, &rsize)) < 0)
 		goto fail;
 	if (rsize != SB_TRACE_RECORD_BYTES || !c->depth || c->depth > (1u << 20)) {
@@ -648,33 +807,12 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		                 sb_device_uri(dev), rsize, c->depth, SB_TRACE_RECORD_BYTES);
 		goto fail;
 	}
-	if (!b.clock_hz || !b.vaults || !b.banks_per_vault || b.vaults > 64 ||
-	    b.banks_per_vault > 64 || (b.vaults & (b.vaults - 1)) ||
-	    (b.banks_per_vault & (b.banks_per_vault - 1))) {
-		err = sb_error_set(SB_ERR_DEVICE,
-		                   "'%s': board block says %u vaults of %u banks at %" PRIu64 " Hz",
-		                   sb_device_uri(dev), b.vaults, b.banks_per_vault, b.clock_hz);
-		goto fail;
-	}
-	c->clock_hz = (double)b.clock_hz;
-	c->geo.vaults = b.vaults;
-	c->geo.banks_per_vault = b.banks_per_vault;
-	c->geo.block_bytes = hs.addr_mode_bytes;
-	sb_geometry_fields(&c->geo, &c->vault_lo, &c->vault_bits, &c->bank_lo, &c->bank_bits);
-	if (cfg->banks && b.vaults * b.banks_per_vault > SB_TRACE_MAX_SUBPARTS) {
-		err = sb_error_set(SB_ERR_INVAL,
-		                   "'%s': %u banks are more subpartitions than a "
-		                   "trace holds (%d)",
-		                   sb_device_uri(dev), b.vaults * b.banks_per_vault,
-		                   SB_TRACE_MAX_SUBPARTS);
-		goto fail;
-	}
 	c->port_mask = (cfg->port_mask ? cfg->port_mask : UINT32_MAX) &
-	               (b.ports >= 32 ? UINT32_MAX : (1u << b.ports) - 1);
+	               (ports >= 32 ? UINT32_MAX : (1u << ports) - 1);
 	if (!c->port_mask) {
 		err = sb_error_set(SB_ERR_INVAL,
 		                   "'%s': the trace port list names none of its %u ports",
-		                   sb_device_uri(dev), b.ports);
+		                   sb_device_uri(dev), ports);
 		goto fail;
 	}
 	if (c->cfg.path == SB_CAPTURE_AUTO) {
@@ -685,6 +823,9 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 		bool continuous =
 		    !c->cfg.burst_records || !c->cfg.gap_cycles || c->cfg.burst_records > c->depth;
 
+		/* An HBM2 card's trace block writes no host ring: its buffer is drained. */
+		if (c->hbm)
+			continuous = false;
 		c->cfg.path = continuous || !strcmp(sb_device_transport(dev), "dev")
 		                  ? SB_CAPTURE_DMA
 		                  : SB_CAPTURE_ONCHIP;
@@ -724,7 +865,7 @@ int sb_capture_open(struct sb_capture **out, struct sb_device *dev,
 			c->max_ns = period > c->min_ns ? period : c->min_ns;
 	}
 	c->interval_ns = c->min_ns;
-	if ((err = describe(c, &b)) < 0)
+	if ((err = c->hbm ? describe_hbm(c) : describe(c, &b)) < 0)
 		goto fail;
 	if ((err = sb_trace_writer_open(&c->w, SB_TRACE_SBT, path, c->info)) < 0)
 		goto fail;
@@ -804,7 +945,7 @@ int sb_capture_stop(struct sb_capture *c, uint64_t executed, const char *execute
 	tc->gap_ticks = c->cfg.gap_cycles;
 	tc->executed = executed;
 	tc->captured = c->st.captured;
-	tc->lost_records = c->st.dropped + c->st.corrupt + c->st.late;
+	tc->lost_records = c->st.dropped + c->st.corrupt + c->st.late + c->unmapped;
 	tc->bursts = c->st.bursts;
 	tc->lost_bursts = c->st.lost_bursts;
 	tc->start = 0;
@@ -817,6 +958,12 @@ int sb_capture_stop(struct sb_capture *c, uint64_t executed, const char *execute
 		                   " records with a bad check word and %" PRIu64
 		                   " that arrived later than the reorder window",
 		                   c->st.corrupt, c->st.late);
+	if (c->unmapped)
+		sb_trace_info_warn(c->info,
+		                   "%" PRIu64
+		                   " records of bursts beyond the card's pseudo channels "
+		                   "(DECERR) were left out",
+		                   c->unmapped);
 	if (c->st.dropped)
 		sb_trace_info_warn(
 		    c->info,
