@@ -35,6 +35,7 @@ extern const struct sb_cli_command sb_cmd_lifetimes;
 extern const struct sb_cli_command sb_cmd_locality;
 extern const struct sb_cli_command sb_cmd_trace;
 extern const struct sb_cli_command sb_cmd_replay;
+extern const struct sb_cli_command sb_cmd_capture;
 extern const struct sb_cli_command sb_cmd_run;
 extern const struct sb_cli_command sb_cmd_merge;
 extern const struct sb_cli_command sb_cmd_list;
@@ -266,6 +267,11 @@ struct sb_cli_capture_opts {
  */
 int sb_cli_capture_option(const char *cmd, int c, const char *arg, struct sb_cli_capture_opts *o);
 int sb_cli_capture_check(const char *cmd, const struct sb_cli_capture_opts *o);
+
+/* What a capture wrote: a "trace" line (what the board executed: "requests", "AXI bursts"),
+ * and a line of losses if any; in JSON an object "trace" (null without a path). */
+void sb_cli_capture_print(const char *path, const char *what, const struct sb_capture_stats *t);
+void sb_cli_capture_json(struct cJSON *o, const char *path, const struct sb_capture_stats *t);
 
 /* Open the inputs (format guessed from the first when not given); 0 or an exit code. */
 int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,

@@ -198,41 +198,6 @@ static void thermal_json(cJSON *o, const struct sb_point_spec *s, const struct s
 	cJSON_AddNumberToObject(f, "errstat", r->failure.errstat);
 }
 
-/* What a trace capture wrote. */
-static void print_trace(const char *path, const struct sb_capture_stats *t)
-{
-	printf("trace      %s: %llu records of %llu requests executed (density %.4f), %llu "
-	       "bursts\n",
-	       path, (unsigned long long)t->records, (unsigned long long)t->executed, t->density,
-	       (unsigned long long)t->bursts);
-	if (t->dropped || t->corrupt || t->late)
-		printf("trace lost %llu records (%llu dropped by the board in %llu bursts, %llu "
-		       "corrupt, %llu late)\n",
-		       (unsigned long long)(t->dropped + t->corrupt + t->late),
-		       (unsigned long long)t->dropped, (unsigned long long)t->lost_bursts,
-		       (unsigned long long)t->corrupt, (unsigned long long)t->late);
-}
-
-static void trace_json(cJSON *o, const char *path, const struct sb_capture_stats *t)
-{
-	cJSON *j;
-
-	if (!path) {
-		cJSON_AddNullToObject(o, "trace");
-		return;
-	}
-	j = cJSON_AddObjectToObject(o, "trace");
-	cJSON_AddStringToObject(j, "file", path);
-	cJSON_AddStringToObject(j, "path", t->path == SB_CAPTURE_DMA ? "dma" : "onchip");
-	cJSON_AddNumberToObject(j, "records", (double)t->records);
-	cJSON_AddNumberToObject(j, "executed", (double)t->executed);
-	cJSON_AddNumberToObject(j, "density", t->density);
-	cJSON_AddNumberToObject(j, "bursts", (double)t->bursts);
-	cJSON_AddNumberToObject(j, "lost_records", (double)(t->dropped + t->corrupt + t->late));
-	cJSON_AddNumberToObject(j, "lost_bursts", (double)t->lost_bursts);
-	cJSON_AddNumberToObject(j, "drains", (double)t->polls);
-}
-
 static int print_json(const struct sb_point_spec *s, const char *pattern,
                       const struct sb_point_result *r, const struct sb_provenance *prov,
                       const char *trace_path, const struct sb_capture_stats *trace)
@@ -275,7 +240,7 @@ static int print_json(const struct sb_point_spec *s, const char *pattern,
 	    (double)(r->duration_ns - min_u64(r->ff_skipped_ns, r->duration_ns)));
 	cJSON_AddNumberToObject(o, "lost_tags", r->total.lost_tags);
 	thermal_json(o, s, r);
-	trace_json(o, trace_path, trace);
+	sb_cli_capture_json(o, trace_path, trace);
 	if (s->stream) {
 		cJSON_AddNumberToObject(o, "stream_groups", r->stream_groups);
 		cJSON_AddNumberToObject(o, "mismatches", r->mismatches);
@@ -512,8 +477,16 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	/* An HBM2 card has its own engine and options (cmd_point_hbm.c). */
-	if (sb_cli_device_is_hbm(prescan_device(argc, argv)))
+	if (sb_cli_device_is_hbm(prescan_device(argc, argv))) {
+		for (int i = 1; i < argc; i++)
+			if (!strncmp(argv[i], "--trace", 7))
+				return sb_cli_usage_error(
+				    "point",
+				    "%s: on an HBM2 card, 'stackbench capture' "
+				    "captures a point into a trace",
+				    argv[i]);
 		return sb_cli_point_hbm(argc, argv);
+	}
 	sb_point_spec_init(&spec, 0);
 	spec.settle = (struct sb_cooling_settle){
 	    .tolerance_c = SB_COOLING_SETTLE_TOLERANCE_C,
@@ -744,7 +717,7 @@ static int point_run(int argc, char **argv)
 	else {
 		print_text(&spec, pattern, &res);
 		if (co.out)
-			print_trace(co.out, &cst);
+			sb_cli_capture_print(co.out, "requests", &cst);
 		rc = SB_EXIT_OK;
 	}
 	if (res.failed && rc == SB_EXIT_OK)

@@ -11,10 +11,11 @@
 #include "stackbench/version.h"
 
 static const struct sb_cli_command *const commands[] = {
-    &sb_cmd_info,   &sb_cmd_devices,  &sb_cmd_instruments, &sb_cmd_point,  &sb_cmd_run,
-    &sb_cmd_merge,  &sb_cmd_list,     &sb_cmd_export,      &sb_cmd_report, &sb_cmd_lifetimes,
-    &sb_cmd_trace,  &sb_cmd_locality, &sb_cmd_replay,      &sb_cmd_submit, &sb_cmd_queue,
-    &sb_cmd_follow, &sb_cmd_cancel,   &sb_cmd_pause,       &sb_cmd_resume, &sb_cmd_dashboard,
+    &sb_cmd_info,      &sb_cmd_devices,  &sb_cmd_instruments, &sb_cmd_point,   &sb_cmd_run,
+    &sb_cmd_merge,     &sb_cmd_list,     &sb_cmd_export,      &sb_cmd_report,  &sb_cmd_lifetimes,
+    &sb_cmd_trace,     &sb_cmd_locality, &sb_cmd_replay,      &sb_cmd_capture, &sb_cmd_submit,
+    &sb_cmd_queue,     &sb_cmd_follow,   &sb_cmd_cancel,      &sb_cmd_pause,   &sb_cmd_resume,
+    &sb_cmd_dashboard,
 };
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
