@@ -8,7 +8,8 @@
  * request hook against what the RTL's AXI3 slaves accepted); at the end the same transaction,
  * burst and byte counters, no errors, and done on both. Then the same for ports started one by
  * one through their own control registers. Timing differs (the model's memory system, the
- * testbench's slaves) and is not compared.
+ * testbench's slaves) and is not compared. The register space below the ports is the same,
+ * but for the model's trace block, which the RTL does not have yet.
  *   tb_hbm_cosim [--seed N]
  */
 #include "hbm_top_bench.h"
@@ -164,8 +165,18 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < TB_N; p++) /* the identity both report */
 		TB_EQ(b.read(port_base(p) + SB_HBM_PORT_INFO),
 		      mread(m, port_base(p) + SB_HBM_PORT_INFO), "hbm_port.info RTL vs model");
+	/* The model's trace block (trace capture, docs/traces-on-the-board.md) is not in the RTL
+	 * yet: the RTL's walk goes from hbm_card to the first port, where the model's goes from
+	 * hbm_card to the trace block and on from there to the first port. */
+	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET,
+	               card_next = SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_NEXT;
+	TB_EQ(mread(m, card_next), tr, "model: hbm_card.NEXT is the trace block");
+	TB_EQ(mread(m, tr + SB_BLK_TYPE), SB_BLK_TRACE_TYPE, "model: the trace block");
+	TB_EQ(b.read(card_next), mread(m, tr + SB_BLK_NEXT),
+	      "RTL hbm_card.NEXT vs the model's walk after its trace block");
 	for (uint32_t off = 0; off < SB_REGSPACE_HBM2_HBM_PORT_OFFSET; off += 4)
-		if (off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
+		if (off != card_next && (off < tr || off >= tr + SB_BLK_TRACE_SIZE) &&
+		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_HI &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_FEATURES &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_HBM_TEMP &&

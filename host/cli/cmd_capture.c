@@ -19,6 +19,7 @@
 #include "stackbench/error.h"
 #include "stackbench/hbm.h"
 #include "stackbench/lock.h"
+#include "stackbench/provenance.h"
 #include "stackbench/util.h"
 
 static void capture_help(FILE *out)
@@ -148,22 +149,23 @@ static int traffic_option(int c, const char *arg, struct sb_hbm_spec *s, const c
 	}
 }
 
-static int print_json(const char *uri, const struct sb_hbm_result *r, const char *path,
-                      const struct sb_capture_stats *t)
+static int print_json(const struct sb_hbm_result *r, const char *path,
+                      const struct sb_capture_stats *t, const struct sb_provenance *prov)
 {
-	cJSON *o = cJSON_CreateObject();
+	cJSON *o = cJSON_CreateObject(), *pj;
 	char *text;
 
 	if (!o)
 		return SB_EXIT_FAILURE;
-	cJSON_AddStringToObject(o, "format", "stackbench-hbm-capture");
-	cJSON_AddStringToObject(o, "version", "1.0");
-	cJSON_AddStringToObject(o, "device", uri);
+	cJSON_AddStringToObject(o, "schema", "stackbench-hbm-capture");
+	cJSON_AddStringToObject(o, "schema_version", "1.0");
 	cJSON_AddNumberToObject(o, "ports", r->nports);
 	cJSON_AddNumberToObject(o, "window_ns", (double)r->window_ns);
 	cJSON_AddNumberToObject(o, "bandwidth_gbps", r->gbps);
 	cJSON_AddNumberToObject(o, "transactions", (double)r->txns);
 	sb_cli_capture_json(o, path, t);
+	if ((pj = sb_provenance_cjson(prov)))
+		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -182,6 +184,7 @@ static int capture_run(int argc, char **argv)
 	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
 	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
 	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS}, /* refused, with why */
 	    {"op", required_argument, NULL, OPT_OP},
 	    {"mix", required_argument, NULL, OPT_MIX},
 	    {"mode", required_argument, NULL, OPT_MODE},
@@ -201,6 +204,7 @@ static int capture_run(int argc, char **argv)
 	const char *uri = sb_cli_default_device(), *port_set = NULL;
 	struct sb_cli_capture_opts co = {0};
 	struct sb_capture_stats st;
+	struct sb_provenance prov;
 	struct sb_hbm_result *res = NULL;
 	struct sb_capture *cap = NULL;
 	struct sb_hbm_card card;
@@ -269,6 +273,8 @@ static int capture_run(int argc, char **argv)
 		rc = sb_cli_error(SB_ERR_NOMEM);
 		goto out;
 	}
+	sb_provenance_init(&prov);
+	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((err = sb_capture_open(&cap, dev, &co.cfg, co.out)) < 0) {
 		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("capture", "%s", sb_error_detail())
 		                         : sb_cli_error(err);
@@ -285,8 +291,12 @@ static int capture_run(int argc, char **argv)
 		rc = sb_cli_error(err);
 		goto out;
 	}
+	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
+	sb_provenance_device(&prov, dev);
+	prov.have_seed = true;
+	prov.seed = spec.seed;
 	if (json) {
-		rc = print_json(uri, res, co.out, &st);
+		rc = print_json(res, co.out, &st, &prov);
 	} else {
 		printf("capture    %s: %u ports, %.2f GB/s over %.1f us\n", uri, res->nports,
 		       res->gbps, (double)res->window_ns / 1e3);
