@@ -161,9 +161,7 @@ static void timing_init(struct hbm_timing *tm, const struct sb_hbm_profile *p)
 
 uint64_t hbm_mem_cycle_up(const struct hbm_mem *m, uint64_t t)
 {
-	uint64_t q = hbm_div(&m->tm.div_cyc, t);
-
-	return q * m->tm.cyc == t ? t : (q + 1) * m->tm.cyc;
+	return hbm_cycle_up(m, t);
 }
 
 /* ---- refresh ----------------------------------------------------------------------------- */
@@ -589,7 +587,7 @@ void hbm_mem_serve(struct hbm_mem *m, const struct hbm_xfer *x, struct hbm_resul
 	unsigned local = (unsigned)(x->addr >> m->pc_shift) & 15;
 	unsigned stack = (unsigned)(x->addr >> (m->pc_shift + 4)) & 1;
 	unsigned ms_pc, pcn;
-	uint64_t occ = hbm_mem_cycle_up(m, (uint64_t)(x->beats - 1) * m->beat_gap + tm->tccd_s);
+	uint64_t occ = m->occ[x->beats];
 	uint64_t t, s, e, path;
 
 	m->requests++;
@@ -624,12 +622,12 @@ void hbm_mem_serve(struct hbm_mem *m, const struct hbm_xfer *x, struct hbm_resul
 			tw = x->t_wlast + tm->cmd + path;
 		s = pc_access(m, &m->pc[pcn], (x->addr & ((1ull << m->pc_shift) - 1)) >> 5,
 		              x->beats, true, x->t_issue + tm->cmd + path, tw, &e, &r->page);
-		r->t_first = r->t_done = hbm_mem_cycle_up(m, e + tm->wr_resp + path);
+		r->t_first = r->t_done = hbm_cycle_up(m, e + tm->wr_resp + path);
 		return;
 	}
 	s = pc_access(m, &m->pc[pcn], (x->addr & ((1ull << m->pc_shift) - 1)) >> 5, x->beats, false,
 	              x->t_issue + tm->cmd + path, 0, &e, &r->page);
-	t = hbm_mem_cycle_up(m, s + tm->rd + tm->sw);
+	t = hbm_cycle_up(m, s + tm->rd + tm->sw);
 	if (r->hops)
 		t = laterals(m, stack, x->port, ms_port, ms_pc, false, t, occ);
 	r->t_first = gaps_reserve(&m->port_r[x->port], m->now, t, occ, true);
@@ -647,6 +645,8 @@ void hbm_mem_configure(struct hbm_mem *m, const struct sb_hbm_mc_config *mc, uin
 	m->beat_gap = mc->addr_map == SB_HBM_MAP_RBC || mc->addr_map == SB_HBM_MAP_BRC
 	                  ? m->tm.tccd_l
 	                  : m->tm.tccd_s;
+	for (unsigned n = 1; n <= SB_HBM_MAX_BEATS; n++)
+		m->occ[n] = hbm_cycle_up(m, (uint64_t)(n - 1) * m->beat_gap + m->tm.tccd_s);
 	for (unsigned p = 0; p < m->npcs; p++) {
 		struct hbm_pc *pc = &m->pc[p];
 		uint64_t *q = pc->queue, ph = pc->phase;

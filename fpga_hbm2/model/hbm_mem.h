@@ -95,6 +95,9 @@ struct hbm_mem {
 	unsigned npcs, nbanks, bg_bits, low_bits, row_bits;
 	unsigned pc_shift; /* log2 of a pseudo channel's bytes */
 	uint64_t beat_gap; /* DQ time between two beats of one burst (tCCD_S or tCCD_L) */
+	/* a burst of n beats occupies the DQ, a lateral and the R channel for occ[n] ticks
+	 * ((n - 1) x beat_gap + tCCD_S, rounded up to the AXI clock), set by hbm_mem_configure */
+	uint64_t occ[SB_HBM_MAX_BEATS + 1];
 	struct hbm_pc pc[SB_HBM_MAX_PORTS];
 	/* the switches' lateral connections: per stack, boundary between mini-switches, the
 	 * direction of the requests they carry (0: to higher port numbers), lane (the masters
@@ -137,6 +140,13 @@ void hbm_mem_set_hot(struct hbm_mem *m, bool hot, uint64_t now);
 /* Refresh commands up to now (all pseudo channels). */
 uint64_t hbm_mem_refreshes(const struct hbm_mem *m, uint64_t now);
 /* Round a tick up to the next AXI clock edge. */
+static inline uint64_t hbm_cycle_up(const struct hbm_mem *m, uint64_t t)
+{
+	uint64_t q = hbm_div(&m->tm.div_cyc, t);
+
+	return q * m->tm.cyc == t ? t : (q + 1) * m->tm.cyc;
+}
+
 uint64_t hbm_mem_cycle_up(const struct hbm_mem *m, uint64_t t);
 
 #endif /* SB_HBM_MEM_H */
