@@ -273,6 +273,45 @@ int sb_cli_capture_check(const char *cmd, const struct sb_cli_capture_opts *o);
 void sb_cli_capture_print(const char *path, const char *what, const struct sb_capture_stats *t);
 void sb_cli_capture_json(struct cJSON *o, const char *path, const struct sb_capture_stats *t);
 
+/* The HBM2 engines' traffic options, shared by 'point' on an HBM2 card and 'capture'
+ * (cmd_point_hbm.c): their getopt entries (SB_CLI_HBM_TRAFFIC_OPTIONS, with -D) and their
+ * parsing into a spec (the port set is parsed once the card's port count is known). */
+enum {
+	SB_CLI_OPT_HBM_OP = 0x400, /* --op read|write|mix */
+	SB_CLI_OPT_HBM_MIX,        /* --mix W */
+	SB_CLI_OPT_HBM_MODE,       /* --mode linear|random */
+	SB_CLI_OPT_HBM_BURST,      /* --burst B */
+	SB_CLI_OPT_HBM_STRIDE,     /* --stride B */
+	SB_CLI_OPT_HBM_WS,         /* --ws BYTES */
+	SB_CLI_OPT_HBM_OUT,        /* --outstanding N */
+	SB_CLI_OPT_HBM_PORT_SET,   /* --port-set LIST */
+	SB_CLI_OPT_HBM_TARGET,     /* --target local|shiftN|stack */
+	SB_CLI_OPT_HBM_WARMUP,     /* --warmup-us T */
+	SB_CLI_OPT_HBM_SEED,       /* --seed S */
+};
+
+#define SB_CLI_HBM_TRAFFIC_OPTIONS                                                                 \
+	{"op", required_argument, NULL, SB_CLI_OPT_HBM_OP},                                        \
+	    {"mix", required_argument, NULL, SB_CLI_OPT_HBM_MIX},                                  \
+	    {"mode", required_argument, NULL, SB_CLI_OPT_HBM_MODE},                                \
+	    {"burst", required_argument, NULL, SB_CLI_OPT_HBM_BURST},                              \
+	    {"stride", required_argument, NULL, SB_CLI_OPT_HBM_STRIDE},                            \
+	    {"ws", required_argument, NULL, SB_CLI_OPT_HBM_WS},                                    \
+	    {"outstanding", required_argument, NULL, SB_CLI_OPT_HBM_OUT},                          \
+	    {"port-set", required_argument, NULL, SB_CLI_OPT_HBM_PORT_SET},                        \
+	    {"target", required_argument, NULL, SB_CLI_OPT_HBM_TARGET},                            \
+	    {"duration-us", required_argument, NULL, 'D'},                                         \
+	    {"warmup-us", required_argument, NULL, SB_CLI_OPT_HBM_WARMUP},                         \
+	{                                                                                          \
+		"seed", required_argument, NULL, SB_CLI_OPT_HBM_SEED                               \
+	}
+
+struct sb_hbm_spec;
+/* Handle traffic option c: 0 done, SB_EXIT_USAGE for a bad value, -1 if c is not one of them;
+ * --port-set's text is left in *port_set. */
+int sb_cli_hbm_traffic_option(const char *cmd, int c, const char *arg, struct sb_hbm_spec *s,
+                              const char **port_set);
+
 /* Open the inputs (format guessed from the first when not given); 0 or an exit code. */
 int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,
                       struct sb_trace_reader **r);

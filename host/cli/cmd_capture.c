@@ -6,7 +6,6 @@
  * traffic options and the same --trace-* settings.
  */
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,95 +59,6 @@ static void capture_help(FILE *out)
 	    "  -j, --json            print one JSON object\n");
 }
 
-enum {
-	OPT_OP = 400,
-	OPT_MIX,
-	OPT_MODE,
-	OPT_BURST,
-	OPT_STRIDE,
-	OPT_WS,
-	OPT_OUT,
-	OPT_PORT_SET,
-	OPT_TARGET,
-	OPT_WARMUP,
-	OPT_SEED,
-};
-
-static int us_arg(const char *arg, const char *what, uint64_t *ns)
-{
-	double d;
-
-	if (sb_parse_double(arg, what, &d) < 0 || !(d >= 0) || d > 1e9)
-		return sb_cli_usage_error("capture", "%s %s: microseconds", what, arg);
-	*ns = (uint64_t)llround(d * 1e3);
-	return 0;
-}
-
-/* One traffic option into the spec: 0, an exit code, or -1 when c is not one. */
-static int traffic_option(int c, const char *arg, struct sb_hbm_spec *s, const char **port_set)
-{
-	uint64_t v;
-
-	switch (c) {
-	case OPT_OP:
-		if (sb_hbm_rw_parse(arg, &s->rw) < 0)
-			return sb_cli_usage_error("capture", "--op: %s", sb_error_detail());
-		return 0;
-	case OPT_MIX:
-		if (sb_parse_u64(arg, "--mix", true, &v) < 0 || v > 256)
-			return sb_cli_usage_error("capture", "--mix %s: 0..256", arg);
-		s->mix_writes = (unsigned)v;
-		return 0;
-	case OPT_MODE:
-		if (strcmp(arg, "linear") && strcmp(arg, "random"))
-			return sb_cli_usage_error("capture", "--mode %s: linear or random", arg);
-		s->random = !strcmp(arg, "random");
-		return 0;
-	case OPT_BURST:
-		if (sb_parse_u64(arg, "--burst", false, &v) < 0 || v < 32 || v > 4096 || v % 32)
-			return sb_cli_usage_error("capture", "--burst %s: 32..4096 in steps of 32",
-			                          arg);
-		s->burst = (uint32_t)v;
-		return 0;
-	case OPT_STRIDE:
-		if (sb_parse_u64(arg, "--stride", false, &v) < 0 || v % 32 || v > (1u << 30))
-			return sb_cli_usage_error("capture", "--stride %s: a multiple of 32", arg);
-		s->stride = (uint32_t)v;
-		return 0;
-	case OPT_WS:
-		if (sb_parse_u64(arg, "--ws", false, &s->ws) < 0 || s->ws < 32 || s->ws >> 35)
-			return sb_cli_usage_error("capture", "--ws %s: bytes, 32..2^35", arg);
-		return 0;
-	case OPT_OUT:
-		if (sb_parse_u64(arg, "--outstanding", false, &v) < 0 || v < 1 || v > 64)
-			return sb_cli_usage_error("capture", "--outstanding %s: 1..64", arg);
-		s->outstanding = (unsigned)v;
-		return 0;
-	case OPT_PORT_SET:
-		*port_set = arg;
-		return 0;
-	case OPT_TARGET:
-		if (sb_hbm_target_parse(arg, &s->target) < 0)
-			return sb_cli_usage_error("capture", "--%s", sb_error_detail());
-		return 0;
-	case 'D':
-		if (us_arg(arg, "--duration-us", &s->duration_ns))
-			return SB_EXIT_USAGE;
-		if (!s->duration_ns)
-			return sb_cli_usage_error("capture", "--duration-us %s: > 0", arg);
-		return 0;
-	case OPT_WARMUP:
-		return us_arg(arg, "--warmup-us", &s->warmup_ns) ? SB_EXIT_USAGE : 0;
-	case OPT_SEED:
-		if (sb_parse_u64(arg, "--seed", false, &v) < 0 || v > UINT32_MAX)
-			return sb_cli_usage_error("capture", "--seed %s: 0..2^32-1", arg);
-		s->seed = (uint32_t)v;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
 static int print_json(const struct sb_hbm_result *r, const char *path,
                       const struct sb_capture_stats *t, const struct sb_provenance *prov)
 {
@@ -185,18 +95,7 @@ static int capture_run(int argc, char **argv)
 	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
 	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
 	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS}, /* refused, with why */
-	    {"op", required_argument, NULL, OPT_OP},
-	    {"mix", required_argument, NULL, OPT_MIX},
-	    {"mode", required_argument, NULL, OPT_MODE},
-	    {"burst", required_argument, NULL, OPT_BURST},
-	    {"stride", required_argument, NULL, OPT_STRIDE},
-	    {"ws", required_argument, NULL, OPT_WS},
-	    {"outstanding", required_argument, NULL, OPT_OUT},
-	    {"port-set", required_argument, NULL, OPT_PORT_SET},
-	    {"target", required_argument, NULL, OPT_TARGET},
-	    {"duration-us", required_argument, NULL, 'D'},
-	    {"warmup-us", required_argument, NULL, OPT_WARMUP},
-	    {"seed", required_argument, NULL, OPT_SEED},
+	    SB_CLI_HBM_TRAFFIC_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -216,7 +115,7 @@ static int capture_run(int argc, char **argv)
 	sb_hbm_spec_init(&spec);
 	sb_capture_config_init(&co.cfg);
 	while ((c = getopt_long(argc, argv, "D:jh", opts, NULL)) != -1) {
-		if ((rc = traffic_option(c, optarg, &spec, &port_set)) >= 0) {
+		if ((rc = sb_cli_hbm_traffic_option("capture", c, optarg, &spec, &port_set)) >= 0) {
 			if (rc)
 				return rc;
 			continue;

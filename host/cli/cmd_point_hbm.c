@@ -69,22 +69,11 @@ void sb_cli_point_hbm_help(FILE *out)
 }
 
 enum {
-	OPT_OP = 300,
-	OPT_MIX,
-	OPT_MODE,
-	OPT_BURST,
-	OPT_STRIDE,
-	OPT_WS,
-	OPT_OUT,
-	OPT_PORTS,
-	OPT_PORT_SET,
-	OPT_TARGET,
+	OPT_PORTS = 0x480,
 	OPT_POLICY,
 	OPT_PAGE,
 	OPT_REFRESH,
 	OPT_TEMP,
-	OPT_WARMUP,
-	OPT_SEED,
 	OPT_CHECK,
 	OPT_CLASSES,
 };
@@ -213,37 +202,91 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
 	return SB_EXIT_OK;
 }
 
-static int parse_us(const char *arg, const char *what, uint64_t *ns)
+static int parse_us(const char *cmd, const char *arg, const char *what, uint64_t *ns)
 {
 	double d;
 
 	if (sb_parse_double(arg, what, &d) < 0 || !(d >= 0) || d > 1e9)
-		return sb_cli_usage_error("point", "%s %s: microseconds", what, arg);
+		return sb_cli_usage_error(cmd, "%s %s: microseconds", what, arg);
 	*ns = (uint64_t)llround(d * 1e3);
 	return 0;
+}
+
+int sb_cli_hbm_traffic_option(const char *cmd, int c, const char *arg, struct sb_hbm_spec *s,
+                              const char **port_set)
+{
+	uint64_t v;
+	int rc;
+
+	switch (c) {
+	case SB_CLI_OPT_HBM_OP:
+		if (sb_hbm_rw_parse(arg, &s->rw) < 0)
+			return sb_cli_usage_error(cmd, "--op: %s", sb_error_detail());
+		return 0;
+	case SB_CLI_OPT_HBM_MIX:
+		if (sb_parse_u64(arg, "--mix", true, &v) < 0 || v > 256)
+			return sb_cli_usage_error(cmd, "--mix %s: 0..256", arg);
+		s->mix_writes = (unsigned)v;
+		return 0;
+	case SB_CLI_OPT_HBM_MODE:
+		if (strcmp(arg, "linear") && strcmp(arg, "random"))
+			return sb_cli_usage_error(cmd, "--mode %s: linear or random", arg);
+		s->random = !strcmp(arg, "random");
+		return 0;
+	case SB_CLI_OPT_HBM_BURST:
+		if (sb_parse_u64(arg, "--burst", false, &v) < 0 || v < 32 || v > 4096 || v % 32)
+			return sb_cli_usage_error(cmd, "--burst %s: 32..4096 in steps of 32", arg);
+		s->burst = (uint32_t)v;
+		return 0;
+	case SB_CLI_OPT_HBM_STRIDE:
+		if (sb_parse_u64(arg, "--stride", false, &v) < 0 || v % 32 || v > (1u << 30))
+			return sb_cli_usage_error(cmd, "--stride %s: a multiple of 32", arg);
+		s->stride = (uint32_t)v;
+		return 0;
+	case SB_CLI_OPT_HBM_WS:
+		if (sb_parse_u64(arg, "--ws", false, &s->ws) < 0 || s->ws < 32 || s->ws >> 35)
+			return sb_cli_usage_error(cmd, "--ws %s: bytes, 32..2^35", arg);
+		return 0;
+	case SB_CLI_OPT_HBM_OUT:
+		if (sb_parse_u64(arg, "--outstanding", false, &v) < 0 || v < 1 || v > 64)
+			return sb_cli_usage_error(cmd, "--outstanding %s: 1..64", arg);
+		s->outstanding = (unsigned)v;
+		return 0;
+	case SB_CLI_OPT_HBM_PORT_SET:
+		*port_set = arg;
+		return 0;
+	case SB_CLI_OPT_HBM_TARGET:
+		if (sb_hbm_target_parse(arg, &s->target) < 0)
+			return sb_cli_usage_error(cmd, "--%s", sb_error_detail());
+		return 0;
+	case 'D':
+		if ((rc = parse_us(cmd, arg, "--duration-us", &s->duration_ns)) != 0)
+			return rc;
+		if (!s->duration_ns)
+			return sb_cli_usage_error(cmd, "--duration-us %s: > 0", arg);
+		return 0;
+	case SB_CLI_OPT_HBM_WARMUP:
+		return parse_us(cmd, arg, "--warmup-us", &s->warmup_ns);
+	case SB_CLI_OPT_HBM_SEED:
+		if (sb_parse_u64(arg, "--seed", false, &v) < 0 || v > UINT32_MAX)
+			return sb_cli_usage_error(cmd, "--seed %s: 0..2^32-1", arg);
+		s->seed = (uint32_t)v;
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 int sb_cli_point_hbm(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"device", required_argument, NULL, 'd'},
-	    {"op", required_argument, NULL, OPT_OP},
-	    {"mix", required_argument, NULL, OPT_MIX},
-	    {"mode", required_argument, NULL, OPT_MODE},
-	    {"burst", required_argument, NULL, OPT_BURST},
-	    {"stride", required_argument, NULL, OPT_STRIDE},
-	    {"ws", required_argument, NULL, OPT_WS},
-	    {"outstanding", required_argument, NULL, OPT_OUT},
+	    SB_CLI_HBM_TRAFFIC_OPTIONS,
 	    {"ports", required_argument, NULL, OPT_PORTS},
-	    {"port-set", required_argument, NULL, OPT_PORT_SET},
-	    {"target", required_argument, NULL, OPT_TARGET},
 	    {"policy", required_argument, NULL, OPT_POLICY},
 	    {"page", required_argument, NULL, OPT_PAGE},
 	    {"refresh", required_argument, NULL, OPT_REFRESH},
 	    {"temp", required_argument, NULL, OPT_TEMP},
-	    {"duration-us", required_argument, NULL, 'D'},
-	    {"warmup-us", required_argument, NULL, OPT_WARMUP},
-	    {"seed", required_argument, NULL, OPT_SEED},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"lat-classes", required_argument, NULL, OPT_CLASSES},
 	    {"json", no_argument, NULL, 'j'},
@@ -257,7 +300,7 @@ int sb_cli_point_hbm(int argc, char **argv)
 	struct sb_provenance prov;
 	struct sb_device *dev;
 	struct sb_lock *lock;
-	uint64_t v, nports = 0;
+	uint64_t nports = 0;
 	double d;
 	unsigned u;
 	bool b;
@@ -265,63 +308,20 @@ int sb_cli_point_hbm(int argc, char **argv)
 
 	sb_hbm_spec_init(&spec);
 	while ((c = getopt_long(argc, argv, "D:jh", opts, NULL)) != -1) {
+		if ((rc = sb_cli_hbm_traffic_option("point", c, optarg, &spec, &port_set)) >= 0) {
+			if (rc)
+				return rc;
+			continue;
+		}
 		switch (c) {
 		case 'd':
 			uri = optarg;
-			break;
-		case OPT_OP:
-			if (sb_hbm_rw_parse(optarg, &spec.rw) < 0)
-				return sb_cli_usage_error("point", "--op: %s", sb_error_detail());
-			break;
-		case OPT_MIX:
-			if (sb_parse_u64(optarg, "--mix", true, &v) < 0 || v > 256)
-				return sb_cli_usage_error("point", "--mix %s: 0..256", optarg);
-			spec.mix_writes = (unsigned)v;
-			break;
-		case OPT_MODE:
-			if (strcmp(optarg, "linear") && strcmp(optarg, "random"))
-				return sb_cli_usage_error("point", "--mode %s: linear or random",
-				                          optarg);
-			spec.random = !strcmp(optarg, "random");
-			break;
-		case OPT_BURST:
-			if (sb_parse_u64(optarg, "--burst", false, &v) < 0 || v < 32 || v > 4096 ||
-			    v % 32)
-				return sb_cli_usage_error(
-				    "point", "--burst %s: 32..4096 in steps of 32", optarg);
-			spec.burst = (uint32_t)v;
-			break;
-		case OPT_STRIDE:
-			if (sb_parse_u64(optarg, "--stride", false, &v) < 0 || v % 32 ||
-			    v > (1u << 30))
-				return sb_cli_usage_error("point", "--stride %s: a multiple of 32",
-				                          optarg);
-			spec.stride = (uint32_t)v;
-			break;
-		case OPT_WS:
-			if (sb_parse_u64(optarg, "--ws", false, &spec.ws) < 0 || spec.ws < 32 ||
-			    spec.ws >> 35)
-				return sb_cli_usage_error("point", "--ws %s: bytes, 32..2^35",
-				                          optarg);
-			break;
-		case OPT_OUT:
-			if (sb_parse_u64(optarg, "--outstanding", false, &v) < 0 || v < 1 || v > 64)
-				return sb_cli_usage_error("point", "--outstanding %s: 1..64",
-				                          optarg);
-			spec.outstanding = (unsigned)v;
 			break;
 		case OPT_PORTS:
 			if (sb_parse_u64(optarg, "--ports", false, &nports) < 0 || !nports ||
 			    nports > SB_HBM_MAX_PORTS)
 				return sb_cli_usage_error("point", "--ports %s: 1..%d", optarg,
 				                          SB_HBM_MAX_PORTS);
-			break;
-		case OPT_PORT_SET:
-			port_set = optarg;
-			break;
-		case OPT_TARGET:
-			if (sb_hbm_target_parse(optarg, &spec.target) < 0)
-				return sb_cli_usage_error("point", "--%s", sb_error_detail());
 			break;
 		case OPT_POLICY:
 			if (sb_hbm_map_parse(optarg, &u) < 0)
@@ -344,21 +344,6 @@ int sb_cli_point_hbm(int argc, char **argv)
 			if (sb_parse_double(optarg, "--temp", &d) < 0 || !(d >= 1) || d > 127)
 				return sb_cli_usage_error("point", "--temp %s: 1..127 C", optarg);
 			spec.temp_c = d;
-			break;
-		case 'D':
-			if ((rc = parse_us(optarg, "--duration-us", &spec.duration_ns)) != 0)
-				return rc;
-			if (!spec.duration_ns)
-				return sb_cli_usage_error("point", "--duration-us %s: > 0", optarg);
-			break;
-		case OPT_WARMUP:
-			if ((rc = parse_us(optarg, "--warmup-us", &spec.warmup_ns)) != 0)
-				return rc;
-			break;
-		case OPT_SEED:
-			if (sb_parse_u64(optarg, "--seed", false, &v) < 0 || v > UINT32_MAX)
-				return sb_cli_usage_error("point", "--seed %s: 0..2^32-1", optarg);
-			spec.seed = (uint32_t)v;
 			break;
 		case OPT_CHECK:
 			spec.check = true;
