@@ -68,6 +68,7 @@ struct lt_splitter {
  * last times, windows) the splitter counts itself (lt_split_result()). *used: the records dealt;
  * a record that names no subpartition, whose time is out of range or goes back ends them with
  * the engine's error. lists[nthreads] takes the records of other shards (room for n too).
+ * The lists must be 16-byte aligned: the ops are stored past the cache (non-temporal stores).
  */
 int lt_split(const struct lt_decoder *d, struct lt_splitter *sp, const struct sb_trace_info *info,
              const struct sb_trace_record *recs, size_t n, unsigned nthreads,

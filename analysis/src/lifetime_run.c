@@ -26,7 +26,7 @@
 #include "stackbench/log.h"
 #include "stackbench/util.h"
 
-enum { RUN_BATCH = 4096, PAR_BATCH = 4 * RUN_BATCH, PAR_SLOTS = 4 };
+enum { RUN_BATCH = 4096, PAR_BATCH = 2 * RUN_BATCH, PAR_SLOTS = 8 };
 
 int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy policy,
                              struct sb_lifetime_result *res,
@@ -87,12 +87,17 @@ out:
 
 /* --- several threads ---------------------------------------------------------------------- */
 
+/* A slot of the ring: free, read (its records wait to be dealt), dealt (engines apply it). */
+enum slot_state { SLOT_FREE, SLOT_READ, SLOT_DEALT };
+
 struct slot {
+	struct sb_trace_record *recs;                     /* the batch as read */
 	struct lt_op *lists[SB_ANALYSIS_MAX_THREADS + 1]; /* each engine's ops (lt_split) */
 	size_t counts[SB_ANALYSIS_MAX_THREADS + 1];
 	size_t n;                  /* records of the batch */
 	struct sb_trace_info info; /* the reader's description after this batch */
-	unsigned left;             /* engines still to read it */
+	enum slot_state state;
+	unsigned left; /* engines still to apply it (SLOT_DEALT) */
 };
 
 /* An engine: its partition's results, applied batch after batch by whichever thread is free. */
@@ -106,14 +111,19 @@ struct engine {
 
 struct par {
 	pthread_mutex_t mu;
-	pthread_cond_t changed; /* a batch published or applied, the end, an error */
+	pthread_cond_t changed; /* a batch read, dealt or applied, the end, an error */
 	struct slot slots[PAR_SLOTS];
 	struct engine *engines;
 	unsigned nengines;
 	struct sb_lifetime_result *parts;
-	uint64_t published; /* batches handed to the engines */
-	bool done;          /* no more batches (end of the trace, an error) */
-	bool stop;          /* an error: everybody stops */
+	struct lt_decoder *dec; /* the dealer's (one thread at a time, batches in order) */
+	struct lt_splitter *split;
+	uint64_t nread;     /* batches read */
+	uint64_t published; /* batches dealt to the engines */
+	bool dealing;       /* a thread deals batch `published` */
+	bool read_end;      /* the reader is done (end of the trace, an error) */
+	bool deal_end;      /* no more batches will be dealt (a record's error) */
+	bool stop;          /* an engine's error: everybody stops */
 	int err;            /* the first error in the order of the records, */
 	uint64_t err_batch; /* in this batch */
 	unsigned err_engine;
@@ -123,8 +133,8 @@ struct par {
 
 /*
  * Keep err (of engine e, in batch b) if it comes first. An engine's error stops everybody; the
- * reader's ends the batches, and the engines go on with those before it (one of them may hold
- * an earlier error). Called with the lock held.
+ * reader's or the dealer's ends the batches, and the engines go on with those before it (one
+ * of them may hold an earlier error). Called with the lock held.
  */
 static void par_error(struct par *p, int err, uint64_t b, unsigned e, bool stop)
 {
@@ -138,6 +148,12 @@ static void par_error(struct par *p, int err, uint64_t b, unsigned e, bool stop)
 	pthread_cond_broadcast(&p->changed);
 }
 
+/* Whether a batch is read and waits to be dealt, and no thread deals. Lock held. */
+static bool dealable(const struct par *p)
+{
+	return !p->dealing && !p->deal_end && p->published < p->nread;
+}
+
 /* An engine with a batch to apply that no thread applies; -1 if none. Lock held. */
 static int runnable(const struct par *p)
 {
@@ -145,6 +161,40 @@ static int runnable(const struct par *p)
 		if (!p->engines[i].busy && p->engines[i].next < p->published)
 			return (int)i;
 	return -1;
+}
+
+/*
+ * Deal the next batch read (lock held on entry and return, released while it runs): decode
+ * its records once and put each engine's into its list (lt_split), in the order of the
+ * batches, one thread at a time (the splitter counts in the order of the records).
+ */
+static void deal_batch(struct par *p)
+{
+	const uint64_t b = p->published;
+	struct slot *s = &p->slots[b % PAR_SLOTS];
+	size_t used;
+	int err;
+
+	p->dealing = true;
+	pthread_mutex_unlock(&p->mu);
+	lt_decoder_sync(p->dec, &s->info);
+	err = lt_split(p->dec, p->split, &s->info, s->recs, s->n, p->nengines, s->lists, s->counts,
+	               &used);
+	if (b == 0 && !err)
+		for (unsigned t = 0; t < p->nengines; t++)
+			lt_set_windowed(p->engines[t].eng, p->split->windowed);
+	pthread_mutex_lock(&p->mu);
+	p->dealing = false;
+	if (err < 0) {
+		/* an error of the records, as the reader's: the batches before it are applied */
+		p->deal_end = true;
+		par_error(p, err, b, 0, false);
+		return;
+	}
+	s->state = SLOT_DEALT;
+	s->left = p->nengines;
+	p->published = b + 1;
+	pthread_cond_broadcast(&p->changed);
 }
 
 /* Apply engine i's next batch (lock held on entry and return, released while it runs). */
@@ -165,8 +215,25 @@ static void apply_batch(struct par *p, unsigned i)
 		return;
 	}
 	e->next++;
-	s->left--;
+	if (!--s->left)
+		s->state = SLOT_FREE;
 	pthread_cond_broadcast(&p->changed);
+}
+
+/* Deal or apply a batch if there is one (dealing first: it feeds the engines). Lock held. */
+static bool help(struct par *p)
+{
+	int i;
+
+	if (dealable(p)) {
+		deal_batch(p);
+		return true;
+	}
+	if ((i = runnable(p)) >= 0) {
+		apply_batch(p, (unsigned)i);
+		return true;
+	}
+	return false;
 }
 
 /* Once every batch is applied: finish engines no thread has taken (in parallel, each its own). */
@@ -194,7 +261,7 @@ static void finish_engines(struct par *p)
 /* Whether every engine has applied every batch of a trace read to its end. Lock held. */
 static bool all_applied(const struct par *p)
 {
-	if (!p->done)
+	if (!p->read_end || (!p->deal_end && p->published < p->nread) || p->dealing)
 		return false;
 	for (unsigned i = 0; i < p->nengines; i++)
 		if (p->engines[i].next < p->published || p->engines[i].busy)
@@ -202,20 +269,18 @@ static bool all_applied(const struct par *p)
 	return true;
 }
 
-/* Threads 1 .. T-1: apply any engine's next batch, then finish engines. */
+/* Threads 1 .. T-1: deal batches and apply any engine's next batch, then finish engines. */
 static void *worker_main(void *arg)
 {
 	struct par *p = arg;
-	int i;
 
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop) {
-		if ((i = runnable(p)) >= 0)
-			apply_batch(p, (unsigned)i);
-		else if (all_applied(p))
+		if (help(p))
+			continue;
+		if (all_applied(p))
 			break;
-		else
-			pthread_cond_wait(&p->changed, &p->mu);
+		pthread_cond_wait(&p->changed, &p->mu);
 	}
 	if (!p->stop && !p->err)
 		finish_engines(p);
@@ -223,44 +288,29 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/*
- * Fill slot s with the next batch: read in runs of RUN_BATCH records into recs (small enough
- * to stay in the cache between reading and dealing them), each dealt to the engines' lists.
- * The records of the batch, 0 at the end, or an error of the reader or of the records.
- */
-static int fill_slot(struct sb_trace_reader *r, struct lt_decoder *dec, struct lt_splitter *split,
-                     unsigned nengines, struct sb_trace_record *recs, struct slot *s)
+/* Read the next batch into slot s: its records, 0 at the end, or the reader's error. */
+static int read_slot(struct sb_trace_reader *r, struct slot *s)
 {
-	struct lt_op *lists[SB_ANALYSIS_MAX_THREADS + 1];
-	size_t counts[SB_ANALYSIS_MAX_THREADS + 1], used;
-	int n, err;
+	int n = 0;
 
 	s->n = 0;
-	for (unsigned t = 0; t <= nengines; t++)
-		s->counts[t] = 0;
-	while (s->n < PAR_BATCH && (n = sb_trace_read(r, recs, RUN_BATCH)) > 0) {
-		s->info = *sb_trace_reader_info(r);
-		lt_decoder_sync(dec, &s->info);
-		for (unsigned t = 0; t <= nengines; t++)
-			lists[t] = s->lists[t] + s->counts[t];
-		err =
-		    lt_split(dec, split, &s->info, recs, (size_t)n, nengines, lists, counts, &used);
-		if (err < 0)
-			return err; /* an error of the records, as the reader's */
-		for (unsigned t = 0; t <= nengines; t++)
-			s->counts[t] += counts[t];
+	while (s->n < PAR_BATCH && (n = sb_trace_read(r, s->recs + s->n, PAR_BATCH - s->n)) > 0)
 		s->n += (size_t)n;
-	}
-	return n < 0 ? n : (int)s->n;
+	if (n < 0)
+		return n;
+	s->info = *sb_trace_reader_info(r);
+	return (int)s->n;
 }
 
 /*
- * T engines, each a partition of the addresses, in T threads. The calling thread reads a batch
- * into a free slot of the ring, decodes it and deals each engine its list (lt_split: its own
- * records, the flushes and window ends of all); any thread applies any engine's next batch
- * (one thread at a time per engine, batches in order), the calling thread when the ring is
- * full. So the threads share the work whatever its parts cost (reading CSV costs more than
- * sbt), and no thread but the reader touches every record.
+ * T engines, each a partition of the addresses, in T threads. A batch goes through three
+ * stages: the calling thread reads it into a free slot of the ring; a thread deals it (decodes
+ * each record once and gives each engine its list, lt_split: its own records, the flushes and
+ * window ends of all), batches in order; the engines apply it (one thread at a time per engine,
+ * batches in order). Any thread deals or applies what is ready, the calling thread too when the
+ * ring is full: so the threads share the work whatever its parts cost (reading CSV costs more
+ * than sbt; dealing as much as reading sbt), and only the reader and the dealer touch every
+ * record.
  */
 static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_opts *o,
                        unsigned nthreads, struct sb_lifetime_result *res)
@@ -272,13 +322,11 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 	struct sb_lifetime_partition part = {o->shard, o->nshards ? o->nshards : 1, 0, nthreads};
 	struct lt_decoder *dec = malloc(sizeof(*dec));
 	struct lt_splitter *split = calloc(1, sizeof(*split));
-	struct sb_trace_record *recs = malloc(RUN_BATCH * sizeof(*recs));
 	unsigned started = 1;
 	uint64_t total = 0;
 	int err = 0;
 
-	if (!p || !tid || !parts || !engines || !dec || !split || !recs) {
-		free(recs);
+	if (!p || !tid || !parts || !engines || !dec || !split) {
 		free(p);
 		free(tid);
 		free(parts);
@@ -293,11 +341,15 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 	p->engines = engines;
 	p->nengines = nthreads;
 	p->parts = parts;
+	p->dec = dec;
+	p->split = split;
 	for (unsigned i = 0; i < PAR_SLOTS; i++) {
 		struct slot *s = &p->slots[i];
 
-		if (!(s->lists[0] =
-		          malloc(((size_t)nthreads + 1) * PAR_BATCH * sizeof(*s->lists[0])))) {
+		s->recs = malloc(PAR_BATCH * sizeof(*s->recs));
+		s->lists[0] =
+		    aligned_alloc(64, ((size_t)nthreads + 1) * PAR_BATCH * sizeof(*s->lists[0]));
+		if (!s->recs || !s->lists[0]) {
 			err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
@@ -314,31 +366,26 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 		}
 	}
 	pthread_mutex_lock(&p->mu);
-	for (uint64_t b = 0; !p->stop;) {
+	for (uint64_t b = 0; !p->stop && !p->deal_end;) {
 		struct slot *s = &p->slots[b % PAR_SLOTS];
-		int n, i;
+		int n;
 
-		if (s->left) {
-			/* the ring is full: apply a batch, or wait for one to be applied */
-			if ((i = runnable(p)) >= 0)
-				apply_batch(p, (unsigned)i);
-			else
+		if (s->state != SLOT_FREE) {
+			/* the ring is full: deal or apply a batch, or wait for one to be applied */
+			if (!help(p))
 				pthread_cond_wait(&p->changed, &p->mu);
 			continue;
 		}
 		pthread_mutex_unlock(&p->mu);
-		n = fill_slot(r, dec, split, nthreads, recs, s);
-		if (b == 0 && n > 0)
-			for (unsigned t = 0; t < nthreads; t++)
-				lt_set_windowed(engines[t].eng, split->windowed);
+		n = read_slot(r, s);
 		pthread_mutex_lock(&p->mu);
 		if (n <= 0) {
 			if (n < 0)
 				par_error(p, n, b, 0, false);
 			break;
 		}
-		s->left = nthreads;
-		p->published = ++b;
+		s->state = SLOT_READ;
+		p->nread = ++b;
 		pthread_cond_broadcast(&p->changed);
 		total += (uint64_t)n;
 		if (o->progress) {
@@ -349,14 +396,11 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 	}
 	/* the end of the trace (or an error): the calling thread helps with what is left */
 	p->final = sb_trace_reader_info(r);
-	p->done = true;
+	p->read_end = true;
 	pthread_cond_broadcast(&p->changed);
-	for (int i; !p->stop && !all_applied(p);) {
-		if ((i = runnable(p)) >= 0)
-			apply_batch(p, (unsigned)i);
-		else
+	while (!p->stop && !all_applied(p))
+		if (!help(p))
 			pthread_cond_wait(&p->changed, &p->mu);
-	}
 	if (!p->stop && !p->err)
 		finish_engines(p);
 	pthread_mutex_unlock(&p->mu);
@@ -385,9 +429,10 @@ out:
 			sb_lifetime_result_release(&parts[t]);
 		sb_lifetime_free(engines[t].eng);
 	}
-	for (unsigned i = 0; i < PAR_SLOTS; i++)
+	for (unsigned i = 0; i < PAR_SLOTS; i++) {
 		free(p->slots[i].lists[0]);
-	free(recs);
+		free(p->slots[i].recs);
+	}
 	free(split);
 	free(dec);
 	pthread_cond_destroy(&p->changed);

@@ -22,6 +22,7 @@
 #include "stackbench/locality.h"
 #include "stackbench/log.h"
 #include "stackbench/partial.h"
+#include "stackbench/util.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 
@@ -226,6 +227,76 @@ Test(parallel, lifetime_runner_threads_give_one_engines_report, .timeout = 300)
 	check_lifetime_runner(100000, false, 0, SB_POLICY_WRITE_ALLOCATE);
 	check_lifetime_runner(100000, true, 0, SB_POLICY_NO_WRITE_ALLOCATE);
 	check_lifetime_runner(100000, false, 1, SB_POLICY_NO_WRITE_ALLOCATE);
+}
+
+/*
+ * A CSV trace damaged at record k (the records before it spread over several batches of the
+ * threads' ring): every thread count stops with the error of one thread, naming its line.
+ */
+static void check_runner_error(size_t n, size_t k)
+{
+	struct sb_trace_info info;
+	struct sb_trace_record *t = make_trace(n, false, 0);
+	struct sb_lifetime_result got;
+	struct sb_trace_writer *w;
+	char dir[256], path[300], want[1024], line[64];
+	const char *paths[1] = {path};
+	struct sb_trace_source src = {.fmt = SB_TRACE_CSV, .paths = paths, .npaths = 1};
+	size_t len, lineno = 1;
+	char *text, *p;
+	FILE *f;
+
+	sbtest_three_subparts(&info, false);
+	sbtest_mkdtemp(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/trace.csv", dir);
+	cr_assert_eq(sb_trace_writer_open(&w, SB_TRACE_CSV, path, &info), 0, "%s",
+	             sb_error_detail());
+	cr_assert_eq(sb_trace_write(w, &info, t, n), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_trace_writer_close(w), 0);
+	cr_assert(f = fopen(path, "rb"));
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	len = (size_t)ftell(f);
+	rewind(f);
+	cr_assert(text = malloc(len + 1));
+	cr_assert_eq(fread(text, 1, len, f), len);
+	fclose(f);
+	text[len] = 0;
+	/* past the '#' lines and the column names, then k records */
+	for (p = text; *p == '#'; lineno++) {
+		cr_assert(p = strchr(p, '\n'));
+		p++;
+	}
+	for (size_t i = 0; i <= k; i++, lineno++) {
+		cr_assert(p = strchr(p, '\n'));
+		p++;
+	}
+	cr_assert(p[0] >= '0' && p[0] <= '9', "record %zu: %.20s", k, p);
+	p[0] = 'x'; /* the time field is no number now; the file keeps its size */
+	sbtest_write(path, text, len);
+	free(text);
+	snprintf(line, sizeof(line), "line %zu", lineno);
+	for (unsigned threads = 1; threads <= 4; threads++) {
+		struct sb_lifetime_run_opts o = {.policy = SB_POLICY_WRITE_ALLOCATE,
+		                                 .threads = threads};
+		int err = sb_lifetime_run_source(&src, &o, &got);
+
+		cr_assert_lt(err, 0, "%u threads: the damaged line was not reported", threads);
+		if (threads == 1) {
+			sb_strlcpy(want, sb_error_detail(), sizeof(want));
+			cr_assert(strstr(want, line), "%s (no '%s')", want, line);
+		} else {
+			cr_expect_str_eq(sb_error_detail(), want, "%u threads", threads);
+		}
+	}
+	sbtest_rmtree(dir);
+	free(t);
+}
+
+Test(parallel, lifetime_runner_threads_stop_at_a_damaged_line_as_one_thread, .timeout = 120)
+{
+	check_runner_error(100000, 0);     /* the first record */
+	check_runner_error(100000, 40000); /* batches of the ring already dealt and applied */
+	check_runner_error(100000, 99999); /* the last record */
 }
 
 Test(parallel, lifetime_merge_refuses_parts_of_other_traces)
