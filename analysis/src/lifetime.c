@@ -1011,6 +1011,33 @@ static inline void op_put(struct lt_op *dst, const struct lt_op *o)
  * given only its records, every flush, skip and bypass (which every engine applies or counts)
  * and the records that start a sample (a window's end cuts the values of every engine).
  */
+/*
+ * What a record changes of its subpartition's counts beyond the read and write ticks: a new
+ * sample (window), a new time stamp (checked: in range, not back). *all: every engine gets
+ * the record (a window starts). Not inlined: the dealing loop stays short.
+ */
+static int split_slow(const struct sb_trace_info *info, bool windowed, struct lt_split_sp *v,
+                      const struct lt_op *o, bool *all)
+{
+	if (windowed && o->sample != v->window) {
+		v->windows += v->started;
+		v->window = o->sample;
+		*all = true;
+	}
+	if (o->time != v->cur || !v->started) {
+		if (UNLIKELY(!sb_trace_time_ok(o->time)))
+			return time_error(info->subparts[o->sp].name, o->time, 0, false);
+		if (v->started && o->time < v->cur)
+			return time_error(info->subparts[o->sp].name, o->time, v->cur, true);
+		if (!v->started)
+			v->first = o->time;
+		v->started = true;
+		v->cur = o->time;
+		v->r_now = v->w_now = false;
+	}
+	return 0;
+}
+
 SB_HOT_CLONES
 int lt_split(const struct lt_decoder *d, struct lt_splitter *sp, const struct sb_trace_info *info,
              const struct sb_trace_record *recs, size_t n, unsigned nthreads,
@@ -1037,33 +1064,17 @@ int lt_split(const struct lt_decoder *d, struct lt_splitter *sp, const struct sb
 		}
 		v = &sp->sp[o.sp];
 		all = o.act > A_FETCH;
-		if (UNLIKELY(sp->windowed) && o.sample != v->window) {
-			v->windows += v->started;
-			v->window = o.sample;
-			all = true;
-		}
-		if (UNLIKELY(o.time != v->cur || !v->started)) {
-			if (UNLIKELY(!sb_trace_time_ok(o.time))) {
-				err = time_error(info->subparts[o.sp].name, o.time, 0, false);
-				break;
-			}
-			if (v->started && o.time < v->cur) {
-				err = time_error(info->subparts[o.sp].name, o.time, v->cur, true);
-				break;
-			}
-			if (!v->started)
-				v->first = o.time;
-			v->started = true;
-			v->cur = o.time;
-		}
+		if (UNLIKELY(o.time != v->cur || !v->started ||
+		             (sp->windowed && o.sample != v->window)) &&
+		    (err = split_slow(info, sp->windowed, v, &o, &all)) < 0)
+			break;
+		/* time stamps with a read, with a write (times only go forward) */
 		rd = o.act == A_READ;
-		wr = !rd & (o.act <= A_FETCH);
-		v->read_ticks += rd & (!v->any_r | (v->last_r != o.time));
-		v->write_ticks += wr & (!v->any_w | (v->last_w != o.time));
-		v->any_r |= rd;
-		v->any_w |= wr;
-		v->last_r = rd ? o.time : v->last_r;
-		v->last_w = wr ? o.time : v->last_w;
+		wr = o.act == A_STORE || o.act == A_FETCH;
+		v->read_ticks += rd & !v->r_now;
+		v->write_ticks += wr & !v->w_now;
+		v->r_now |= rd;
+		v->w_now |= wr;
 		if (UNLIKELY(all)) {
 			for (unsigned t = 0; t < nthreads; t++)
 				op_put(&lists[t][counts[t]++], &o);

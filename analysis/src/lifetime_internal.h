@@ -49,10 +49,11 @@ void lt_decoder_sync(struct lt_decoder *d, const struct sb_trace_info *info);
 
 /* What every engine counts alike of one subpartition, counted once by lt_split(). */
 struct lt_split_sp {
-	int64_t cur, first, last_r, last_w;
+	int64_t cur, first;
 	uint64_t read_ticks, write_ticks, windows;
 	uint32_t window;
-	bool started, any_r, any_w;
+	bool started;
+	bool r_now, w_now; /* the current time stamp has a read, a write */
 };
 
 struct lt_splitter {
