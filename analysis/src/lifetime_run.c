@@ -3,17 +3,18 @@
  * Running the lifetime engine over a trace: in one thread, or in several that share the reading
  * (docs/lifetimes.md, "Threads and shards").
  *
- * With T threads the reader (the calling thread) fills batches of records into a ring of slots,
- * decodes them once (action, key, the engine its address belongs to) and deals them into one
- * list per engine (lt_split); T engines, each owning one partition of the addresses
- * (sb_lifetime_set_partition), apply their list of every batch in order, each in whichever
- * thread is free (the reader's too, when the ring is full): its own records, and the flushes
- * and window ends of all. What every engine counts alike of all records (time stamps with reads
- * and writes, first and last times, windows) the splitter counts once. A slot is refilled once
- * every engine is done with it. At the end the threads finish the engines, the splitter's counts
- * go into each result, and the T results are merged (sb_lifetime_result_merge): the same
- * result, exactly, as one engine's. Errors are reported as one engine would: the first in the
- * order of the records (an engine's error in an earlier batch before the reader's in a later one).
+ * With T threads the calling thread reads batches of records into a ring of slots; a batch read
+ * is dealt (lt_split: each record decoded once, its action, key and the engine its address
+ * belongs to, and put into that engine's list), batches in order, by whichever thread is free;
+ * T engines, each owning one partition of the addresses (sb_lifetime_set_partition), apply
+ * their list of every batch in order, each in whichever thread is free (the reader's too, when
+ * the ring is full): its own records, and the flushes and window ends of all. What every
+ * engine counts alike of all records (time stamps with reads and writes, first and last times,
+ * windows) the splitter counts once. A slot is refilled once every engine is done with it. At
+ * the end the threads finish the engines, the splitter's counts go into each result, and the
+ * T results are merged (sb_lifetime_result_merge): the same result, exactly, as one engine's.
+ * Errors are reported as one engine would: the first in the order of the records (an engine's
+ * error in an earlier batch before the reader's or the dealer's in a later one).
  */
 #include <pthread.h>
 #include <stdio.h>
