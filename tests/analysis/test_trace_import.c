@@ -553,3 +553,66 @@ Test(import, truncated_or_corrupt_compressed_data_is_an_error)
 	cr_expect(strstr(sb_error_detail(), "magic.csv.zst"), "%s", sb_error_detail());
 	free(data);
 }
+
+/*
+ * CSV numbers of every length (1 to 20 digits, and hexadecimal) in a middle column and in the
+ * last one, after subpartition names of 1 to 12 bytes: the fast path reads up to 8 digits and
+ * looks for commas 8 bytes at a time where 8 bytes of the line are left, and gives each record
+ * exactly (20 digits and other forms go to the full parser).
+ */
+Test(import, csv_numbers_of_every_length_are_read_exactly)
+{
+	static const char digits[] = "12345678901234567890";
+	static const char *const names[] = {"a", "bcdefghijkl", "mnopqrst", "uvwxyzABCDEF"};
+	char path[128], *text = malloc(1 << 16), *p = text;
+	struct sb_trace_reader *r;
+	struct sb_trace_record *recs;
+	uint64_t want_addr[64];
+	uint32_t want_unit[64];
+	size_t n, k = 0;
+
+	cr_assert(text);
+	p += sprintf(p, "#@ stackbench-trace csv 1\n#@ clock_hz=1000000000 time_unit=cycle\n");
+	for (int i = 0; i < 4; i++)
+		p += sprintf(p,
+		             "#@ subpartition name=%s type=scratchpad addr_unit_bytes=1 "
+		             "block_bytes=1 per_unit=0\n",
+		             names[i]);
+	p += sprintf(p, "time,subpartition,addr,size,kind,unit\n");
+	for (int d = 1; d <= 20; d++, k++) {
+		/* addr of d digits; unit of up to 9 digits (a uint32) at the end of the line */
+		const int du = d < 9 ? d : 9;
+
+		p += sprintf(p, "%d,%s,%.*s,%d,%s,%.*s\n", d, names[d % 4], d, digits, 1 << (d % 4),
+		             d % 2 ? "fetch" : "read", du, digits + 20 - du);
+		want_addr[k] = 0;
+		for (int j = 0; j < d; j++)
+			want_addr[k] = want_addr[k] * 10 + (uint64_t)(digits[j] - '0');
+		want_unit[k] = (uint32_t)strtoul(digits + 20 - du, NULL, 10);
+	}
+	for (int d = 1; d <= 16; d++, k++) { /* hexadecimal addresses */
+		p += sprintf(p, "%d,%s,0x%.*s,4,write,7\n", 20 + d, names[d % 4], d,
+		             "fedcba9876543210");
+		want_addr[k] = 0xfedcba9876543210ull >> (4 * (16 - d));
+		want_unit[k] = 7;
+	}
+	snprintf(path, sizeof(path), "%s/numbers.csv", dir);
+	sbtest_write(path, text, (size_t)(p - text));
+	cr_assert_eq(sb_trace_open(&r, SB_TRACE_CSV, path, NULL), 0, "%s", sb_error_detail());
+	cr_assert_eq(sbtest_read_all(r, &recs, &n), 0, "%s", sb_error_detail());
+	cr_assert_eq(n, k);
+	for (size_t i = 0; i < n; i++) {
+		cr_expect_eq(recs[i].time, (int64_t)i + 1, "record %zu", i);
+		cr_expect_eq(recs[i].addr, want_addr[i], "record %zu: addr %llu, not %llu", i,
+		             (unsigned long long)recs[i].addr, (unsigned long long)want_addr[i]);
+		cr_expect_eq(recs[i].unit, want_unit[i], "record %zu: unit %u", i, recs[i].unit);
+		cr_expect_eq(recs[i].subpart, (i < 20 ? i + 1 : i - 19) % 4, "record %zu", i);
+		cr_expect_eq(recs[i].size, i < 20 ? 1u << ((i + 1) % 4) : 4u, "record %zu", i);
+		cr_expect_eq(recs[i].kind,
+		             i < 20 ? ((i + 1) % 2 ? SB_ACC_FETCH : SB_ACC_READ) : SB_ACC_WRITE,
+		             "record %zu", i);
+	}
+	free(recs);
+	sb_trace_reader_free(r);
+	free(text);
+}
