@@ -208,7 +208,10 @@ static void apply_batch(struct par *p, unsigned i)
 
 	e->busy = true;
 	pthread_mutex_unlock(&p->mu);
-	err = lt_feed_ops(e->eng, &s->info, s->lists[i], s->counts[i], s->n);
+	if (p->nengines == 1)
+		err = sb_lifetime_feed(e->eng, &s->info, s->recs, s->n);
+	else
+		err = lt_feed_ops(e->eng, &s->info, s->lists[i], s->counts[i], s->n);
 	pthread_mutex_lock(&p->mu);
 	e->busy = false;
 	if (err < 0) {
@@ -318,9 +321,11 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 {
 	struct par *p = calloc(1, sizeof(*p));
 	pthread_t *tid = calloc(nthreads, sizeof(*tid));
-	struct sb_lifetime_result *parts = calloc(nthreads, sizeof(*parts));
-	struct engine *engines = calloc(nthreads, sizeof(*engines));
-	struct sb_lifetime_partition part = {o->shard, o->nshards ? o->nshards : 1, 0, nthreads};
+	/* the reading (and dealing) takes about a thread's share: one engine fewer than threads */
+	const unsigned nengines = nthreads - 1;
+	struct sb_lifetime_result *parts = calloc(nengines, sizeof(*parts));
+	struct engine *engines = calloc(nengines, sizeof(*engines));
+	struct sb_lifetime_partition part = {o->shard, o->nshards ? o->nshards : 1, 0, nengines};
 	struct lt_decoder *dec = malloc(sizeof(*dec));
 	struct lt_splitter *split = calloc(1, sizeof(*split));
 	unsigned started = 1;
@@ -340,25 +345,25 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->changed, NULL);
 	p->engines = engines;
-	p->nengines = nthreads;
+	p->nengines = nengines;
 	p->parts = parts;
 	p->dec = dec;
 	p->split = split;
 	for (unsigned i = 0; i < PAR_SLOTS; i++) {
 		struct slot *s = &p->slots[i];
 
-		s->recs = malloc(PAR_BATCH * sizeof(*s->recs));
-		s->lists[0] =
-		    aligned_alloc(64, ((size_t)nthreads + 1) * PAR_BATCH * sizeof(*s->lists[0]));
-		if (!s->recs || !s->lists[0]) {
+		if (!(s->recs = malloc(PAR_BATCH * sizeof(*s->recs))) ||
+		    (nengines > 1 &&
+		     !(s->lists[0] = aligned_alloc(64, ((size_t)nengines + 1) * PAR_BATCH *
+		                                           sizeof(*s->lists[0]))))) {
 			err = sb_error_set(SB_ERR_NOMEM, "out of memory");
 			goto out;
 		}
-		for (unsigned t = 1; t <= nthreads; t++)
+		for (unsigned t = 1; nengines > 1 && t <= nengines; t++)
 			s->lists[t] = s->lists[0] + (size_t)t * PAR_BATCH;
 	}
-	for (unsigned t = 0; t < nthreads; t++)
-		if ((err = new_engine(&engines[t].eng, o, t, nthreads)) < 0)
+	for (unsigned t = 0; t < nengines; t++)
+		if ((err = new_engine(&engines[t].eng, o, t, nengines)) < 0)
 			goto out;
 	for (; started < nthreads; started++) {
 		if (pthread_create(&tid[started], NULL, worker_main, p)) {
@@ -385,8 +390,15 @@ static int run_threads(struct sb_trace_reader *r, const struct sb_lifetime_run_o
 				par_error(p, n, b, 0, false);
 			break;
 		}
-		s->state = SLOT_READ;
 		p->nread = ++b;
+		if (nengines == 1) {
+			/* one engine applies the records themselves: nothing to deal */
+			s->state = SLOT_DEALT;
+			s->left = 1;
+			p->published = b;
+		} else {
+			s->state = SLOT_READ;
+		}
 		pthread_cond_broadcast(&p->changed);
 		total += (uint64_t)n;
 		if (o->progress) {
@@ -420,12 +432,12 @@ stop:
 			sb_error_clear();
 	}
 	if (!err) {
-		for (unsigned t = 0; t < nthreads; t++)
+		for (unsigned t = 0; nengines > 1 && t < nengines; t++)
 			lt_split_result(split, &parts[t]);
-		err = sb_lifetime_result_merge(res, parts, nthreads);
+		err = sb_lifetime_result_merge(res, parts, nengines);
 	}
 out:
-	for (unsigned t = 0; t < nthreads; t++) {
+	for (unsigned t = 0; t < nengines; t++) {
 		if (engines[t].finished)
 			sb_lifetime_result_release(&parts[t]);
 		sb_lifetime_free(engines[t].eng);
