@@ -174,9 +174,9 @@ int sb_lifetime_run_progress(struct sb_trace_reader *r, enum sb_cache_policy pol
 /* How to run the engine over a trace. Zero means the default for every field. */
 struct sb_lifetime_run_opts {
 	enum sb_cache_policy policy;
-	unsigned threads;        /* engines in parallel, each a partition of the addresses,
-	                            reading one shared stream of records (default 1; at most
-	                            SB_ANALYSIS_MAX_THREADS) */
+	unsigned threads;        /* threads (default 1; at most SB_ANALYSIS_MAX_THREADS): one
+	                            reads, threads - 1 engines in parallel, each a partition of
+	                            the addresses, share one stream of records */
 	uint32_t shard, nshards; /* only the addresses of this shard (default: all) */
 	void (*progress)(void *ctx, uint64_t records); /* after every batch, if set */
 	void *ctx;
