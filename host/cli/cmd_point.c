@@ -477,16 +477,8 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	/* An HBM2 card has its own engine and options (cmd_point_hbm.c). */
-	if (sb_cli_device_is_hbm(prescan_device(argc, argv))) {
-		for (int i = 1; i < argc; i++)
-			if (!strncmp(argv[i], "--trace", 7))
-				return sb_cli_usage_error(
-				    "point",
-				    "%s: on an HBM2 card, 'stackbench capture' "
-				    "captures a point into a trace",
-				    argv[i]);
+	if (sb_cli_device_is_hbm(prescan_device(argc, argv)))
 		return sb_cli_point_hbm(argc, argv);
-	}
 	sb_point_spec_init(&spec, 0);
 	spec.settle = (struct sb_cooling_settle){
 	    .tolerance_c = SB_COOLING_SETTLE_TOLERANCE_C,
