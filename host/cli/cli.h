@@ -255,6 +255,17 @@ enum {
 	SB_CLI_OPT_CAPTURE_PATH,    /* --trace-path onchip|dma */
 };
 
+/* The getopt entries of the six capture options (point, capture; replay has no --trace-ports). */
+#define SB_CLI_CAPTURE_OPTIONS                                                                     \
+	{"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},                                    \
+	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},                    \
+	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},                        \
+	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},                    \
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},                          \
+	{                                                                                          \
+		"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH                     \
+	}
+
 struct sb_cli_capture_opts {
 	const char *out; /* --trace: NULL when not given */
 	bool settings;   /* a --trace-* option was given */

@@ -89,12 +89,7 @@ static int capture_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"device", required_argument, NULL, 'd'},
-	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
-	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
-	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
-	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
-	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
-	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS}, /* refused, with why */
+	    SB_CLI_CAPTURE_OPTIONS,
 	    SB_CLI_HBM_TRAFFIC_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},

@@ -331,12 +331,7 @@ int sb_cli_point_hbm(int argc, char **argv)
 	    {"temp", required_argument, NULL, OPT_TEMP},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"lat-classes", required_argument, NULL, OPT_CLASSES},
-	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
-	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
-	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
-	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
-	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
-	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS}, /* refused, with why */
+	    SB_CLI_CAPTURE_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},

@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 fail() { echo "$name: FAIL: $*" >&2; exit 1; }
 q() { sqlite3 "$work/$1.db" "$2"; }
 json() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
-holds() { awk "BEGIN { exit !($1) }"; }
+. "$(dirname "$0")/trace_lib.sh"
 trace_of() { q "$1" "SELECT file FROM point_traces t JOIN points p ON p.id = t.point_id WHERE p.idx = $2"; }
 records_of() { "$exe" trace info "$1" | sed -n 's/^records *//p'; }
 
@@ -38,16 +38,8 @@ done
 for i in 0 1; do
 	blocks=$([ $i = 0 ] && echo 31 || echo 63)
 	gbps=$(q lab "SELECT h.gbps FROM hbm_points h JOIN points p ON p.id = h.point_id WHERE p.idx = $i")
-	"$exe" lifetimes "$work/$(trace_of lab $i)" --json "$work/l$i.json" >/dev/null 2>&1 ||
-		fail "lifetimes of point $i"
-	for pc in pc0 pc1; do
-		n=$(json "$work/l$i.json" "\$.subpartitions.$pc.lifetimes")
-		mean=$(json "$work/l$i.json" "\$.subpartitions.$pc.lifetime_ns.mean")
-		[ "$n" -gt 200 ] || fail "point $i $pc: $n lifetimes"
-		holds "$mean > 0.95 * $blocks * 64 / ($gbps / 2) && $mean < 1.05 * $blocks * 64 / ($gbps / 2)" ||
-			fail "point $i $pc: mean lifetime $mean ns, expected $blocks x 64 B at $gbps / 2 GB/s"
-	done
-	[ "$(json "$work/l$i.json" '$.subpartitions.pc2.reads')" = 0 ] || fail "point $i: pc2 has reads"
+	check_lifetimes "$exe" "$work/$(trace_of lab $i)" $blocks "$gbps" "point $i"
+	cp "$work/$(trace_of lab $i).l.json" "$work/l$i.json"
 	"$exe" locality "$work/$(trace_of lab $i)" >"$work/loc$i" || fail "locality of point $i"
 	grep -Eq "^pc0 +[0-9]+ +$blocks " "$work/loc$i" || fail "locality of point $i: $(grep '^pc0 ' "$work/loc$i")"
 done

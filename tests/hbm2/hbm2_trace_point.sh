@@ -15,6 +15,7 @@ trap 'rm -rf "$dir"' EXIT
 fail() { echo "$name: FAIL: $*" >&2; exit 1; }
 json() { sqlite3 :memory: "SELECT json_extract(readfile('$1'), '$2')"; }
 holds() { awk "BEGIN { exit !($1) }"; }
+. "$(dirname "$0")/trace_lib.sh"
 
 "$sb" point --device sim:u280 --trace "$dir/t.sbt" --trace-burst 512 --trace-gap 8000 \
 	--port-set 0-1 --op mix --ws 1984 --burst 64 --duration-us 100 --json >"$dir/p.json" ||
@@ -47,15 +48,7 @@ grep -q "^capture.ports 0-1\$" "$dir/info" || fail "trace info: the ports that i
 grep -q "^capture.gap_cycles 8000\$" "$dir/info" || fail "trace info: gap"
 grep -Eq "^device.uri +sim:u280$" "$dir/info" || fail "trace info: device"
 
-"$sb" lifetimes "$dir/t.sbt" --json "$dir/l.json" >/dev/null 2>&1 || fail "lifetimes"
-for pc in pc0 pc1; do
-	n=$(json "$dir/l.json" "\$.subpartitions.$pc.lifetimes")
-	mean=$(json "$dir/l.json" "\$.subpartitions.$pc.lifetime_ns.mean")
-	[ "$n" -gt 200 ] || fail "$pc: $n lifetimes"
-	holds "$mean > 0.95 * 31 * 64 / ($gbps / 2) && $mean < 1.05 * 31 * 64 / ($gbps / 2)" ||
-		fail "$pc: mean lifetime $mean ns, expected 31 x 64 B at $gbps / 2 GB/s"
-done
-[ "$(json "$dir/l.json" '$.subpartitions.pc2.lifetimes')" = 0 ] || fail "pc2 has lifetimes"
+check_lifetimes "$sb" "$dir/t.sbt" 31 "$gbps" "point --trace"
 "$sb" locality "$dir/t.sbt" >"$dir/loc" || fail "locality"
 grep -Eq "^pc1 +[0-9]+ +31 " "$dir/loc" || fail "locality: pc1 is not 31 blocks: $(grep '^pc1 ' "$dir/loc")"
 
