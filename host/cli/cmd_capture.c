@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stackbench capture: an HBM2 point whose AXI bursts are captured into a sampled sbt trace,
- * the pseudo channels as its subpartitions (docs/traces-on-the-board.md, "HBM2 cards"). The
- * AC-510 captures with 'stackbench point --trace'; this command takes the HBM2 point's
- * traffic options and the same --trace-* settings.
+ * the pseudo channels as its subpartitions (docs/traces-on-the-board.md, "HBM2 cards"). It
+ * takes the HBM2 point's traffic options and the --trace-* settings, and prints only the
+ * capture; 'stackbench point --trace' does the same on an HBM2 card (sb_cli_hbm_point_traced)
+ * and on the AC-510.
  */
 #include <getopt.h>
 #include <stdio.h>
