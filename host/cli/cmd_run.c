@@ -116,11 +116,18 @@ static void fmt_time(char *buf, size_t size, double s)
 static void hbm_point_text(char *buf, size_t size, const struct sb_campaign_point *p)
 {
 	const struct sb_hbm_spec *s = &p->hbm;
-	char target[24], stride[32] = "", mc[64] = "", temp[16] = "";
+	char target[24], op[24], stride[32] = "", ws[32] = "", mc[64] = "", temp[16] = "";
 	size_t n = 0;
 
+	/* a mix's share of writes and the working set when they are not the defaults */
+	if (s->rw == SB_HBM_RW_MIX && s->mix_writes != 128)
+		snprintf(op, sizeof(op), "mix %u/256", s->mix_writes);
+	else
+		snprintf(op, sizeof(op), "%s", sb_hbm_rw_name(s->rw));
 	if (!s->random && s->stride && s->stride != s->burst)
 		snprintf(stride, sizeof(stride), " stride %u", s->stride);
+	if (s->ws)
+		snprintf(ws, sizeof(ws), " ws %llu", (unsigned long long)s->ws);
 	if (s->addr_map >= 0)
 		n += (size_t)snprintf(mc + n, sizeof(mc) - n, " %s",
 		                      sb_hbm_map_text((unsigned)s->addr_map));
@@ -132,8 +139,8 @@ static void hbm_point_text(char *buf, size_t size, const struct sb_campaign_poin
 		         s->refresh ? "single-bank" : "all-bank");
 	if (s->temp_c > 0)
 		snprintf(temp, sizeof(temp), " %g C", s->temp_c);
-	snprintf(buf, size, "%s %u B %s%s %s ports %s, %u out%s%s", sb_hbm_rw_name(s->rw), s->burst,
-	         s->random ? "random" : "linear", stride,
+	snprintf(buf, size, "%s %u B %s%s%s %s ports %s, %u out%s%s", op, s->burst,
+	         s->random ? "random" : "linear", stride, ws,
 	         sb_hbm_target_text(&s->target, target, sizeof(target)), p->port_set,
 	         s->outstanding, mc, temp);
 }

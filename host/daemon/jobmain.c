@@ -165,6 +165,8 @@ static void add_point(cJSON *o, const struct sb_campaign_point *p)
 		char target[24];
 
 		cJSON_AddStringToObject(x, "op", sb_hbm_rw_name(h->rw));
+		cJSON_AddNumberToObject(x, "mix", h->mix_writes);
+		cJSON_AddNumberToObject(x, "ws", (double)h->ws);
 		cJSON_AddNumberToObject(x, "burst", h->burst);
 		cJSON_AddNumberToObject(x, "stride", h->stride);
 		cJSON_AddNumberToObject(x, "outstanding", h->outstanding);

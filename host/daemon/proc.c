@@ -455,8 +455,9 @@ static const struct field point_fields[] = {
 
 /* An HBM2 card's point: its engine settings (port_set "" for a GUPS point, which has none). */
 static const struct field hbm_point_fields[] = {
-    {"op", 's'},     {"burst", 'i'}, {"stride", 'i'},  {"outstanding", 'i'}, {"target", 's'},
-    {"policy", 'n'}, {"page", 'n'},  {"refresh", 'n'}, {"temp", 'n'},
+    {"op", 's'},     {"mix", 'i'},         {"ws", 'i'},     {"burst", 'i'},
+    {"stride", 'i'}, {"outstanding", 'i'}, {"target", 's'}, {"policy", 'n'},
+    {"page", 'n'},   {"refresh", 'n'},     {"temp", 'n'},
 };
 
 /* The point's axes as an object in dst (from src's "point"). */

@@ -22,6 +22,10 @@ records_of() { "$exe" trace info "$1" | sed -n 's/^records *//p'; }
 "$exe" run "$examples/hbm2-trace.yaml" --db "$work/lab.db" >"$work/run.out" 2>&1 ||
 	fail "run: $(cat "$work/run.out")"
 [ "$(q lab "SELECT count(*) FROM points")" = 2 ] || fail "points"
+# the two points differ by their working set only: run's lines tell them apart
+grep -q "point 1/2 mix 64 B linear ws 1984 local ports 0-1, 64 out: " "$work/run.out" &&
+	grep -q "point 2/2 mix 64 B linear ws 4032 local ports 0-1, 64 out: " "$work/run.out" ||
+	fail "run's point lines: $(cat "$work/run.out")"
 [ "$(q lab "SELECT count(*) FROM point_traces WHERE path = 'onchip' AND burst_records = 1024
 	AND gap_cycles = 15360 AND port_mask = 3 AND records > 1024 AND lost_records = 0
 	AND executed > records")" = 2 ] || fail "point_traces: $(q lab "SELECT * FROM point_traces")"
