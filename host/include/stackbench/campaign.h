@@ -316,7 +316,8 @@ void sb_campaign_hbm_spec(const struct sb_campaign *c, const struct sb_campaign_
 /* "gups" / "hbm2". */
 const char *sb_campaign_engine_name(enum sb_campaign_engine e);
 
-/* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
+/* Bench time each point runs (a GUPS point: bandwidth_s or thermal_s by kind; an HBM2 card's:
+ * its warm-up and window), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);
 
 /* Whether the campaign has an instrument of a kind. */

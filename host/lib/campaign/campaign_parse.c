@@ -85,6 +85,9 @@ uint64_t sb_campaign_point_ns(const struct sb_campaign *c)
 {
 	double s = c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s;
 
+	if (c->engine == SB_ENGINE_HBM2) /* an HBM2 card's point: its warm-up and its window */
+		s = (c->hbm_warmup_us + c->hbm_window_us) * 1e-6;
+
 	return (uint64_t)llround(s * 1e9);
 }
 
