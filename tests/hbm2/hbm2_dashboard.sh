@@ -3,7 +3,7 @@
 # (sb_cdp_probe): examples/hbm2-switch.yaml is queued behind a long GUPS campaign; the page
 # opens, cancels the GUPS job with its own button, and receives the HBM2 job's points live.
 # Checked against the store: every point's key, bandwidth and read latency as the page holds
-# them (the campaign plots' data) and as its points table shows them; the boards table shows
+# them (the campaign plots' data), its line as 'run' prints it, and the points table's rows; the boards table shows
 # the last point's values (an HBM2 point has no instrument samples); the finished job's row;
 # the status JSON the page reads; and its figures (the HBM2 report through the daemon).
 #   hbm2_dashboard.sh STACKBENCH STACKBENCHD SB_CDP_PROBE DAEMON_DATA_DIR EXAMPLES_DIR
@@ -48,18 +48,24 @@ url=$("$exe" dashboard) || fail "stackbench dashboard"
 sqlite3 -separator '|' "$work/h.db" "SELECT p.idx, p.key, h.gbps, h.rd_lat_avg_ns FROM points p
 	JOIN hbm_points h ON h.point_id = p.id ORDER BY p.idx" >"$work/stored"
 [ "$(wc -l <"$work/stored")" = 10 ] || fail "stored: $(cat "$work/stored")"
+# each point's line as 'stackbench run --dry-run' prints it (the daemon's point.text)
+"$exe" run "$examples/hbm2-switch.yaml" --dry-run >"$work/dry" 2>&1 || fail "dry run"
 while IFS='|' read -r i key gbps lat; do
+	text=$(sed -n "s/^ *$i  //p" "$work/dry")
+	[ -n "$text" ] || fail "the dry run has no point $i: $(cat "$work/dry")"
 	[ "$(json "\$.campaigns.$h.key[$i]")" = "$key" ] ||
 		fail "point $i: key '$(json "\$.campaigns.$h.key[$i]")', stored '$key'"
+	[ "$(json "\$.campaigns.$h.text[$i]")" = "$text" ] ||
+		fail "point $i: text '$(json "\$.campaigns.$h.text[$i]")', run says '$text'"
 	bw=$(json "\$.campaigns.$h.bandwidth_gbps[$i]")
 	pl=$(json "\$.campaigns.$h.latency_avg_ns[$i]")
 	holds "$bw > 0 && ($bw - $gbps) ^ 2 < (1e-5 * $gbps) ^ 2" ||
 		fail "point $i: bandwidth $bw GB/s on the page, $gbps stored"
 	holds "$pl > 0 && ($pl - $lat) ^ 2 < (1e-5 * $lat) ^ 2" ||
 		fail "point $i: read latency $pl ns on the page, $lat stored"
-	# the points table, newest first: index, key, bandwidth and latency as the page prints them
+	# the points table, newest first: index, text, bandwidth and latency as the page prints them
 	row=$((9 - i))
-	[ "$(json "\$.pointRows[$row][0]")" = "$i" ] && [ "$(json "\$.pointRows[$row][1]")" = "$key" ] ||
+	[ "$(json "\$.pointRows[$row][0]")" = "$i" ] && [ "$(json "\$.pointRows[$row][1]")" = "$text" ] ||
 		fail "points table row $row: $(json "\$.pointRows[$row]")"
 	[ "$(json "\$.pointRows[$row][2]")" = "$(printf '%.2f GB/s' "$gbps")" ] ||
 		fail "points table row $row: bandwidth $(json "\$.pointRows[$row][2]"), stored $gbps"
