@@ -255,6 +255,17 @@ enum {
 	SB_CLI_OPT_CAPTURE_PATH,    /* --trace-path onchip|dma */
 };
 
+/* The getopt entries of the six capture options (point, capture; replay has no --trace-ports). */
+#define SB_CLI_CAPTURE_OPTIONS                                                                     \
+	{"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},                                    \
+	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},                    \
+	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},                        \
+	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},                    \
+	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},                          \
+	{                                                                                          \
+		"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH                     \
+	}
+
 struct sb_cli_capture_opts {
 	const char *out; /* --trace: NULL when not given */
 	bool settings;   /* a --trace-* option was given */
@@ -311,6 +322,15 @@ struct sb_hbm_spec;
  * --port-set's text is left in *port_set. */
 int sb_cli_hbm_traffic_option(const char *cmd, int c, const char *arg, struct sb_hbm_spec *s,
                               const char **port_set);
+
+struct sb_device;
+struct sb_hbm_result;
+/* Run an HBM2 point, with its AXI bursts captured into co->out when given (the ports that
+ * issue recorded unless --trace-ports says otherwise; no file is left when the point fails):
+ * 0, or an exit code (the error printed). st: the capture's statistics (zero without one). */
+int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct sb_hbm_spec *spec,
+                            struct sb_cli_capture_opts *co, struct sb_hbm_result *res,
+                            struct sb_capture_stats *st);
 
 /* Open the inputs (format guessed from the first when not given); 0 or an exit code. */
 int sb_cli_trace_open(const char *cmd, struct sb_cli_trace_opts *o, char *const *inputs, int n,

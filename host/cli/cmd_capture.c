@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stackbench capture: an HBM2 point whose AXI bursts are captured into a sampled sbt trace,
- * the pseudo channels as its subpartitions (docs/traces-on-the-board.md, "HBM2 cards"). The
- * AC-510 captures with 'stackbench point --trace'; this command takes the HBM2 point's
- * traffic options and the same --trace-* settings.
+ * the pseudo channels as its subpartitions (docs/traces-on-the-board.md, "HBM2 cards"). It
+ * takes the HBM2 point's traffic options and the --trace-* settings, and prints only the
+ * capture; 'stackbench point --trace' does the same on an HBM2 card (sb_cli_hbm_point_traced)
+ * and on the AC-510.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -36,7 +37,7 @@ static void capture_help(FILE *out)
 	    "sim:u280' does, with the options below) and capture its AXI bursts into a sampled\n"
 	    "sbt trace: the pseudo channels (pc0..pc31) are its subpartitions, the ports its\n"
 	    "units, times in AXI-clock cycles. 'stackbench lifetimes' and 'locality' read it.\n"
-	    "On the AC-510, capture with 'stackbench point --trace'.\n"
+	    "'stackbench point --trace' does the same, on an HBM2 card and on the AC-510.\n"
 	    "\n"
 	    "      --trace OUT.sbt   the trace to write (required)\n"
 	    "      --trace-burst N   records per burst (default 1024; 0: one endless burst)\n"
@@ -89,12 +90,7 @@ static int capture_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"device", required_argument, NULL, 'd'},
-	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
-	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
-	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
-	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
-	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
-	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS}, /* refused, with why */
+	    SB_CLI_CAPTURE_OPTIONS,
 	    SB_CLI_HBM_TRAFFIC_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
@@ -105,7 +101,6 @@ static int capture_run(int argc, char **argv)
 	struct sb_capture_stats st;
 	struct sb_provenance prov;
 	struct sb_hbm_result *res = NULL;
-	struct sb_capture *cap = NULL;
 	struct sb_hbm_card card;
 	struct sb_hbm_spec spec;
 	struct sb_device *dev;
@@ -165,8 +160,6 @@ static int capture_run(int argc, char **argv)
 		rc = sb_cli_usage_error("capture", "--port-set: %s", sb_error_detail());
 		goto out;
 	}
-	if (!co.cfg.port_mask) /* record the ports that run */
-		co.cfg.port_mask = spec.port_mask;
 	res = malloc(sizeof(*res));
 	if (!res) {
 		rc = sb_cli_error(SB_ERR_NOMEM);
@@ -174,22 +167,8 @@ static int capture_run(int argc, char **argv)
 	}
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
-	if ((err = sb_capture_open(&cap, dev, &co.cfg, co.out)) < 0) {
-		rc = err == SB_ERR_INVAL ? sb_cli_usage_error("capture", "%s", sb_error_detail())
-		                         : sb_cli_error(err);
+	if ((rc = sb_cli_hbm_point_traced("capture", dev, &spec, &co, res, &st)) != 0)
 		goto out;
-	}
-	if ((err = sb_hbm_point_capture(dev, &spec, cap, res)) < 0) {
-		sb_capture_abort(cap);
-		rc = err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
-		         ? sb_cli_usage_error("capture", "%s", sb_error_detail())
-		         : sb_cli_error(err);
-		goto out;
-	}
-	if ((err = sb_capture_close(cap, &st)) < 0) {
-		rc = sb_cli_error(err);
-		goto out;
-	}
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
 	sb_provenance_device(&prov, dev);
 	prov.have_seed = true;

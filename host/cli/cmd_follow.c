@@ -69,6 +69,8 @@ static void point_from(const cJSON *ev, struct sb_campaign_point *p)
 		if (sb_hbm_rw_parse(sb_cli_json_str(x, "op"), &h->rw) < 0)
 			h->rw = SB_HBM_RW_READ;
 		h->random = p->mode == SB_GEN_RANDOM;
+		h->mix_writes = (unsigned)sb_cli_json_num(x, "mix", 128);
+		h->ws = (uint64_t)sb_cli_json_num(x, "ws", 0);
 		h->burst = (uint32_t)sb_cli_json_num(x, "burst", 0);
 		h->stride = (uint32_t)sb_cli_json_num(x, "stride", 0);
 		h->outstanding = (unsigned)sb_cli_json_num(x, "outstanding", 0);

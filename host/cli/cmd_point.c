@@ -448,12 +448,7 @@ static int point_run(int argc, char **argv)
 	    {"rig", required_argument, NULL, OPT_RIG},
 	    {"sample-ms", required_argument, NULL, OPT_SAMPLE_MS},
 	    {"no-instruments", no_argument, NULL, OPT_NO_INST},
-	    {"trace", required_argument, NULL, SB_CLI_OPT_CAPTURE},
-	    {"trace-burst", required_argument, NULL, SB_CLI_OPT_CAPTURE_BURST},
-	    {"trace-gap", required_argument, NULL, SB_CLI_OPT_CAPTURE_GAP},
-	    {"trace-ports", required_argument, NULL, SB_CLI_OPT_CAPTURE_PORTS},
-	    {"trace-banks", no_argument, NULL, SB_CLI_OPT_CAPTURE_BANKS},
-	    {"trace-path", required_argument, NULL, SB_CLI_OPT_CAPTURE_PATH},
+	    SB_CLI_CAPTURE_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -477,16 +472,8 @@ static int point_run(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	/* An HBM2 card has its own engine and options (cmd_point_hbm.c). */
-	if (sb_cli_device_is_hbm(prescan_device(argc, argv))) {
-		for (int i = 1; i < argc; i++)
-			if (!strncmp(argv[i], "--trace", 7))
-				return sb_cli_usage_error(
-				    "point",
-				    "%s: on an HBM2 card, 'stackbench capture' "
-				    "captures a point into a trace",
-				    argv[i]);
+	if (sb_cli_device_is_hbm(prescan_device(argc, argv)))
 		return sb_cli_point_hbm(argc, argv);
-	}
 	sb_point_spec_init(&spec, 0);
 	spec.settle = (struct sb_cooling_settle){
 	    .tolerance_c = SB_COOLING_SETTLE_TOLERANCE_C,

@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "stackbench/capture.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/hbm.h"
@@ -31,6 +32,8 @@ void sb_cli_point_hbm_help(FILE *out)
 	    "                        [--page open|closed] [--refresh all_bank|single_bank]\n"
 	    "                        [--temp C] [--duration-us T] [--warmup-us T] [--seed S]\n"
 	    "                        [--check] [--lat-classes HIT,CLOSED] [--json]\n"
+	    "                        [--trace OUT.sbt [--trace-burst N] [--trace-gap N]\n"
+	    "                        [--trace-ports L] [--trace-path onchip]]\n"
 	    "\n"
 	    "On an HBM2 card (docs/hbm2.md) a point runs the AXI3 traffic engines of a set of\n"
 	    "ports, started in the same cycle, and prints payload bandwidth and read/write\n"
@@ -62,6 +65,13 @@ void sb_cli_point_hbm_help(FILE *out)
 	    "      --lat-classes H,C read latency classes: hit <= H cycles, closed <= C,\n"
 	    "                        miss above (default: the card's, 52,58)\n"
 	    "  -j, --json            print one JSON object\n"
+	    "      --trace OUT.sbt   capture the point's AXI bursts into a sampled trace (sbt),\n"
+	    "                        the pseudo channels (pc0..pc31) its subpartitions, as\n"
+	    "                        'stackbench capture' does\n"
+	    "      --trace-burst N   records per burst (default 1024; 0: one endless burst)\n"
+	    "      --trace-gap N     AXI cycles between bursts (default 15360)\n"
+	    "      --trace-ports L   ports recorded (default: the ports that issue)\n"
+	    "      --trace-path P    onchip (register polling; the card has no DMA ring)\n"
 	    "\n"
 	    "Bandwidth is payload bytes over the window in GB/s (1e9 B/s); latencies are\n"
 	    "reads from AR to the first R beat and writes from AW to B, in ns of the AXI\n"
@@ -120,7 +130,8 @@ static void print_text(const struct sb_hbm_spec *s, const struct sb_hbm_result *
 }
 
 static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r,
-                      const struct sb_provenance *prov)
+                      const struct sb_provenance *prov, const char *trace,
+                      const struct sb_capture_stats *st)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *pj;
 	double cyc = r->axi_clock_hz > 0 ? 1e9 / r->axi_clock_hz : 0;
@@ -191,6 +202,7 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
 		cJSON_AddNumberToObject(q, "errors", p->errors);
 		cJSON_AddItemToArray(a, q);
 	}
+	sb_cli_capture_json(o, trace, st);
 	if ((pj = sb_provenance_cjson(prov)))
 		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
@@ -200,6 +212,36 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
 	printf("%s\n", text);
 	free(text);
 	return SB_EXIT_OK;
+}
+
+int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct sb_hbm_spec *spec,
+                            struct sb_cli_capture_opts *co, struct sb_hbm_result *res,
+                            struct sb_capture_stats *st)
+{
+	struct sb_capture *cap = NULL;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	if (co->out) {
+		if (!co->cfg.port_mask) /* record the ports that issue */
+			co->cfg.port_mask = spec->port_mask;
+		if ((err = sb_capture_open(&cap, dev, &co->cfg, co->out)) < 0)
+			return err == SB_ERR_INVAL
+			           ? sb_cli_usage_error(cmd, "%s", sb_error_detail())
+			           : sb_cli_error(err);
+		err = sb_hbm_point_capture(dev, spec, cap, res);
+	} else {
+		err = sb_hbm_point_run(dev, spec, res);
+	}
+	if (err < 0) {
+		sb_capture_abort(cap); /* no trace file is left */
+		return err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
+		           ? sb_cli_usage_error(cmd, "%s", sb_error_detail())
+		           : sb_cli_error(err);
+	}
+	if (cap && (err = sb_capture_close(cap, st)) < 0)
+		return sb_cli_error(err);
+	return 0;
 }
 
 static int parse_us(const char *cmd, const char *arg, const char *what, uint64_t *ns)
@@ -289,11 +331,14 @@ int sb_cli_point_hbm(int argc, char **argv)
 	    {"temp", required_argument, NULL, OPT_TEMP},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"lat-classes", required_argument, NULL, OPT_CLASSES},
+	    SB_CLI_CAPTURE_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *uri = sb_cli_default_device(), *port_set = NULL;
+	struct sb_cli_capture_opts co = {0};
+	struct sb_capture_stats cst;
 	struct sb_hbm_spec spec;
 	struct sb_hbm_result *res = NULL;
 	struct sb_hbm_card card;
@@ -307,8 +352,10 @@ int sb_cli_point_hbm(int argc, char **argv)
 	int c, err, json = 0, rc;
 
 	sb_hbm_spec_init(&spec);
+	sb_capture_config_init(&co.cfg);
 	while ((c = getopt_long(argc, argv, "D:jh", opts, NULL)) != -1) {
-		if ((rc = sb_cli_hbm_traffic_option("point", c, optarg, &spec, &port_set)) >= 0) {
+		if ((rc = sb_cli_hbm_traffic_option("point", c, optarg, &spec, &port_set)) >= 0 ||
+		    (rc = sb_cli_capture_option("point", c, optarg, &co)) >= 0) {
 			if (rc)
 				return rc;
 			continue;
@@ -379,6 +426,8 @@ int sb_cli_point_hbm(int argc, char **argv)
 		return sb_cli_usage_error("point", "unexpected argument '%s'", argv[optind]);
 	if (nports && port_set)
 		return sb_cli_usage_error("point", "give --ports or --port-set, not both");
+	if ((rc = sb_cli_capture_check("point", &co)) != 0)
+		return rc;
 	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
 	if ((err = sb_device_open(&dev, uri)) < 0) {
@@ -407,20 +456,18 @@ int sb_cli_point_hbm(int argc, char **argv)
 	}
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
-	if ((err = sb_hbm_point_run(dev, &spec, res)) < 0) {
-		rc = err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
-		         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-		         : sb_cli_error(err);
+	if ((rc = sb_cli_hbm_point_traced("point", dev, &spec, &co, res, &cst)) != 0)
 		goto out;
-	}
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
 	sb_provenance_device(&prov, dev);
 	prov.have_seed = true;
 	prov.seed = spec.seed;
 	if (json) {
-		rc = print_json(&spec, res, &prov);
+		rc = print_json(&spec, res, &prov, co.out, &cst);
 	} else {
 		print_text(&spec, res);
+		if (co.out)
+			sb_cli_capture_print(co.out, "AXI bursts", &cst);
 		rc = SB_EXIT_OK;
 	}
 	if (rc == SB_EXIT_OK && (res->errors || res->mismatches))

@@ -111,58 +111,6 @@ static void fmt_time(char *buf, size_t size, double s)
 	snprintf(buf, size, "%lu:%02lu:%02lu", t / 3600, t / 60 % 60, t % 60);
 }
 
-/* An HBM2 card's point: what the engine does, where, and the controller and temperature when
- * the point sets them. */
-static void hbm_point_text(char *buf, size_t size, const struct sb_campaign_point *p)
-{
-	const struct sb_hbm_spec *s = &p->hbm;
-	char target[24], stride[32] = "", mc[64] = "", temp[16] = "";
-	size_t n = 0;
-
-	if (!s->random && s->stride && s->stride != s->burst)
-		snprintf(stride, sizeof(stride), " stride %u", s->stride);
-	if (s->addr_map >= 0)
-		n += (size_t)snprintf(mc + n, sizeof(mc) - n, " %s",
-		                      sb_hbm_map_text((unsigned)s->addr_map));
-	if (s->closed_page >= 0 && n < sizeof(mc))
-		n += (size_t)snprintf(mc + n, sizeof(mc) - n, " %s page",
-		                      s->closed_page ? "closed" : "open");
-	if (s->refresh >= 0 && n < sizeof(mc))
-		snprintf(mc + n, sizeof(mc) - n, " %s refresh",
-		         s->refresh ? "single-bank" : "all-bank");
-	if (s->temp_c > 0)
-		snprintf(temp, sizeof(temp), " %g C", s->temp_c);
-	snprintf(buf, size, "%s %u B %s%s %s ports %s, %u out%s%s", sb_hbm_rw_name(s->rw), s->burst,
-	         s->random ? "random" : "linear", stride,
-	         sb_hbm_target_text(&s->target, target, sizeof(target)), p->port_set,
-	         s->outstanding, mc, temp);
-}
-
-static void point_text(char *buf, size_t size, const struct sb_campaign_point *p)
-{
-	char mask[24] = "", ports[16] = "all ports", stream[24] = "", cooling[32] = "";
-
-	if (p->port_set[0]) {
-		hbm_point_text(buf, size, p);
-		return;
-	}
-	if (strcmp(p->cooling, "none"))
-		snprintf(cooling, sizeof(cooling), "%s ", p->cooling);
-	if (p->idle) {
-		snprintf(buf, size, "%sidle (no traffic)", cooling);
-		return;
-	}
-	if (p->mask_lo >= 0)
-		snprintf(mask, sizeof(mask), " mask %d-%u", p->mask_lo,
-		         p->mask_lo + p->mask_width - 1);
-	if (p->ports)
-		snprintf(ports, sizeof(ports), "%u port%s", p->ports, p->ports == 1 ? "" : "s");
-	if (p->stream)
-		snprintf(stream, sizeof(stream), " stream %u", p->stream);
-	snprintf(buf, size, "%s%s %u B %s %s%s %s%s", cooling, sb_req_type_name(p->type), p->size,
-	         p->pattern, p->mode == SB_GEN_LINEAR ? "linear" : "random", mask, ports, stream);
-}
-
 /* A line (not a terminal) or the bar (a terminal) inside a long point. */
 static void progress_in_point(struct sb_cli_progress *pg, const struct sb_run_progress *p)
 {
@@ -170,7 +118,7 @@ static void progress_in_point(struct sb_cli_progress *pg, const struct sb_run_pr
 	unsigned quarter = p->current_s > 0 ? (unsigned)(4 * p->current_t_s / p->current_s) : 0;
 	size_t n = 0;
 
-	point_text(what, sizeof(what), p->current);
+	sb_campaign_point_text(what, sizeof(what), p->current);
 	if (!isnan(p->current_temp_c))
 		n += (size_t)snprintf(therm, sizeof(therm), ", %.1f C", p->current_temp_c);
 	if (!isnan(p->current_power_w) && n < sizeof(therm))
@@ -208,7 +156,7 @@ void sb_cli_progress_show(struct sb_cli_progress *pg, const struct sb_run_progre
 	if (p->last) {
 		size_t n = 0;
 
-		point_text(what, sizeof(what), p->last);
+		sb_campaign_point_text(what, sizeof(what), p->last);
 		if (p->last_attempt)
 			snprintf(what + strlen(what), sizeof(what) - strlen(what), " (run %u)",
 			         p->last_attempt + 1);
@@ -331,13 +279,13 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, u
 		for (unsigned i = 0; i < c->npoints; i++) {
 			if (of[i] != shard)
 				continue;
-			point_text(what, sizeof(what), &c->points[i]);
+			sb_campaign_point_text(what, sizeof(what), &c->points[i]);
 			printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
 		}
 		free(of);
 	} else {
 		for (unsigned i = 0; i < c->npoints; i++) {
-			point_text(what, sizeof(what), &c->points[i]);
+			sb_campaign_point_text(what, sizeof(what), &c->points[i]);
 			printf("%6u  %s%s\n", i, what, c->points[i].rep ? " (repetition)" : "");
 		}
 	}

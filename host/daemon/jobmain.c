@@ -140,9 +140,12 @@ static void add_num(cJSON *o, const char *name, double v)
 static void add_point(cJSON *o, const struct sb_campaign_point *p)
 {
 	cJSON *x = cJSON_AddObjectToObject(o, "point");
+	char text[192];
 
 	if (!x)
 		return;
+	sb_campaign_point_text(text, sizeof(text), p); /* as run prints it */
+	cJSON_AddStringToObject(x, "text", text);
 	cJSON_AddStringToObject(x, "cooling", p->cooling);
 	cJSON_AddNumberToObject(x, "rep", p->rep);
 	cJSON_AddStringToObject(x, "type", sb_req_type_name(p->type));
@@ -165,6 +168,8 @@ static void add_point(cJSON *o, const struct sb_campaign_point *p)
 		char target[24];
 
 		cJSON_AddStringToObject(x, "op", sb_hbm_rw_name(h->rw));
+		cJSON_AddNumberToObject(x, "mix", h->mix_writes);
+		cJSON_AddNumberToObject(x, "ws", (double)h->ws);
 		cJSON_AddNumberToObject(x, "burst", h->burst);
 		cJSON_AddNumberToObject(x, "stride", h->stride);
 		cJSON_AddNumberToObject(x, "outstanding", h->outstanding);

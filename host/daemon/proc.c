@@ -448,15 +448,16 @@ static bool copy_fields(cJSON *dst, const cJSON *src, const struct field *f, siz
 }
 
 static const struct field point_fields[] = {
-    {"cooling", 's'}, {"rep", 'i'},    {"type", 's'},      {"size", 'i'},
-    {"pattern", 's'}, {"mode", 's'},   {"addr_mode", 'i'}, {"ports", 'i'},
-    {"idle", 'b'},    {"stream", 'i'}, {"mask_lo", 'n'},   {"mask_width", 'i'},
+    {"text", 's'},    {"cooling", 's'}, {"rep", 'i'},        {"type", 's'},  {"size", 'i'},
+    {"pattern", 's'}, {"mode", 's'},    {"addr_mode", 'i'},  {"ports", 'i'}, {"idle", 'b'},
+    {"stream", 'i'},  {"mask_lo", 'n'}, {"mask_width", 'i'},
 };
 
 /* An HBM2 card's point: its engine settings (port_set "" for a GUPS point, which has none). */
 static const struct field hbm_point_fields[] = {
-    {"op", 's'},     {"burst", 'i'}, {"stride", 'i'},  {"outstanding", 'i'}, {"target", 's'},
-    {"policy", 'n'}, {"page", 'n'},  {"refresh", 'n'}, {"temp", 'n'},
+    {"op", 's'},     {"mix", 'i'},         {"ws", 'i'},     {"burst", 'i'},
+    {"stride", 'i'}, {"outstanding", 'i'}, {"target", 's'}, {"policy", 'n'},
+    {"page", 'n'},   {"refresh", 'n'},     {"temp", 'n'},
 };
 
 /* The point's axes as an object in dst (from src's "point"). */

@@ -138,8 +138,11 @@ Test(hbm_campaign, refusals_name_file_line_and_key)
 	refused("bench: {device: \"sim:u280\"}\ninstruments: sim\n",
 	        "line 2: key 'temperature': 'sim:': an HBM2 card's campaign takes the card's own "
 	        "sensors");
-	refused("bench: {device: \"sim:u280\"}\ntrace: on\n",
-	        "line 2: key 'trace': trace capture of an HBM2 card's points is not built yet");
+	refused("bench: {device: \"sim:u280\"}\ntrace:\n  burst: 64\n  banks: true\n",
+	        "line 4: key 'banks': an HBM2 card's trace has its pseudo channels as "
+	        "subpartitions");
+	refused("bench: {device: \"sim:u280\"}\ntrace: {path: dma}\n",
+	        "line 2: key 'path': an HBM2 card's trace buffer is drained");
 }
 
 /* A GUPS campaign's normalized content is what it was before HBM2 campaigns: the hash of

@@ -5,6 +5,7 @@
 (function () {
   const MAX_POINT_SAMPLES = 2000; // samples kept of the running point
   const MAX_CAMPAIGN_POINTS = 5000; // finished points kept per job
+  const POINT_ROWS = 20; // finished points listed for the selected board's job
   const METRICS = [
     ['bandwidth_gbps', 'bandwidth', 'GB/s'],
     ['latency_avg_ns', 'read latency', 'ns'],
@@ -15,7 +16,8 @@
   const st = {
     daemon: null, boards: [], jobs: new Map(),
     series: new Map(),   // board uri -> {job, index, key, t: [], values per metric}
-    campaign: new Map(), // job id -> {index: [], values per metric}
+    campaign: new Map(), // job id -> {index: [], key: [], values per metric}
+    lastPoint: new Map(), // board uri -> the point it finished last (its key and values)
     selected: null,
     events: 0, samples: 0, dropped: 0, lat: [], latCount: 0, connected: false,
     session: null, // {csrf, uid, manage_all, can_act} from /api/session
@@ -40,6 +42,8 @@
     const h = Math.floor(s / 3600), m = Math.floor(s / 60) % 60, x = s % 60;
     return h + ':' + String(m).padStart(2, '0') + ':' + String(x).padStart(2, '0');
   }
+  // A point in a line as 'stackbench run' prints it (the daemon's point.text), else its key.
+  function pointText(ev) { return ev.point && ev.point.text ? ev.point.text : ev.key; }
   function newSeries(keys) {
     const o = {};
     for (const k of keys) o[k] = [];
@@ -124,10 +128,12 @@
     tb.replaceChildren();
     for (const b of st.boards) {
       const tr = document.createElement('tr');
-      const s = b.last_sample || {};
+      // The point's live sample; a point without instruments (an HBM2 card's, or none)
+      // has none: then the values of the last point the board finished.
+      const s = b.last_sample || st.lastPoint.get(b.uri) || {};
       const p = b.point;
       tr.append(td(b.uri), td(b.state, 'state-' + b.state), td(b.job), td(b.campaign),
-        td(p ? p.index + ': ' + p.key : null),
+        td(p ? p.index + ': ' + (p.text || p.key) : null),
         td(b.job ? b.points_done + '/' + b.points_total : null, 'num'), td(dur(b.eta_s), 'num'),
         td(num(s.bandwidth_gbps, 2, 'GB/s'), 'num'), td(num(s.latency_avg_ns, 0, 'ns'), 'num'),
         td(num(s.temp_c, 1, '\u00b0C'), 'num'), td(num(s.power_w, 1, 'W'), 'num'));
@@ -148,7 +154,7 @@
 
     const ser = st.series.get(st.selected);
     $('plot-title').textContent = ser ? 'job ' + ser.job + ', point ' + ser.index + ': ' +
-      ser.key + ' (' + ser.t.length + ' samples)' : 'no point running on this board';
+      ser.text + ' (' + ser.t.length + ' samples)' : 'no point running on this board';
     for (const [key] of METRICS)
       plot($('pt-' + key), ser ? ser.t : [], ser ? ser[key] : [], 'bench time (s)');
     const board = st.boards.find(b => b.uri === st.selected);
@@ -158,6 +164,16 @@
       (camp ? ' (' + camp.index.length + ' points)' : '');
     for (const [key] of METRICS)
       plot($('cp-' + key), camp ? camp.index : [], camp ? camp[key] : [], 'point');
+    const pb = $('points').tBodies[0];
+    pb.replaceChildren();
+    for (let i = camp ? camp.index.length - 1 : -1; i >= 0 && pb.rows.length < POINT_ROWS; i--) {
+      const tr = document.createElement('tr');
+      tr.append(td(camp.index[i], 'num'), td(camp.text[i]),
+        td(num(camp.bandwidth_gbps[i], 2, 'GB/s'), 'num'),
+        td(num(camp.latency_avg_ns[i], 0, 'ns'), 'num'),
+        td(num(camp.temp_c[i], 1, '\u00b0C'), 'num'), td(num(camp.power_w[i], 1, 'W'), 'num'));
+      pb.append(tr);
+    }
 
     const qb = $('queue').tBodies[0];
     qb.replaceChildren();
@@ -319,7 +335,14 @@
   // ---- state from the daemon -------------------------------------------------------------
   function applyStatus(s) {
     if (s.daemon) st.daemon = s.daemon;
-    if (Array.isArray(s.boards)) st.boards = s.boards;
+    if (Array.isArray(s.boards)) {
+      st.boards = s.boards;
+      // the status names a running point by its key: its text came with point_started
+      for (const b of st.boards) {
+        const ser = st.series.get(b.uri);
+        if (b.point && ser && ser.job === b.job && ser.index === b.point.index) b.point.text = ser.text;
+      }
+    }
     if (Array.isArray(s.jobs)) {
       st.jobs = new Map();
       for (const j of s.jobs) st.jobs.set(j.id, j);
@@ -329,7 +352,7 @@
   function boardOf(uri) { return st.boards.find(b => b.uri === uri); }
   function campaignOf(job) {
     let c = st.campaign.get(job);
-    if (!c) { c = newSeries(['index']); st.campaign.set(job, c); }
+    if (!c) { c = newSeries(['index', 'key', 'text']); st.campaign.set(job, c); }
     return c;
   }
   function onEvent(kind, ev) {
@@ -338,15 +361,23 @@
     case 'job': {
       const j = Object.assign({}, ev, { id: ev.job });
       st.jobs.set(j.id, j);
+      // A finished job leaves its boards idle (as the next status will say: a short job,
+      // an HBM2 card's, may end between two status refreshes).
+      if (finished(j))
+        for (const b of st.boards)
+          if (b.job === j.id)
+            Object.assign(b, { state: 'idle', job: null, campaign: null, point: null, last_sample: null, eta_s: null });
       break;
     }
     case 'campaign':
       if (!ev.done) st.campaign.delete(ev.job);
       break;
     case 'point_started': {
-      st.series.set(ev.board, Object.assign(newSeries(['t']), { job: ev.job, index: ev.index, key: ev.key }));
+      st.series.set(ev.board, Object.assign(newSeries(['t']), { job: ev.job, index: ev.index, key: ev.key, text: pointText(ev) }));
       const b = boardOf(ev.board);
-      if (b) Object.assign(b, { point: { index: ev.index, key: ev.key, attempt: ev.attempt }, job: ev.job, state: b.state === 'idle' ? 'running' : b.state });
+      const j = st.jobs.get(ev.job);
+      if (b) Object.assign(b, { point: { index: ev.index, key: ev.key, text: pointText(ev), attempt: ev.attempt }, job: ev.job,
+        campaign: j ? j.name : b.campaign, last_sample: null, state: b.state === 'idle' ? 'running' : b.state });
       break;
     }
     case 'sample': {
@@ -368,10 +399,13 @@
       const c = campaignOf(ev.job);
       if (c.index.length < MAX_CAMPAIGN_POINTS) {
         c.index.push(ev.index);
+        c.key.push(ev.key);
+        c.text.push(pointText(ev));
         for (const [key] of METRICS) c[key].push(ev[key]);
       }
+      st.lastPoint.set(ev.board, ev);
       const b = boardOf(ev.board);
-      if (b) Object.assign(b, { points_done: ev.done, points_total: ev.total, eta_s: ev.eta_s });
+      if (b) Object.assign(b, { point: null, points_done: ev.done, points_total: ev.total, eta_s: ev.eta_s });
       const j = st.jobs.get(ev.job);
       if (j) j.points_done = ev.done;
       break;
@@ -416,6 +450,11 @@
       queueRows: $('queue').tBodies[0].rows.length,
       queueText: $('queue').tBodies[0].textContent,
       boardsText: $('boards').tBodies[0].textContent,
+      boardRows: [...$('boards').tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent)),
+      pointRows: [...$('points').tBodies[0].rows].map(r => [...r.cells].map(c => c.textContent)),
+      campaigns: Object.fromEntries([...st.campaign].map(([job, c]) => [job,
+        { index: c.index, key: c.key, text: c.text, bandwidth_gbps: c.bandwidth_gbps,
+          latency_avg_ns: c.latency_avg_ns }])),
       session: st.session ? { uid: st.session.uid, can_act: st.session.can_act,
         manage_all: st.session.manage_all, csrf: !!st.session.csrf } : null,
       buttons: [...document.querySelectorAll('#queue button')].map(b => b.dataset.job + ':' + b.dataset.action),

@@ -316,7 +316,12 @@ void sb_campaign_hbm_spec(const struct sb_campaign *c, const struct sb_campaign_
 /* "gups" / "hbm2". */
 const char *sb_campaign_engine_name(enum sb_campaign_engine e);
 
-/* Bench time each GUPS point runs (bandwidth_s or thermal_s by kind), in ns. */
+/* Point p in a line, as 'stackbench run' prints it: "ro 64 B 16vault random 9 ports", "read
+ * 512 B linear shift4 ports 0-1, 64 out" (an HBM2 card's). */
+void sb_campaign_point_text(char *buf, size_t size, const struct sb_campaign_point *p);
+
+/* Bench time each point runs (a GUPS point: bandwidth_s or thermal_s by kind; an HBM2 card's:
+ * its warm-up and window), in ns. */
 uint64_t sb_campaign_point_ns(const struct sb_campaign *c);
 
 /* Whether the campaign has an instrument of a kind. */

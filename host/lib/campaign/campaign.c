@@ -1090,6 +1090,7 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 	struct sb_hbm_spec spec;
 	struct sb_hbm_result hr;
 	struct sb_point_record rec;
+	struct sb_point_trace pt;
 	struct sb_provenance prov;
 	double t0 = wall_now();
 	char *prov_json;
@@ -1111,16 +1112,22 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 		w->samples[0].power_w = NAN; /* the meter's reading covers the time before */
 	}
-	if ((e = sb_hbm_point_run(w->dev, &spec, &hr)) < 0)
+	if ((e = sb_point_trace_open(&pt, en->c, sb_store_path(en->st), en->id, p, attempt,
+	                             w->dev)) < 0)
+		return e;
+	e = sb_point_trace_hbm_run(&pt, w->dev, &spec, &hr);
+	if (e >= 0 && !stop_requested(en) && !en->abort) {
+		sb_hbm_point_result(&spec, &hr, r);
+		if (w->nsources &&
+		    (e = take_sample(w, spec.warmup_ns + hr.window_ns, &r->total)) >= 0)
+			run_event(w, SB_RUN_SAMPLE);
+	}
+	if (e < 0 || stop_requested(en) || en->abort)
+		sb_point_trace_abort(&pt); /* not stored: runs again on resume */
+	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
 	if (stop_requested(en) || en->abort)
-		return 0; /* not stored, runs again on resume */
-	sb_hbm_point_result(&spec, &hr, r);
-	if (w->nsources) {
-		if ((e = take_sample(w, spec.warmup_ns + hr.window_ns, &r->total)) < 0)
-			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
-		run_event(w, SB_RUN_SAMPLE);
-	}
+		return 0;
 	prov_json = run_provenance(w, &prov, p, r);
 	rec = (struct sb_point_record){
 	    .point = p,
@@ -1135,8 +1142,12 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 	    .wall_s = wall_now() - t0,
 	    .hbm = &hr,
 	    .hbm_spec = &spec,
+	    .trace_file = pt.done ? pt.rel : NULL,
+	    .trace = &pt.st,
+	    .trace_cfg = &en->c->trace.cfg,
 	};
-	e = commit_run(w, &rec, stored);
+	if ((e = commit_run(w, &rec, stored)) < 0)
+		sb_point_trace_abort(&pt);
 	cJSON_free(prov_json);
 	return e;
 }

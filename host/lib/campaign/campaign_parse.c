@@ -85,6 +85,9 @@ uint64_t sb_campaign_point_ns(const struct sb_campaign *c)
 {
 	double s = c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s;
 
+	if (c->engine == SB_ENGINE_HBM2) /* an HBM2 card's point: its warm-up and its window */
+		s = (c->hbm_warmup_us + c->hbm_window_us) * 1e-6;
+
 	return (uint64_t)llround(s * 1e9);
 }
 
@@ -409,10 +412,17 @@ static int check_hbm(struct parse *p)
 			    k == SB_INST_COOLING ? "a cooling actuator"
 			                         : "the simulated AC-510 bench's instruments");
 	}
-	if (c->trace.enabled)
-		return sb_yaml_error(&p->y, sb_yaml_get(sb_yaml_root(&p->y), "trace"), SB_ERR_PARSE,
-		                     "key 'trace': trace capture of an HBM2 card's points is not "
-		                     "built yet (docs/hbm2.md)");
+	/* An HBM2 card's trace: its pseudo channels the subpartitions, its buffer drained. */
+	if (c->trace.enabled && (c->trace.cfg.banks || c->trace.cfg.path == SB_CAPTURE_DMA)) {
+		struct fy_node *t = sb_yaml_get(sb_yaml_root(&p->y), "trace");
+
+		return sb_yaml_error(
+		    &p->y, sb_yaml_get(t, c->trace.cfg.banks ? "banks" : "path"), SB_ERR_PARSE,
+		    c->trace.cfg.banks ? "key 'banks': an HBM2 card's trace has its pseudo "
+		                         "channels as subpartitions"
+		                       : "key 'path': an HBM2 card's trace buffer is drained "
+		                         "(onchip or auto; the card has no DMA ring)");
+	}
 	return 0;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Trace capture of campaign points: one sbt per run of a GUPS point, in a folder beside the
- * results database named after it without its extension (lab.db →
- * lab.traces/campaign1/point00012.sbt; docs/campaigns.md), recorded in the store
- * (table point_traces, path relative to the database's folder so both move together).
+ * Trace capture of campaign points: one sbt per run of a GUPS or an HBM2 card's point, in a
+ * folder beside the results database named after it without its extension (lab.db →
+ * lab.traces/campaign1/point00012.sbt; docs/campaigns.md), recorded in the store (table
+ * point_traces, path relative to the database's folder so both move together).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 
 #include "campaign_trace.h"
 #include "stackbench/error.h"
+#include "stackbench/hbm.h"
 #include "stackbench/util.h"
 
 /*
@@ -117,18 +118,34 @@ int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, 
                         int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
                         struct sb_device *dev)
 {
+	struct sb_capture_config cfg = c->trace.cfg;
 	int e;
 
 	memset(pt, 0, sizeof(*pt));
 	if (!c->trace.enabled || p->stream || p->idle)
 		return 0;
+	/* An HBM2 point records the ports that issue unless the trace names its ports. */
+	if (c->engine == SB_ENGINE_HBM2 && !cfg.port_mask)
+		cfg.port_mask = p->hbm.port_mask;
 	if ((e = sb_point_trace_path(db_path, campaign_id, p->index, attempt, pt->rel,
 	                             sizeof(pt->rel), pt->abs, sizeof(pt->abs))) < 0 ||
 	    (e = sb_point_trace_mkdir(db_path, pt->rel)) < 0)
 		return e;
-	if ((e = sb_capture_open(&pt->cap, dev, &c->trace.cfg, pt->abs)) < 0)
+	if ((e = sb_capture_open(&pt->cap, dev, &cfg, pt->abs)) < 0)
 		return sb_error_wrap(e, "point %u '%s': trace capture", p->index, p->key);
 	return 0;
+}
+
+int sb_point_trace_hbm_run(struct sb_point_trace *pt, struct sb_device *dev,
+                           const struct sb_hbm_spec *s, struct sb_hbm_result *r)
+{
+	int e;
+
+	if (!pt->cap)
+		return sb_hbm_point_run(dev, s, r);
+	if ((e = sb_hbm_point_capture(dev, s, pt->cap, r)) < 0)
+		return e;
+	return sb_point_trace_close(pt);
 }
 
 int sb_point_trace_close(struct sb_point_trace *pt)

@@ -20,8 +20,10 @@ struct sb_point_trace {
 
 /*
  * Open the capture of a run of point p when the campaign captures traces and the point has
- * GUPS traffic: DB_DIR/DB_NAME.traces/campaign<ID>/point<INDEX>[-run<N>].sbt (DB_NAME: the
- * database's file name without its last extension), the folders made as needed. pt->cap stays NULL otherwise. Returns 0 or an error (detail names the file).
+ * traffic (GUPS, or an HBM2 card's ports: those that issue unless the trace names its ports):
+ * DB_DIR/DB_NAME.traces/campaign<ID>/point<INDEX>[-run<N>].sbt (DB_NAME: the database's file
+ * name without its last extension), the folders made as needed. pt->cap stays NULL otherwise.
+ * Returns 0 or an error (detail names the file).
  */
 int sb_point_trace_open(struct sb_point_trace *pt, const struct sb_campaign *c, const char *db_path,
                         int64_t campaign_id, const struct sb_campaign_point *p, unsigned attempt,
@@ -41,6 +43,13 @@ int sb_point_trace_path(const char *db_path, int64_t campaign_id, unsigned index
  * NAME.traces would send the traces where it points). Returns 0, SB_ERR_IO, SB_ERR_PERM.
  */
 int sb_point_trace_mkdir(const char *db_path, const char *rel);
+
+struct sb_hbm_spec;
+struct sb_hbm_result;
+/* Run an HBM2 card's point (sb_hbm_point_run); with a capture open, its AXI bursts recorded
+ * (sb_hbm_point_capture) and the file finished. Returns 0 or an error. */
+int sb_point_trace_hbm_run(struct sb_point_trace *pt, struct sb_device *dev,
+                           const struct sb_hbm_spec *s, struct sb_hbm_result *r);
 
 /* After the point ran (and stopped the capture): finish the file. */
 int sb_point_trace_close(struct sb_point_trace *pt);
