@@ -17,7 +17,7 @@
 
 /* ---- outstanding requests of a port ------------------------------------------------------ */
 
-struct sb_done {         /* a request outstanding at a port (24 bytes: heap entries move) */
+struct sb_done {         /* a request outstanding at a port (24 bytes; its key moves, not it) */
 	uint64_t t_done; /* response reaches the port (SB_TICK_NEVER: lost) */
 	uint64_t t_issue;
 	uint64_t info; /* addr 0..33, write 34, flits 35..38, errstat 39..46,
@@ -101,12 +101,15 @@ struct sb_port {
 	unsigned tags;         /* reads outstanding */
 	uint64_t tag_used;     /* tag pool: bit t set while tag t is out */
 	unsigned outstanding;  /* non-posted requests outstanding */
-	/* Outstanding requests: payloads in slots[], a binary min-heap of 8-byte keys
-	 * (completion cycle << SB_DONE_IDX_BITS | slot) so that heap moves stay small. */
+	/* Outstanding requests: payloads in slots[], and their 8-byte keys (completion cycle <<
+	 * SB_DONE_IDX_BITS | slot, all distinct) in ascending order in keys[khead, khead + ndone)
+	 * of an array of 2 * cap: responses mostly complete in issue order, so a new key goes at
+	 * or near the end and the earliest leaves from the front, both O(1) (a binary heap took
+	 * log n moves per completion). */
 	struct sb_done *slots;
-	uint64_t *heap;
+	uint64_t *keys;
 	uint16_t *free_slots;
-	unsigned ndone, nfree, cap;
+	unsigned ndone, khead, nfree, cap;
 	/* rw write-backs, min-heap on t_ready */
 	struct sb_wb *wb;
 	unsigned nwb;

@@ -144,7 +144,7 @@ static void shift_time(struct sb_model *m, uint64_t dt)
 			p->t_next += dt;
 		sb_engine_set_next(m, i, p->t_next);
 		for (unsigned k = 0; k < p->ndone; k++) {
-			struct sb_done *d = &p->slots[p->heap[k] & (SB_DONE_MAX - 1)];
+			struct sb_done *d = sb_engine_done_at(p, k);
 
 			d->t_issue += dt;
 			if (d->t_done != SB_TICK_NEVER)

@@ -66,7 +66,7 @@ struct sb_link {
 	uint64_t tx_free;      /* request direction: next free (requests arrive in order) */
 	uint64_t in_fwd;       /* cube input: the last packet left the input buffer (in order) */
 	uint64_t *tok_free;    /* token ring: when the flit that last held each token left */
-	uint64_t tok_count;    /* flits sent so far (position in the token ring) */
+	unsigned tok_pos;      /* position in the token ring: flits sent so far, modulo its size */
 	struct sb_calendar rx; /* response direction */
 	uint64_t req_flits, resp_flits;
 };

@@ -119,7 +119,7 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	unsigned transfers =
 	    (unsigned)(((addr & (tm->bus_bytes - 1)) + 16ull * flits + tm->bus_bytes - 1) >>
 	               tm->bus_shift);
-	unsigned slots, tok = tm->tokens;
+	unsigned slots, tok = tm->tokens, last_tok;
 
 	*errstat = 0;
 	/* FPGA TX path, then the link's request direction (FCFS among the link's ports). The
@@ -128,7 +128,10 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	start = sb_max64(t + tm->tx_fixed + tm->tx_transmit +
 	                     (uint64_t)req_flits * m->prof.port_flit_cycles * m->tm.cycle,
 	                 l->tx_free);
-	start = sb_max64(start, l->tok_free[(l->tok_count + req_flits - 1) % tok]);
+	last_tok = l->tok_pos + req_flits - 1; /* req_flits <= 16 <= tok: one wrap at most */
+	if (last_tok >= tok)
+		last_tok -= tok;
+	start = sb_max64(start, l->tok_free[last_tok]);
 	l->tx_free = start + (uint64_t)link_slots(tm, req_flits, write) * tm->flit;
 	l->req_flits += req_flits;
 	m->act.req_flits += req_flits;
@@ -143,9 +146,12 @@ uint64_t sb_cube_request(struct sb_model *m, unsigned link, uint64_t t, bool wri
 	if (admit > t_fwd + xbar)
 		t_fwd = admit - xbar;
 	l->in_fwd = t_fwd;
-	for (unsigned i = 0; i < req_flits; i++)
-		l->tok_free[(l->tok_count + i) % tok] = t_fwd + tm->token_return;
-	l->tok_count += req_flits;
+	for (unsigned i = 0, k = l->tok_pos; i < req_flits; i++) {
+		l->tok_free[k] = t_fwd + tm->token_return;
+		if (++k == tok)
+			k = 0;
+	}
+	l->tok_pos = last_tok + 1 == tok ? 0 : last_tok + 1;
 	t_vault = t_fwd + xbar;
 	sb_cube_vault_catch_up(h, v);
 	t_data = sb_cube_vault_access(m, v, bank, t_vault, write, transfers, &t_act);

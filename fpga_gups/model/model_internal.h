@@ -153,6 +153,7 @@ void sb_engine_ports_reset(struct sb_model *m);
 void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announce);
 unsigned sb_engine_port_link(const struct sb_model *m, unsigned port);
 void sb_engine_done_rebuild(struct sb_model *m, struct sb_port *p);
+struct sb_done *sb_engine_done_at(struct sb_port *p, unsigned k);
 void sb_engine_flow_update(struct sb_model *m);
 
 /*

@@ -2,8 +2,8 @@
 /*
  * The GUPS ports of the FPGA design, family-neutral: address generation, the request-type
  * arbiter (ro / wo / rw and its write-backs), the tag pool of 64, flow control, the latency
- * monitor and the counters, the outstanding requests of each port (a heap of completions the
- * port retires lazily, in time order) and the port's response interface (one data beat per
+ * monitor and the counters, the outstanding requests of each port (completions in time order,
+ * which the port retires lazily) and the port's response interface (one data beat per
  * cycle). A request a port issues is handed to the memory family (sb_cube_request(), hmc.h),
  * which reserves its whole path at once and returns when the response reaches the port.
  *
@@ -29,7 +29,7 @@ unsigned sb_engine_port_link(const struct sb_model *m, unsigned port)
 	return l < m->prof.links ? l : m->prof.links - 1;
 }
 
-/* Outstanding requests of a port: a binary min-heap on t_done. */
+/* Outstanding requests of a port: their keys in ascending order (engine.h). */
 static inline uint64_t done_key(const struct sb_model *m, const struct sb_done *d, unsigned idx)
 {
 	uint64_t cyc =
@@ -38,19 +38,20 @@ static inline uint64_t done_key(const struct sb_model *m, const struct sb_done *
 	return cyc << SB_DONE_IDX_BITS | idx;
 }
 
-static void heap_push(struct sb_port *p, uint64_t key)
+/* Insert a key, moving the larger ones one place back (usually none or a few). */
+static void keys_insert(struct sb_port *p, uint64_t key)
 {
-	unsigned i = p->ndone++;
+	uint64_t *k;
+	unsigned i;
 
-	while (i) {
-		unsigned parent = (i - 1) / 2;
-
-		if (p->heap[parent] <= key)
-			break;
-		p->heap[i] = p->heap[parent];
-		i = parent;
+	if (p->khead + p->ndone == 2 * p->cap) { /* at the end of the array: move to the front */
+		memmove(p->keys, p->keys + p->khead, p->ndone * sizeof(*p->keys));
+		p->khead = 0;
 	}
-	p->heap[i] = key;
+	k = p->keys + p->khead;
+	for (i = p->ndone++; i && k[i - 1] > key; i--)
+		k[i] = k[i - 1];
+	k[i] = key;
 }
 
 static void done_push(const struct sb_model *m, struct sb_port *p, const struct sb_done *d)
@@ -58,62 +59,41 @@ static void done_push(const struct sb_model *m, struct sb_port *p, const struct 
 	unsigned idx = p->free_slots[--p->nfree];
 
 	p->slots[idx] = *d;
-	heap_push(p, done_key(m, d, idx));
+	keys_insert(p, done_key(m, d, idx));
 }
 
-/*
- * Pop the minimum. Bottom-up: move the hole down to a leaf along the smaller children (a loop of
- * predictable length with branch-free child selection; the slot past the end holds a sentinel),
- * then sift the last key up from there, which rarely moves since it is usually large.
- */
+/* Take the earliest. */
 static void done_pop(struct sb_port *p, struct sb_done *out)
 {
-	uint64_t *h = p->heap, last;
-	unsigned i = 0, n, idx = (unsigned)(h[0] & (SB_DONE_MAX - 1));
+	unsigned idx = (unsigned)(p->keys[p->khead] & (SB_DONE_MAX - 1));
 
 	*out = p->slots[idx];
 	p->free_slots[p->nfree++] = (uint16_t)idx;
-	last = h[--p->ndone];
-	n = p->ndone;
-	h[n] = UINT64_MAX; /* sentinel: a missing right child never wins */
-	if (!n)
-		return;
-	for (;;) {
-		unsigned c = 2 * i + 1;
-
-		if (c >= n)
-			break;
-		c += h[c + 1] < h[c];
-		h[i] = h[c];
-		i = c;
-	}
-	while (i) {
-		unsigned parent = (i - 1) / 2;
-
-		if (h[parent] <= last)
-			break;
-		h[i] = h[parent];
-		i = parent;
-	}
-	h[i] = last;
+	p->khead = --p->ndone ? p->khead + 1 : 0;
 }
 
 /* Completion tick of the earliest outstanding request (the port has one). */
 static inline uint64_t done_first(const struct sb_port *p)
 {
-	return p->slots[p->heap[0] & (SB_DONE_MAX - 1)].t_done;
+	return p->slots[p->keys[p->khead] & (SB_DONE_MAX - 1)].t_done;
 }
 
-/* Rebuild the heap after payload completion times changed. */
+/* Re-key and re-sort after payload completion times changed (the order rarely changes: an
+ * insertion sort in place). */
 static void done_rebuild(const struct sb_model *m, struct sb_port *p)
 {
+	uint64_t *k = p->keys + p->khead;
 	unsigned n = p->ndone;
 
 	p->ndone = 0;
-	for (unsigned k = 0; k < n; k++) {
-		unsigned idx = (unsigned)(p->heap[k] & (SB_DONE_MAX - 1));
+	for (unsigned j = 0; j < n; j++) {
+		unsigned idx = (unsigned)(k[j] & (SB_DONE_MAX - 1));
+		uint64_t key = done_key(m, &p->slots[idx], idx);
+		unsigned i;
 
-		heap_push(p, done_key(m, &p->slots[idx], idx));
+		for (i = p->ndone++; i && k[i - 1] > key; i--)
+			k[i] = k[i - 1];
+		k[i] = key;
 	}
 }
 
@@ -122,10 +102,16 @@ void sb_engine_done_rebuild(struct sb_model *m, struct sb_port *p)
 	done_rebuild(m, p);
 }
 
+/* Outstanding request k (0 .. ndone - 1, in no particular order of use) of port p. */
+struct sb_done *sb_engine_done_at(struct sb_port *p, unsigned k)
+{
+	return &p->slots[p->keys[p->khead + k] & (SB_DONE_MAX - 1)];
+}
+
 /* Forget every outstanding request. */
 static void done_clear(struct sb_port *p)
 {
-	p->ndone = 0;
+	p->ndone = p->khead = 0;
 	p->nfree = p->cap;
 	for (unsigned i = 0; i < p->cap; i++)
 		p->free_slots[i] = (uint16_t)(p->cap - 1 - i);
@@ -606,7 +592,7 @@ void sb_engine_drop_inflight(struct sb_model *m, uint64_t tick, uint64_t announc
 		uint64_t timeout =
 		    (uint64_t)port_reg32(m, p, SB_GUPS_PORT_TAG_TIMEOUT) * m->tm.cycle;
 		for (unsigned k = 0; k < p->ndone; k++) {
-			struct sb_done *d = &p->slots[p->heap[k] & (SB_DONE_MAX - 1)];
+			struct sb_done *d = sb_engine_done_at(p, k);
 
 			if (d->t_done <= tick || done_errstat(d) == SB_DONE_LOST)
 				continue;
@@ -640,10 +626,10 @@ int sb_ports_init(struct sb_model *m)
 		sb_cal_init(&p->rx, m->tm.cycle);
 		p->cap = cap;
 		p->slots = calloc(cap, sizeof(*p->slots));
-		p->heap = calloc(cap + 1, sizeof(*p->heap));
+		p->keys = calloc(2 * (size_t)cap, sizeof(*p->keys));
 		p->free_slots = calloc(cap, sizeof(*p->free_slots));
 		p->wb = calloc(cap, sizeof(*p->wb));
-		if (!p->slots || !p->heap || !p->free_slots || !p->wb)
+		if (!p->slots || !p->keys || !p->free_slots || !p->wb)
 			return sb_error_set(SB_ERR_NOMEM, "out of memory for the GUPS ports");
 		done_clear(p);
 		port_clear_stats(p);
@@ -662,11 +648,11 @@ void sb_ports_release(struct sb_model *m)
 {
 	for (unsigned i = 0; i < SB_MAX_PORTS; i++) {
 		free(m->port[i].slots);
-		free(m->port[i].heap);
+		free(m->port[i].keys);
 		free(m->port[i].free_slots);
 		free(m->port[i].wb);
 		m->port[i].slots = NULL;
-		m->port[i].heap = NULL;
+		m->port[i].keys = NULL;
 		m->port[i].free_slots = NULL;
 		m->port[i].wb = NULL;
 	}
