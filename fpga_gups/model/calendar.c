@@ -39,6 +39,19 @@ void sb_cal_advance(struct sb_calendar *c, uint64_t now_slot)
 			cal_fill_overflow(c, w, c->base + 64ull * w);
 		return;
 	}
+	if (c->overflow <= c->base + SB_CAL_SLOTS) {
+		/* Nothing is reserved beyond the window: the words come back empty. */
+		unsigned n = (unsigned)((now_slot - c->base) / 64), w = c->base_word;
+
+		for (unsigned i = 0; i < n; i++) {
+			c->bits[w] = 0;
+			c->fullw[w / 64] &= ~(1ull << (w % 64));
+			w = (w + 1) % SB_CAL_WORDS;
+		}
+		c->base_word = w;
+		c->base += 64ull * n;
+		return;
+	}
 	while (c->base + 64 <= now_slot) {
 		unsigned w = c->base_word;
 

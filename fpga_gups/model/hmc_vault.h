@@ -34,22 +34,13 @@ static inline uint64_t refresh_fit(const struct sb_model *m, const struct sb_vau
 	return x;
 }
 
-static const uint8_t pop8[256] = {
-#define B2(n) n, n + 1, n + 1, n + 2
-#define B4(n) B2(n), B2(n + 1), B2(n + 1), B2(n + 2)
-#define B6(n) B4(n), B4(n + 1), B4(n + 1), B4(n + 2)
-    B6(0),
-    B6(1),
-    B6(1),
-    B6(2),
-#undef B2
-#undef B4
-#undef B6
-};
-
-static inline unsigned pop16(uint64_t x)
+/* Four or more bits set? (clears the lowest three) */
+static inline bool four_or_more(uint64_t x)
 {
-	return pop8[x & 0xFF] + pop8[(x >> 8) & 0xFF];
+	x &= x - 1;
+	x &= x - 1;
+	x &= x - 1;
+	return x != 0;
 }
 
 /* May an activate go in slot a? tRRD: no other activate within rrd_slots - 1 slots either side;
@@ -67,11 +58,11 @@ static inline bool act_ok(const struct sb_hmc_timing *t, const struct sb_calenda
 		return true;
 	lo = a >= f - 1 ? a - (f - 1) : 0;
 	x = sb_cal_bits(act, lo, (unsigned)(a + f - lo)); /* up to 2f - 1 = 31 bits */
-	if (pop16(x) + pop16(x >> 16) < 4)
+	if (!four_or_more(x))
 		return true;
 	n = (unsigned)(a - lo) + 1; /* windows containing a */
 	for (unsigned j = 0; j < n; j++)
-		if (pop16((x >> j) & ((1ull << f) - 1)) >= 4)
+		if (four_or_more((x >> j) & ((1ull << f) - 1)))
 			return false;
 	return true;
 }
