@@ -51,6 +51,9 @@ struct sb_hmc_timing {
 struct sb_vault {
 	uint64_t bank_free[16]; /* bank ready for the next activate */
 	uint64_t refresh_phase; /* offset of this vault's refresh windows */
+	/* the refresh-free span [ref_lo, ref_hi) that refresh_fit() last found, under ref_hot */
+	uint64_t ref_lo, ref_hi;
+	bool ref_hot;
 	struct sb_calendar bus; /* data bus transfers (tCCD slots) */
 	struct sb_calendar act; /* activates (same slots): tRRD and tFAW are checked on it */
 	uint64_t *admit;        /* ring of the last vault_queue admission starts */

@@ -228,6 +228,7 @@ void sb_cube_shift(struct sb_model *m, uint64_t dt)
 
 		sb_cube_vault_catch_up(h, vv);
 		vv->adv_slot += dt / h->tm.dram_slot;
+		vv->ref_lo = vv->ref_hi = 0; /* refresh_fit() finds its span again */
 		for (unsigned b = 0; b < 16; b++)
 			if (vv->bank_free[b])
 				vv->bank_free[b] += dt;

@@ -15,18 +15,25 @@ SB_MODEL_INTERNAL void sb_cube_vault_fault(struct sb_model *m, const char *what,
                                            uint64_t tick);
 
 /* Refresh: push a bank operation [x, x+len) out of this vault's refresh windows. */
-static inline uint64_t refresh_fit(const struct sb_model *m, const struct sb_vault *v, uint64_t x,
+static inline uint64_t refresh_fit(const struct sb_model *m, struct sb_vault *v, uint64_t x,
                                    uint64_t len)
 {
 	const struct sb_hmc_timing *t = &m->cube.tm;
-	uint64_t trefi = m->hot ? t->trefi / 2 : t->trefi;
-	const struct sb_divider *dv = m->hot ? &t->div_trefi_hot : &t->div_trefi;
-	uint64_t rel, start;
+	uint64_t trefi, rel, start;
+	const struct sb_divider *dv;
 
+	/* Most operations fall in the refresh-free span of the last one. */
+	if (x >= v->ref_lo && x + len <= v->ref_hi && v->ref_hot == m->hot)
+		return x;
 	if (x < v->refresh_phase)
 		return x + len > v->refresh_phase ? v->refresh_phase + t->trfc : x;
+	trefi = m->hot ? t->trefi / 2 : t->trefi;
+	dv = m->hot ? &t->div_trefi_hot : &t->div_trefi;
 	rel = x - v->refresh_phase - sb_div(dv, x - v->refresh_phase) * trefi;
 	start = x - rel;
+	v->ref_lo = start + t->trfc;
+	v->ref_hi = start + trefi;
+	v->ref_hot = m->hot;
 	if (rel < t->trfc)
 		return start + t->trfc;
 	if (x + len > start + trefi)

@@ -255,7 +255,8 @@ void sb_engine_settle(struct sb_model *m, uint64_t now)
 
 static bool port_can_iterate(const struct sb_model *m, const struct sb_port *p)
 {
-	if (!p->enabled || !p->started || p->stopped_lost || !m->hmc.ready ||
+	/* bitwise: one test of four flags instead of four branches */
+	if (!(p->enabled & p->started & !p->stopped_lost & m->hmc.ready) ||
 	    (m->replay.enable && sb_replay_owns(m, p)))
 		return false;
 	if (p->iter_limit && p->iters >= p->iter_limit)
