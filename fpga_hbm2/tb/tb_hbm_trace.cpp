@@ -89,23 +89,24 @@ struct Bench {
 
 				if (b.done > cyc || (b.write ? wdone : rdone))
 					continue;
-				uint32_t lat = (uint32_t)(cyc - b.hs);
+				auto put = [&](auto &id, auto &blk, auto &beats, auto &resp,
+				               auto &lat) {
+					setf(id, p * 6, 6, b.id);
+					set_bits(blk.data(), p * 29, 29, b.addr >> 5);
+					setf(beats, p * 5, 5, b.beats);
+					setf(resp, p * 2, 2, b.resp);
+					lat[p] = (uint32_t)(cyc - b.hs);
+				};
 				if (b.write) {
 					wdone = true;
 					bc |= 1u << p;
-					setf(t->bc_id, p * 6, 6, b.id);
-					set_bits(t->bc_blk.data(), p * 29, 29, b.addr >> 5);
-					setf(t->bc_beats, p * 5, 5, b.beats);
-					setf(t->bc_resp, p * 2, 2, b.resp);
-					t->bc_lat[p] = lat;
+					put(t->bc_id, t->bc_blk, t->bc_beats, t->bc_resp,
+					    t->bc_lat);
 				} else {
 					rdone = true;
 					rc |= 1u << p;
-					setf(t->rc_id, p * 6, 6, b.id);
-					set_bits(t->rc_blk.data(), p * 29, 29, b.addr >> 5);
-					setf(t->rc_beats, p * 5, 5, b.beats);
-					setf(t->rc_resp, p * 2, 2, b.resp);
-					t->rc_lat[p] = lat;
+					put(t->rc_id, t->rc_blk, t->rc_beats, t->rc_resp,
+					    t->rc_lat);
 				}
 				b.done = cyc; /* one read and one write a cycle: maybe later */
 				busy[p][b.id] = false;
