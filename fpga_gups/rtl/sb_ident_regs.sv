@@ -3,7 +3,9 @@
  * The fw_id and board register blocks of the generated map: identification constants, the
  * free-running user-clock cycle counter (board.cycles, also the time base of every latency
  * and trace time stamp) and the scratch register. Identity values are parameters; 0 selects
- * the map's reset value where 0 is not a meaningful value.
+ * the map's reset value where 0 is not a meaningful value. The HBM2 card's design
+ * (fpga_hbm2/rtl/sb_hbm_card.sv) uses the fw_id block and the cycle counter of this module with
+ * its own register space's size (REGMAP_SIZE) and the board block never selected.
  */
 `resetall
 `timescale 1ns / 1ps
@@ -19,6 +21,7 @@ module sb_ident_regs #(
 	parameter [31:0]  CUBE_CONFIG = 32'h0,  // 0 = map reset (4 GB HMC 1.1)
 	parameter [31:0]  SERIAL = 32'h0,       // board serial number
 	parameter integer HAS_DMA = 1,          // features.dma: trace records leave on m_axis
+	parameter [31:0]  REGMAP_SIZE = 32'h0,  // fw_id.regmap_size; 0 = map reset (the AC-510's)
 	parameter [31:0]  FW_ID_NEXT = 32'h0,   // NEXT header words
 	parameter [31:0]  BOARD_NEXT = 32'h0
 ) (
@@ -44,6 +47,7 @@ module sb_ident_regs #(
 
 	localparam [31:0] HI = 32'd4;
 	localparam [31:0] V_FW_VERSION = (FW_VERSION != 0) ? FW_VERSION : SB_FW_ID_FW_VERSION_RESET;
+	localparam [31:0] V_SIZE = (REGMAP_SIZE != 0) ? REGMAP_SIZE : SB_FW_ID_REGMAP_SIZE_RESET;
 	localparam [31:0] V_BOARD_ID = (BOARD_ID != 0) ? BOARD_ID : SB_BOARD_BOARD_ID_RESET;
 	localparam [31:0] V_CLOCK = (USER_CLOCK_HZ != 0) ? USER_CLOCK_HZ :
 	                            SB_BOARD_USER_CLOCK_HZ_RESET;
@@ -74,7 +78,7 @@ module sb_ident_regs #(
 			SB_FW_ID_FW_VERSION: reg_rd_data <= V_FW_VERSION;
 			SB_FW_ID_BUILD_ID: reg_rd_data <= BUILD_ID;
 			SB_FW_ID_REGMAP_HASH: reg_rd_data <= SB_FW_ID_REGMAP_HASH_RESET;
-			SB_FW_ID_REGMAP_SIZE: reg_rd_data <= SB_FW_ID_REGMAP_SIZE_RESET;
+			SB_FW_ID_REGMAP_SIZE: reg_rd_data <= V_SIZE;
 			default: reg_rd_data <= 32'd0;
 			endcase
 		end

@@ -6,6 +6,8 @@
  * settings on hardware), the stacks' temperature from the controller's DRAM_n_STAT_TEMP /
  * CATTRIP pins, the free-running AXI-clock cycle counter, and start / stop of every port of
  * start_mask in the same cycle. Identity values are parameters; 0 selects the map's reset.
+ * fw_id and the cycle counter are the GUPS design's sb_ident_regs (fpga_gups/rtl) with this
+ * register space's size.
  */
 `resetall
 `timescale 1ns / 1ps
@@ -36,7 +38,7 @@ module sb_hbm_card #(
 	input  wire [31:0]   reg_wr_data,
 	input  wire [3:0]    reg_wr_strb,
 	input  wire          reg_rd_en,
-	output reg  [31:0]   reg_rd_data,
+	output wire [31:0]   reg_rd_data,
 
 	input  wire [6:0]    hbm_temp0,       // DRAM_0_STAT_TEMP (degrees C)
 	input  wire [6:0]    hbm_temp1,       // DRAM_1_STAT_TEMP
@@ -44,7 +46,7 @@ module sb_hbm_card #(
 
 	output reg  [N-1:0]  start_ports,     // one-cycle pulses
 	output reg  [N-1:0]  stop_ports,
-	output reg  [63:0]   cycles
+	output wire [63:0]   cycles
 );
 
 	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
@@ -61,7 +63,6 @@ module sb_hbm_card #(
 	endgenerate
 
 	localparam [31:0] HI = 32'd4;
-	localparam [31:0] V_FW_VERSION = (FW_VERSION != 0) ? FW_VERSION : SB_FW_ID_FW_VERSION_RESET;
 	localparam [31:0] V_BOARD_ID = (BOARD_ID != 0) ? BOARD_ID : SB_HBM_CARD_BOARD_ID_RESET;
 	localparam [31:0] V_GEOMETRY = (GEOMETRY != 0) ? GEOMETRY : SB_HBM_CARD_GEOMETRY_RESET;
 	localparam [31:0] V_AXI_HZ = (AXI_CLOCK_HZ != 0) ? AXI_CLOCK_HZ :
@@ -90,59 +91,58 @@ module sb_hbm_card #(
 		temp[SB_HBM_CARD_HBM_TEMP_CATTRIP_MSB:SB_HBM_CARD_HBM_TEMP_CATTRIP_LSB] = hbm_cattrip;
 	end
 
+	// fw_id and cycles
+	wire [31:0] rd_fw_id;
+	reg [31:0] rd_card;
+	assign reg_rd_data = rd_fw_id | rd_card;
+
+	sb_ident_regs #(
+		.FW_VERSION(FW_VERSION), .BUILD_ID(BUILD_ID), .REGMAP_SIZE(SB_REGSPACE_HBM2_SIZE),
+		.FW_ID_NEXT(FW_ID_NEXT)
+	) u_fw_id (
+		.clk(clk), .rst(rst), .reg_sel_fw_id(reg_sel_fw_id), .reg_sel_board(1'b0),
+		.reg_addr(reg_addr), .reg_wr_en(reg_wr_en), .reg_wr_data(reg_wr_data),
+		.reg_wr_strb(reg_wr_strb), .reg_rd_en(reg_rd_en), .reg_rd_data(rd_fw_id),
+		.cycles(cycles));
+
 	reg [31:0] scratch, start_mask, latch_hi;
 	wire wr = reg_sel_card && reg_wr_en;
 	wire [31:0] ones = sb_wones(reg_wr_data, reg_wr_strb);
 	wire wr_ctl = wr && reg_addr == SB_HBM_CARD_CONTROL;
 
 	always @(posedge clk) begin
-		cycles <= cycles + 64'd1;
 		start_ports <= {N{wr_ctl && ones[SB_HBM_CARD_CONTROL_START_LSB]}} & start_mask[N-1:0];
 		stop_ports <= {N{wr_ctl && ones[SB_HBM_CARD_CONTROL_STOP_LSB]}} & start_mask[N-1:0];
 		if (wr && reg_addr == SB_HBM_CARD_SCRATCH)
 			scratch <= sb_wmerge(scratch, reg_wr_data, reg_wr_strb);
 		if (wr && reg_addr == SB_HBM_CARD_START_MASK)
 			start_mask <= sb_wmerge(start_mask, reg_wr_data, reg_wr_strb);
-		reg_rd_data <= 32'd0;
-		if (reg_rd_en && reg_sel_fw_id) begin
-			case (reg_addr)
-			SB_BLK_TYPE: reg_rd_data <= SB_BLK_FW_ID_TYPE;
-			SB_BLK_VERSION: reg_rd_data <= SB_BLK_FW_ID_VERSION;
-			SB_BLK_NEXT: reg_rd_data <= FW_ID_NEXT;
-			SB_FW_ID_MAGIC: reg_rd_data <= SB_FW_ID_MAGIC_RESET;
-			SB_FW_ID_FW_VERSION: reg_rd_data <= V_FW_VERSION;
-			SB_FW_ID_BUILD_ID: reg_rd_data <= BUILD_ID;
-			SB_FW_ID_REGMAP_HASH: reg_rd_data <= SB_FW_ID_REGMAP_HASH_RESET;
-			SB_FW_ID_REGMAP_SIZE: reg_rd_data <= SB_REGSPACE_HBM2_SIZE;
-			default: reg_rd_data <= 32'd0;
-			endcase
-		end
+		rd_card <= 32'd0;
 		if (reg_rd_en && reg_sel_card) begin
 			case (reg_addr)
-			SB_BLK_TYPE: reg_rd_data <= SB_BLK_HBM_CARD_TYPE;
-			SB_BLK_VERSION: reg_rd_data <= SB_BLK_HBM_CARD_VERSION;
-			SB_BLK_NEXT: reg_rd_data <= CARD_NEXT;
-			SB_HBM_CARD_BOARD_ID: reg_rd_data <= V_BOARD_ID;
-			SB_HBM_CARD_ENGINE: reg_rd_data <= engine;
-			SB_HBM_CARD_GEOMETRY: reg_rd_data <= V_GEOMETRY;
-			SB_HBM_CARD_AXI_CLOCK_HZ: reg_rd_data <= V_AXI_HZ;
-			SB_HBM_CARD_HBM_CLOCK_HZ: reg_rd_data <= V_HBM_HZ;
+			SB_BLK_TYPE: rd_card <= SB_BLK_HBM_CARD_TYPE;
+			SB_BLK_VERSION: rd_card <= SB_BLK_HBM_CARD_VERSION;
+			SB_BLK_NEXT: rd_card <= CARD_NEXT;
+			SB_HBM_CARD_BOARD_ID: rd_card <= V_BOARD_ID;
+			SB_HBM_CARD_ENGINE: rd_card <= engine;
+			SB_HBM_CARD_GEOMETRY: rd_card <= V_GEOMETRY;
+			SB_HBM_CARD_AXI_CLOCK_HZ: rd_card <= V_AXI_HZ;
+			SB_HBM_CARD_HBM_CLOCK_HZ: rd_card <= V_HBM_HZ;
 			SB_HBM_CARD_CYCLES: begin
-				reg_rd_data <= cycles[31:0];
+				rd_card <= cycles[31:0];
 				latch_hi <= cycles[63:32];
 			end
-			SB_HBM_CARD_CYCLES + HI: reg_rd_data <= latch_hi;
-			SB_HBM_CARD_SCRATCH: reg_rd_data <= scratch;
-			SB_HBM_CARD_FEATURES: reg_rd_data <= features;
-			SB_HBM_CARD_MC_CONFIG: reg_rd_data <= V_MC;
-			SB_HBM_CARD_HBM_TEMP: reg_rd_data <= temp;
-			SB_HBM_CARD_SERIAL: reg_rd_data <= SERIAL;
-			SB_HBM_CARD_START_MASK: reg_rd_data <= start_mask;
-			default: reg_rd_data <= 32'd0;
+			SB_HBM_CARD_CYCLES + HI: rd_card <= latch_hi;
+			SB_HBM_CARD_SCRATCH: rd_card <= scratch;
+			SB_HBM_CARD_FEATURES: rd_card <= features;
+			SB_HBM_CARD_MC_CONFIG: rd_card <= V_MC;
+			SB_HBM_CARD_HBM_TEMP: rd_card <= temp;
+			SB_HBM_CARD_SERIAL: rd_card <= SERIAL;
+			SB_HBM_CARD_START_MASK: rd_card <= start_mask;
+			default: rd_card <= 32'd0;
 			endcase
 		end
 		if (rst) begin
-			cycles <= SB_HBM_CARD_CYCLES_RESET;
 			scratch <= SB_HBM_CARD_SCRATCH_RESET;
 			start_mask <= SB_HBM_CARD_START_MASK_RESET;
 			latch_hi <= 32'd0;

@@ -69,7 +69,19 @@ module sb_hbm_port (
 	input  wire          m_axi_bvalid,
 	output wire          m_axi_bready,
 
-	output wire          done              // status.done (for the card's view)
+	output wire          done,             // status.done (for the card's view)
+
+	// Completion taps for trace capture (sb_hbm_trace): the first R beat of a burst (ID and
+	// RRESP on the R channel) and B (ID and BRESP on the B channel), with the burst's address
+	// bits 33..5, beats and latency as the monitors count it
+	output wire          trc_r_valid,
+	output wire [28:0]   trc_r_blk,
+	output wire [4:0]    trc_r_beats,
+	output wire [31:0]   trc_r_lat,
+	output wire          trc_b_valid,
+	output wire [28:0]   trc_b_blk,
+	output wire [4:0]    trc_b_beats,
+	output wire [31:0]   trc_b_lat
 );
 
 	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
@@ -216,6 +228,15 @@ module sb_hbm_port (
 	wire b_err = b_ev && b_count && m_axi_bresp != 2'b00;
 	wire [31:0] r_lat = now - id_time[rid];
 	wire [31:0] b_lat = now - id_time[bid];
+
+	assign trc_r_valid = r_first;
+	assign trc_r_blk = id_blk[rid];
+	assign trc_r_beats = id_beats[rid];
+	assign trc_r_lat = r_lat;
+	assign trc_b_valid = b_ev;
+	assign trc_b_blk = id_blk[bid];
+	assign trc_b_beats = id_beats[bid];
+	assign trc_b_lat = b_lat;
 
 	// ---------------------------------------------------------------- counters
 	reg [63:0] txns, rd_bursts, wr_bursts, rd_bytes, wr_bytes, active_cycles;

@@ -3,7 +3,8 @@
  * The stackbench HBM2 traffic engine: N AXI3 traffic engines (one per HBM port; 32 on an
  * Alveo U280) and the card block behind one AXI4-Lite register slave implementing register
  * space 'hbm2' of the generated map (fpga_gups/regmap/regmap.yaml; self-describing block list
- * fw_id -> hbm_card -> hbm_port 0..N-1; the simulated board's hbm_sim block is not here).
+ * fw_id -> hbm_card -> trace -> hbm_port 0..N-1; the simulated board's hbm_sim block is not
+ * here). The trace block (sb_hbm_trace) records the engines' AXI bursts.
  *
  * Memory side: port i is an AXI3 master of 256-bit data for the HBM controller's AXI port i
  * (PG276: AXI_nn, 64 IDs, bursts of up to 16 beats); the vectors are packed port-major.
@@ -100,6 +101,7 @@ module sb_hbm_top #(
 	localparam [31:0] PORT0 = SB_REGSPACE_HBM2_HBM_PORT_OFFSET;
 	localparam [31:0] PSTRIDE = SB_REGSPACE_HBM2_HBM_PORT_STRIDE;
 	localparam integer PSHIFT = $clog2(PSTRIDE);
+	localparam [31:0] TRACE = SB_REGSPACE_HBM2_TRACE_OFFSET;
 
 	generate
 		if (N < 1 || N > SB_REGSPACE_HBM2_HBM_PORT_COUNT || N > 16 * STACKS)
@@ -139,6 +141,7 @@ module sb_hbm_top #(
 	wire sel_fw = a < SB_REGSPACE_HBM2_FW_ID_OFFSET + SB_BLK_FW_ID_SIZE; // fw_id is at 0
 	wire sel_card = a >= SB_REGSPACE_HBM2_HBM_CARD_OFFSET &&
 	                a < SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_HBM_CARD_SIZE;
+	wire sel_trace = a >= TRACE && a < TRACE + SB_BLK_TRACE_SIZE;
 	wire [31:0] prel = a - PORT0;
 	wire in_ports = a >= PORT0 && prel < N * PSTRIDE;
 	wire [31:0] pidx = prel >> PSHIFT;
@@ -149,7 +152,7 @@ module sb_hbm_top #(
 	always @(posedge clk)
 		oor_rd <= bus_rd && a >= SB_REGSPACE_HBM2_SIZE;
 
-	wire [31:0] rd_card;
+	wire [31:0] rd_card, rd_trace;
 	wire [N*32-1:0] rd_port;
 	reg [31:0] rd_ports_or;
 	integer ri;
@@ -158,20 +161,18 @@ module sb_hbm_top #(
 		for (ri = 0; ri < N; ri = ri + 1)
 			rd_ports_or = rd_ports_or | rd_port[ri*32 +: 32];
 	end
-	assign bus_rdata = rd_card | rd_ports_or | {32{oor_rd}};
+	assign bus_rdata = rd_card | rd_trace | rd_ports_or | {32{oor_rd}};
 
 	// ---------------------------------------------------------------- card
 	wire [N-1:0] start_ports, stop_ports;
-	/* verilator lint_off UNUSEDSIGNAL */ // the cycle counter is for the host only
 	wire [63:0] cycles;
-	/* verilator lint_on UNUSEDSIGNAL */
 
 	sb_hbm_card #(
 		.N(N), .STACKS(STACKS), .FW_VERSION(FW_VERSION), .BUILD_ID(BUILD_ID),
 		.BOARD_ID(BOARD_ID), .GEOMETRY(GEOMETRY), .AXI_CLOCK_HZ(AXI_CLOCK_HZ),
 		.HBM_CLOCK_HZ(HBM_CLOCK_HZ), .MC_CONFIG(MC_CONFIG),
 		.GLOBAL_ADDRESSING(GLOBAL_ADDRESSING), .SERIAL(SERIAL),
-		.FW_ID_NEXT(SB_REGSPACE_HBM2_HBM_CARD_OFFSET), .CARD_NEXT(PORT0)
+		.FW_ID_NEXT(SB_REGSPACE_HBM2_HBM_CARD_OFFSET), .CARD_NEXT(TRACE)
 	) u_card (
 		.clk(clk), .rst(rst), .reg_sel_fw_id(sel_fw), .reg_sel_card(sel_card),
 		.reg_addr(a - (sel_fw ? SB_REGSPACE_HBM2_FW_ID_OFFSET : SB_REGSPACE_HBM2_HBM_CARD_OFFSET)),
@@ -179,6 +180,29 @@ module sb_hbm_top #(
 		.reg_rd_en(bus_rd), .reg_rd_data(rd_card),
 		.hbm_temp0(hbm_temp0), .hbm_temp1(hbm_temp1), .hbm_cattrip(hbm_cattrip),
 		.start_ports(start_ports), .stop_ports(stop_ports), .cycles(cycles));
+
+	// ---------------------------------------------------------------- trace capture
+	wire [N-1:0] trc_r_valid, trc_b_valid;
+	wire [N*29-1:0] trc_r_blk, trc_b_blk;
+	wire [N*5-1:0] trc_r_beats, trc_b_beats;
+	wire [N*32-1:0] trc_r_lat, trc_b_lat;
+	wire [N-1:0] ar_hs = m_axi_arvalid & m_axi_arready;
+	wire [N-1:0] aw_hs = m_axi_awvalid & m_axi_awready;
+	reg [N*6-1:0] hs_id;
+	integer hi;
+	always @*
+		for (hi = 0; hi < N; hi = hi + 1)
+			hs_id[hi*6 +: 6] = aw_hs[hi] ? m_axi_awid[hi*6 +: 6] : m_axi_arid[hi*6 +: 6];
+
+	sb_hbm_trace #(.N(N), .NEXT_OFFSET(PORT0)) u_trace (
+		.clk(clk), .rst(rst), .now(cycles),
+		.reg_sel(sel_trace), .reg_addr(a - TRACE), .reg_wr_en(bus_wr), .reg_wr_data(bus_wdata),
+		.reg_wr_strb(bus_wstrb), .reg_rd_en(bus_rd), .reg_rd_data(rd_trace),
+		.hs_valid(ar_hs | aw_hs), .hs_id(hs_id),
+		.rc_valid(trc_r_valid), .rc_id(m_axi_rid), .rc_blk(trc_r_blk), .rc_beats(trc_r_beats),
+		.rc_resp(m_axi_rresp), .rc_lat(trc_r_lat),
+		.bc_valid(trc_b_valid), .bc_id(m_axi_bid), .bc_blk(trc_b_blk), .bc_beats(trc_b_beats),
+		.bc_resp(m_axi_bresp), .bc_lat(trc_b_lat));
 
 	// ---------------------------------------------------------------- engines
 	genvar p;
@@ -208,7 +232,11 @@ module sb_hbm_top #(
 				.m_axi_rvalid(m_axi_rvalid[p]), .m_axi_rready(m_axi_rready[p]),
 				.m_axi_bid(m_axi_bid[p*6 +: 6]), .m_axi_bresp(m_axi_bresp[p*2 +: 2]),
 				.m_axi_bvalid(m_axi_bvalid[p]), .m_axi_bready(m_axi_bready[p]),
-				.done(ports_done[p]));
+				.done(ports_done[p]),
+				.trc_r_valid(trc_r_valid[p]), .trc_r_blk(trc_r_blk[p*29 +: 29]),
+				.trc_r_beats(trc_r_beats[p*5 +: 5]), .trc_r_lat(trc_r_lat[p*32 +: 32]),
+				.trc_b_valid(trc_b_valid[p]), .trc_b_blk(trc_b_blk[p*29 +: 29]),
+				.trc_b_beats(trc_b_beats[p*5 +: 5]), .trc_b_lat(trc_b_lat[p*32 +: 32]));
 		end
 	endgenerate
 

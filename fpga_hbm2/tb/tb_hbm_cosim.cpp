@@ -8,8 +8,14 @@
  * request hook against what the RTL's AXI3 slaves accepted); at the end the same transaction,
  * burst and byte counters, no errors, and done on both. Then the same for ports started one by
  * one through their own control registers. Timing differs (the model's memory system, the
- * testbench's slaves) and is not compared. The register space below the ports is the same,
- * but for the model's trace block, which the RTL does not have yet.
+ * testbench's slaves) and is not compared. The register space below the ports is the same.
+ *
+ * Trace capture: each round two ports are recorded (every burst: burst_len 0, gap 0) by both
+ * trace blocks, drained through rd_index / rd_data / rd_release while the ports run; their
+ * hbm_trace_records must agree record for record — per port in handshake order (the RTL writes
+ * a record when the burst completes, the model when it issues it) the same direction,
+ * address, beats, AXI ID and port — with check words, seq 0, 1, ... in ring order, sample_id
+ * 0, no response error, records == the ports' bursts and nothing dropped on either side.
  *   tb_hbm_cosim [--seed N]
  */
 #include "hbm_top_bench.h"
@@ -20,6 +26,28 @@ extern "C" {
 }
 
 using namespace tb;
+
+/* One hbm_trace_record's words. */
+struct Rec {
+	uint32_t w[SB_HBM_TRACE_RECORD_WORDS];
+};
+
+/* Drain a trace block's on-chip ring (all it holds) through a register read / write pair. */
+template <class R, class W> static void drain(R rd, W wr, std::vector<Rec> &out)
+{
+	uint32_t n = rd(SB_TRACE_ONCHIP_COUNT);
+
+	if (!n)
+		return;
+	wr(SB_TRACE_RD_INDEX, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		Rec r;
+		for (unsigned k = 0; k < SB_HBM_TRACE_RECORD_WORDS; k++)
+			r.w[k] = rd(SB_TRACE_RD_DATA);
+		out.push_back(r);
+	}
+	wr(SB_TRACE_RD_RELEASE, n);
+}
 
 struct ModelLog {
 	std::vector<AxiBurst> port[32];
@@ -48,6 +76,53 @@ static uint32_t mread(struct sb_hbm_model *m, uint32_t off)
 	return v;
 }
 
+static size_t total_trace;
+
+/* The records of one port in handshake order. */
+static std::vector<const Rec *> port_recs(const std::vector<Rec> &all, unsigned port)
+{
+	std::vector<const Rec *> v;
+
+	for (const Rec &r : all)
+		if (SB_FIELD_GET(SB_HBM_TRACE_RECORD_PORT, r.w[3]) == port)
+			v.push_back(&r);
+	std::stable_sort(v.begin(), v.end(), [](const Rec *a, const Rec *b) {
+		return (a->w[0] | (uint64_t)a->w[1] << 32) < (b->w[0] | (uint64_t)b->w[1] << 32);
+	});
+	return v;
+}
+
+/* A trace block's records of a round: check words, seq, sample_id, responses, the ports
+ * recorded, and its counters against the bursts the RTL's slaves saw on those ports. */
+template <class R>
+static void check_trace(TopBench &b, R rd, const std::vector<Rec> &recs, const char *side,
+                        unsigned round, const unsigned tp[2], const size_t *rfrom)
+{
+	char what[120];
+	size_t bursts = 0;
+
+	for (unsigned p = 0; p < TB_N; p++)
+		if (p == tp[0] || p == tp[1])
+			bursts += b.slaves[p].log.size() - rfrom[p];
+	snprintf(what, sizeof(what), "round %u %s trace: records", round, side);
+	TB_EQ(recs.size(), bursts, what);
+	TB_EQ(rd(SB_TRACE_RECORDS), bursts, what);
+	snprintf(what, sizeof(what), "round %u %s trace: dropped", round, side);
+	TB_EQ(rd(SB_TRACE_DROPPED), 0, what);
+	for (uint32_t i = 0; i < recs.size() && !g_fail; i++) {
+		const uint32_t *w = recs[i].w;
+		unsigned port = SB_FIELD_GET(SB_HBM_TRACE_RECORD_PORT, w[3]);
+
+		snprintf(what, sizeof(what), "round %u %s trace record %u", round, side, i);
+		TB_EQ(w[SB_HBM_TRACE_RECORD_CHECK_WORD],
+		      w[0] ^ w[2] ^ w[3] ^ w[4] ^ SB_REGMAP_MAGIC, what);
+		TB_EQ(w[SB_HBM_TRACE_RECORD_SEQ_WORD], i, what);
+		TB_EQ(w[SB_HBM_TRACE_RECORD_SAMPLE_ID_WORD], 0, what);
+		TB_EQ(SB_FIELD_GET(SB_HBM_TRACE_RECORD_RESP, w[3]), 0, what);
+		TB_CHECK(port == tp[0] || port == tp[1], "%s: port %u not recorded", what, port);
+	}
+}
+
 static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsigned round,
                        bool via_card)
 {
@@ -68,6 +143,24 @@ static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsign
 		if (sb_hbm_model_write32(m, off, v) < 0)
 			fail("model write 0x%x: %s", off, sb_error_detail());
 	};
+	/* trace capture of two ports */
+	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET;
+	unsigned tp[2] = {b.rng.range(0, TB_N - 1), b.rng.range(0, TB_N - 1)};
+	uint32_t tmask = 1u << tp[0] | 1u << tp[1];
+	std::vector<Rec> rrec, mrec;
+	auto rtl_rd = [&](uint32_t o) { return b.read(tr + o); };
+	auto rtl_wr = [&](uint32_t o, uint32_t v) { b.write(tr + o, v); };
+	auto mod_rd = [&](uint32_t o) { return mread(m, tr + o); };
+	auto mod_wr = [&](uint32_t o, uint32_t v) {
+		if (sb_hbm_model_write32(m, tr + o, v) < 0)
+			fail("model write 0x%x: %s", tr + o, sb_error_detail());
+	};
+
+	both(tr + SB_TRACE_CONTROL, SB_TRACE_CONTROL_RESET_MASK);
+	both(tr + SB_TRACE_BURST_LEN, 0);
+	both(tr + SB_TRACE_GAP, 0);
+	both(tr + SB_TRACE_PORT_MASK, tmask);
+	both(tr + SB_TRACE_CONTROL, SB_TRACE_CONTROL_ENABLE_MASK);
 	for (unsigned p = 0; p < TB_N; p++) {
 		program_port([&](uint32_t o, uint32_t v) { both(port_base(p) + o, v); }, cfg[p]);
 		if (via_card)
@@ -86,7 +179,8 @@ static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsign
 	for (;;) {
 		bool all = true;
 
-		b.idle(500);
+		b.idle(300);
+		drain(rtl_rd, rtl_wr, rrec);
 		for (unsigned p = 0; p < TB_N && all; p++)
 			all = SB_FIELD_GET(SB_HBM_PORT_STATUS_DONE,
 			                   b.read(port_base(p) + SB_HBM_PORT_STATUS));
@@ -100,17 +194,44 @@ static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsign
 	for (unsigned k = 0;; k++) {
 		bool all = true;
 
-		if (sb_hbm_model_advance(m, 100000000ull) < 0) /* 100 us */
+		if (sb_hbm_model_advance(m, 500000ull) < 0) /* 0.5 us: the ring keeps up */
 			fail("model advance: %s", sb_error_detail());
+		drain(mod_rd, mod_wr, mrec);
 		for (unsigned p = 0; p < TB_N && all; p++)
 			all = SB_FIELD_GET(SB_HBM_PORT_STATUS_DONE,
 			                   mread(m, port_base(p) + SB_HBM_PORT_STATUS));
 		if (all)
 			break;
-		if (k > 10000) {
+		if (k > 2000000) {
 			fail("round %u: model ports not done", round);
 			return;
 		}
+	}
+	both(tr + SB_TRACE_CONTROL, 0);
+	b.idle(300); /* the last completions */
+	drain(rtl_rd, rtl_wr, rrec);
+	drain(mod_rd, mod_wr, mrec);
+	check_trace(b, rtl_rd, rrec, "RTL", round, tp, rfrom);
+	check_trace(b, mod_rd, mrec, "model", round, tp, rfrom);
+	for (unsigned j = 0; j < 2 && !g_fail; j++) {
+		std::vector<const Rec *> x = port_recs(rrec, tp[j]), y = port_recs(mrec, tp[j]);
+
+		snprintf(who, sizeof(who), "round %u trace of port %u", round, tp[j]);
+		TB_EQ(x.size(), y.size(), who);
+		for (size_t i = 0; i < std::min(x.size(), y.size()); i++) {
+			const uint32_t *u = x[i]->w, *v = y[i]->w;
+			uint32_t keep = SB_HBM_TRACE_RECORD_ADDR_HI_MASK |
+			                SB_HBM_TRACE_RECORD_WRITE_MASK |
+			                SB_HBM_TRACE_RECORD_BEATS_MASK |
+			                SB_HBM_TRACE_RECORD_ID_MASK | SB_HBM_TRACE_RECORD_PORT_MASK;
+
+			if (u[2] != v[2] || (u[3] & keep) != (v[3] & keep)) {
+				fail("%s record %zu: RTL 0x%08x 0x%08x, model 0x%08x 0x%08x", who,
+				     i, u[2], u[3], v[2], v[3]);
+				break;
+			}
+		}
+		total_trace += x.size();
 	}
 	for (unsigned p = 0; p < TB_N && !g_fail; p++) {
 		const std::vector<AxiBurst> &r = b.slaves[p].log, &mm = ml.port[p];
@@ -165,18 +286,13 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < TB_N; p++) /* the identity both report */
 		TB_EQ(b.read(port_base(p) + SB_HBM_PORT_INFO),
 		      mread(m, port_base(p) + SB_HBM_PORT_INFO), "hbm_port.info RTL vs model");
-	/* The model's trace block (trace capture, docs/traces-on-the-board.md) is not in the RTL
-	 * yet: the RTL's walk goes from hbm_card to the first port, where the model's goes from
-	 * hbm_card to the trace block and on from there to the first port. */
-	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET,
-	               card_next = SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_NEXT;
-	TB_EQ(mread(m, card_next), tr, "model: hbm_card.NEXT is the trace block");
-	TB_EQ(mread(m, tr + SB_BLK_TYPE), SB_BLK_TRACE_TYPE, "model: the trace block");
-	TB_EQ(b.read(card_next), mread(m, tr + SB_BLK_NEXT),
-	      "RTL hbm_card.NEXT vs the model's walk after its trace block");
+	/* the walk: fw_id -> hbm_card -> trace -> the ports, on both */
+	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET;
+	TB_EQ(b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_NEXT), tr, "RTL hbm_card.NEXT");
+	TB_EQ(b.read(tr + SB_BLK_TYPE), SB_BLK_TRACE_TYPE, "RTL: the trace block");
+	TB_EQ(b.read(tr + SB_BLK_NEXT), SB_REGSPACE_HBM2_HBM_PORT_OFFSET, "RTL trace.NEXT");
 	for (uint32_t off = 0; off < SB_REGSPACE_HBM2_HBM_PORT_OFFSET; off += 4)
-		if (off != card_next && (off < tr || off >= tr + SB_BLK_TRACE_SIZE) &&
-		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
+		if (off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_HI &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_FEATURES &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_HBM_TEMP &&
@@ -193,7 +309,8 @@ int main(int argc, char **argv)
 		round_trip(b, m, ml, round, round % 2 == 0);
 	for (unsigned p = 0; p < TB_N; p++)
 		total += ml.port[p].size();
-	printf("tb_hbm_cosim: %zu bursts over %d ports agree\n", total, TB_N);
+	printf("tb_hbm_cosim: %zu bursts over %d ports agree, %zu trace records\n", total, TB_N,
+	       total_trace);
 	sb_hbm_model_free(m);
 	return finish("tb_hbm_cosim");
 }

@@ -83,11 +83,14 @@ int main(int argc, char **argv)
 			TB_EQ(type, SB_BLK_FW_ID_TYPE, "block 0");
 		else if (nblocks == 1)
 			TB_EQ(type, SB_BLK_HBM_CARD_TYPE, "block 1 (hbm_card)");
-		else {
+		else if (nblocks == 2) {
+			TB_EQ(type, SB_BLK_TRACE_TYPE, "block 2 (trace)");
+			TB_EQ(off, SB_REGSPACE_HBM2_TRACE_OFFSET, "trace offset");
+		} else {
 			TB_EQ(type, SB_BLK_HBM_PORT_TYPE, "an hbm_port block");
-			TB_EQ(off, port_base(nblocks - 2), "hbm_port offset");
+			TB_EQ(off, port_base(nblocks - 3), "hbm_port offset");
 			TB_EQ(SB_FIELD_GET(SB_HBM_PORT_INFO_INDEX, b.read(off + SB_HBM_PORT_INFO)),
-			      nblocks - 2, "info.index");
+			      nblocks - 3, "info.index");
 		}
 		TB_EQ(b.read(off + SB_BLK_VERSION) >> 16, 1, "block major version");
 		nblocks++;
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
 			break;
 		off = next;
 	}
-	TB_EQ(nblocks, TB_N + 2, "blocks in the walk");
+	TB_EQ(nblocks, TB_N + 3, "blocks in the walk");
 	v = b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_ENGINE);
 	TB_EQ(SB_FIELD_GET(SB_HBM_CARD_ENGINE_KIND, v), SB_HBM_CARD_ENGINE_KIND_HBM2_AXI, "engine");
 	TB_EQ(SB_FIELD_GET(SB_HBM_CARD_ENGINE_PORTS, v), TB_N, "engine.ports");
@@ -103,6 +106,7 @@ int main(int argc, char **argv)
 	v = b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_HBM_TEMP);
 	TB_EQ(v, 41 | 44 << 8, "hbm_temp");
 	TB_EQ(b.read(0x200), 0, "hole after hbm_card");
+	TB_EQ(b.read(SB_REGSPACE_HBM2_TRACE_OFFSET + SB_BLK_TRACE_SIZE), 0, "hole after trace");
 	TB_EQ(b.read(port_base(TB_N)), 0, "after the last port");
 	TB_EQ(b.read(SB_REGSPACE_HBM2_SIZE), 0xFFFFFFFFu, "beyond the register space");
 	TB_EQ(b.read(SB_REGSPACE_HBM2_SIZE + 0x100), 0xFFFFFFFFu, "beyond the register space");
