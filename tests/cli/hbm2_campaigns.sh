@@ -133,6 +133,27 @@ grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/
 	json_extract(readfile('$work/cmp2/comparison.json'),
 	'\$.comparisons[0].summary.bandwidth_gbps.median_ratio')")" = "36/1" ] ||
 	fail "two databases: $(head -c 1500 "$work/cmp2/comparison.json")"
+# ... and by the HBM2-only values: write latency and the read latencies' classes. A copy of
+# all-ports.db with every write latency 1.25 times and as many reads in the hit class as in the
+# miss class (the miss share halves); the model's page-latency runs give the hit class.
+cj() { sqlite3 :memory: "SELECT json_extract(readfile('$1/comparison.json'),
+	'\$.comparisons[0].summary.$2.points') || '/' || json_extract(readfile('$1/comparison.json'),
+	'\$.comparisons[0].summary.$2.median_ratio')"; }
+cp "$work/all-ports.db" "$work/ap2.db"
+q ap2 "UPDATE hbm_points SET wr_lat_avg_ns = wr_lat_avg_ns * 1.25, cls_hit = cls_miss"
+"$exe" report --db "$work/all-ports.db" --db "$work/ap2.db" --plots "$work/cmp3" --format svg \
+	>"$work/o" 2>&1 || fail "report --db A --db B (all ports): $(cat "$work/o")"
+[ "$(cj "$work/cmp3" wr_latency_avg_ns)" = "12/1.25" ] &&
+	[ "$(cj "$work/cmp3" cls_miss_pct)" = "12/0.5" ] &&
+	[ "$(cj "$work/cmp3" bandwidth_gbps)" = "18/1" ] ||
+	fail "HBM2 values compared: $(head -c 1500 "$work/cmp3/comparison.json")"
+grep -q "worst wr latency: +25.0 % at ports=" "$work/o" &&
+	grep -q "worst miss class: -50.0 % at ports=" "$work/o" ||
+	fail "HBM2 values compared: $(cat "$work/o")"
+"$exe" report --db "$work/page-latency.db" --against-model --plots "$work/cmp4" --format svg \
+	>"$work/o" 2>&1 || fail "report --against-model (page latency): $(cat "$work/o")"
+[ "$(cj "$work/cmp4" cls_hit_pct)" = "1/1" ] && [ "$(cj "$work/cmp4" cls_miss_pct)" = "3/1" ] ||
+	fail "page latency against the model: $(head -c 1500 "$work/cmp4/comparison.json")"
 
 # Refused with the file, line and key; nothing stored.
 printf 'bench: {device: "sim:u280"}\nsweep:\n  burst: [64, 128]\n  size: 64\n' >"$work/bad.yaml"
