@@ -93,6 +93,7 @@ grep -q "figure size_bandwidth.*skipped" "$work/r.out" || fail "report: a GUPS f
 
 # Resume: a re-run runs only the points that are missing.
 q stride "DELETE FROM hbm_points WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
+	DELETE FROM hbm_point_ports WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
 	DELETE FROM point_ports WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
 	DELETE FROM points WHERE idx >= 30; UPDATE campaigns SET status = 'running'"
 "$exe" run "$examples/hbm2-stride.yaml" --db "$work/stride.db" --resume >"$work/o" 2>&1 ||
@@ -113,9 +114,27 @@ pts "$work/j1.db" >"$work/p1"
 [ "$(wc -l <"$work/p1")" = 37 ] || fail "export: $(wc -l <"$work/p1") lines"
 pts "$work/j2.db" | cmp -s - "$work/p1" || fail "--jobs 2 differs from one worker"
 pts "$work/m.db" | cmp -s - "$work/p1" || fail "the merged shards differ from one run"
+# ... and their ports' detail (hbm_point_ports): a row per port, the same after --jobs 2 and
+# the merge, adding up to each point's totals.
+hp() { "$exe" export --db "$1" --format csv --table hbm_ports | cut -d, -f1-3,5-; }
+hp "$work/j1.db" >"$work/hp1"
+[ "$(wc -l <"$work/hp1")" = 37 ] && head -1 "$work/hp1" | grep -q "^campaign_id,point_idx,attempt,port,pc,txns,rd_bytes,wr_bytes,gbps,rd_lat_avg_ns," ||
+	fail "export hbm_ports: $(head -2 "$work/hp1")"
+hp "$work/j2.db" | cmp -s - "$work/hp1" || fail "hbm_ports: --jobs 2 differs from one worker"
+hp "$work/m.db" | cmp -s - "$work/hp1" || fail "hbm_ports: the merged shards differ from one run"
 "$exe" export --db "$work/m.db" --format json >"$work/m.json" || fail "export json"
 grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/m.json" ||
 	fail "the JSON export has no hbm_points with histograms"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$work/m.json'), '\$.hbm_point_ports')")" = 36 ] ||
+	fail "the JSON export has not 36 hbm_point_ports"
+# All ports: one row per port; each port's write latency and classes add up to the point's.
+[ "$(q all-ports "SELECT count(*) FROM hbm_point_ports")" = 189 ] ||
+	fail "all ports: $(q all-ports "SELECT count(*) FROM hbm_point_ports") port rows, not 3 x 63"
+[ "$(q all-ports "SELECT count(*) FROM hbm_points h WHERE h.txns = (SELECT sum(txns) FROM
+	hbm_point_ports hp WHERE hp.point_id = h.point_id) AND h.cls_miss = (SELECT sum(cls_miss)
+	FROM hbm_point_ports hp WHERE hp.point_id = h.point_id) AND (h.wr_lat_min_ns IS NULL OR
+	h.wr_lat_min_ns = (SELECT min(wr_lat_min_ns) FROM hbm_point_ports hp WHERE
+	hp.point_id = h.point_id))")" = 18 ] || fail "all ports: the ports do not add up to the points"
 
 # Comparisons: the measured campaign against the model it ran on (sim:u280), and two databases
 # (one run against the merged shards): every point's ratio 1.
