@@ -19,50 +19,17 @@
 #include <time.h>
 #include <umockdev.h>
 
+#include "hwmon_testbed.h"
 #include "stackbench/error.h"
 #include "stackbench/hbm_sensed.h"
 #include "stackbench/instrument.h"
 
-#define HWMON "/sys/devices/pci0000:00/0000:00:03.0/0000:3b:00.1/hwmon/hwmon3"
 #define TEMP "sensors:xclmgmt-*?feature=hbm_temp&poll_ms=20"
 #define RAIL "sensors:xclmgmt-*?curr=12v_pex_curr&in=12v_pex_vol&poll_ms=20"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
-static void sleep_ms(unsigned ms)
-{
-	nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
-}
 
 static bool near(double a, double b, double tol)
 {
 	return fabs(a - b) <= tol;
-}
-
-static char *load(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = calloc(1, 1 << 16);
-	size_t n;
-
-	if (!f || !text) {
-		fprintf(stderr, "cannot read %s\n", path);
-		exit(2);
-	}
-	n = fread(text, 1, (1 << 16) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	return text;
 }
 
 int main(int argc, char **argv)
@@ -73,20 +40,10 @@ int main(int argc, char **argv)
 	struct sb_hbm_spec spec;
 	struct sb_device *dev = NULL;
 	UMockdevTestbed *tb;
-	GError *gerr = NULL;
 	char *tree;
 	int err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: hbm_point_sensors TREE.umockdev\n");
-		return 2;
-	}
-	tree = load(argv[1]);
-	tb = umockdev_testbed_new();
-	if (!umockdev_testbed_add_from_string(tb, tree, &gerr)) {
-		fprintf(stderr, "umockdev: %s\n", gerr ? gerr->message : "?");
-		return 2;
-	}
+	tb = hwmon_testbed(argc, argv, &tree);
 	err = sb_device_open(&dev, "sim:u280");
 	CHECK(err == 0, "open sim:u280: %s", sb_error_detail());
 	err = sb_temp_source_open(&inst.temp, TEMP, dev);
@@ -121,7 +78,14 @@ int main(int argc, char **argv)
 
 	/* the stacks got hotter before the next point: it starts at the new reading */
 	umockdev_testbed_set_attribute(tb, HWMON, "temp2_input", "63500\n");
-	sleep_ms(300);
+	for (int i = 0; i < 100; i++) { /* until the reader's mean is the new value alone */
+		struct sb_temp_reading t;
+
+		if (sb_temp_source_sample(inst.temp, &t) == 0 && near(t.hotspot_c, 63.5, 1e-9))
+			break;
+		sleep_ms(50);
+	}
+	sleep_ms(100);
 	err = sb_hbm_point_run_sensed(dev, &spec, &inst, &r, &sn);
 	CHECK(err == 0 && near(sn.temp_start_c, 63.5, 1e-9) && near(sn.temp_end_c, 63.5, 1e-9),
 	      "after the change: %d %s, %.3f .. %.3f C", err, sb_error_detail(), sn.temp_start_c,

@@ -338,6 +338,18 @@ static const char migrate_v6_sql[] = "ALTER TABLE campaigns ADD COLUMN shard INT
                                      "ALTER TABLE campaigns ADD COLUMN shard_points INTEGER;"
                                      "INSERT INTO schema_version VALUES (6, " NOW_SQL ");";
 
+/* What an HBM2 card's point measured, in hbm_points (version 7) and per port in
+ * hbm_point_ports (version 8): transactions, payload bytes and GB/s, read latency (AR to the
+ * first R beat) and write latency (AW to B) in ns, the read latencies' classes. */
+#define HBM_MEASURED_COLUMNS                                                                       \
+	" txns INTEGER NOT NULL,"                                                                  \
+	" rd_bytes INTEGER NOT NULL,"                                                              \
+	" wr_bytes INTEGER NOT NULL,"                                                              \
+	" gbps REAL NOT NULL,"                                                                     \
+	" rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"                             \
+	" wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"                             \
+	" cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
+
 /*
  * Version 6 to 7 (HBM2 cards, docs/hbm2.md): an HBM2 card's point is a row of points (its
  * counters in the GUPS point's terms: docs/campaigns.md) and a row of hbm_points with what
@@ -369,14 +381,7 @@ static const char migrate_v7_sql[] =
     " stack_temp_c REAL NOT NULL," /* hbm_card.hbm_temp at the end */
     " warmup_ns INTEGER NOT NULL,"
     " window_ns INTEGER NOT NULL,"
-    " axi_clock_hz REAL NOT NULL,"
-    " txns INTEGER NOT NULL,"
-    " rd_bytes INTEGER NOT NULL,"
-    " wr_bytes INTEGER NOT NULL,"
-    " gbps REAL NOT NULL,"
-    " rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"
-    " wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"
-    " cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
+    " axi_clock_hz REAL NOT NULL," HBM_MEASURED_COLUMNS
     " hit_max INTEGER NOT NULL, closed_max INTEGER NOT NULL,"
     " hist TEXT NOT NULL," /* JSON array of the 16 bins */
     " hist_base INTEGER NOT NULL, hist_shift INTEGER NOT NULL,"
@@ -388,24 +393,17 @@ static const char migrate_v7_sql[] =
  * card's point with what point_ports cannot hold: the port's PC, write latency, the read
  * latencies' classes and histogram (the point's hist_base / hist_shift), its ID peak. The
  * HBM2 points stored before have no rows there (their per-port detail was not kept). Inside the
- * caller's transaction.
+ * caller's transaction. A port's pc is the first PC of its working set; hist a JSON array of
+ * the 16 bins.
  */
+#define HBM_PORT_COLUMNS                                                                           \
+	" point_id INTEGER NOT NULL REFERENCES points(id),"                                        \
+	" port INTEGER NOT NULL,"                                                                  \
+	" pc INTEGER NOT NULL," HBM_MEASURED_COLUMNS " hist TEXT NOT NULL,"                        \
+	" ids_peak INTEGER NOT NULL,"                                                              \
+	" errors INTEGER NOT NULL, mismatches INTEGER NOT NULL,"
 static const char migrate_v8_sql[] =
-    "CREATE TABLE hbm_point_ports ("
-    " point_id INTEGER NOT NULL REFERENCES points(id),"
-    " port INTEGER NOT NULL,"
-    " pc INTEGER NOT NULL," /* the first PC of its working set */
-    " txns INTEGER NOT NULL,"
-    " rd_bytes INTEGER NOT NULL,"
-    " wr_bytes INTEGER NOT NULL,"
-    " gbps REAL NOT NULL,"
-    " rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"
-    " wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"
-    " cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
-    " hist TEXT NOT NULL," /* JSON array of the 16 bins */
-    " ids_peak INTEGER NOT NULL,"
-    " errors INTEGER NOT NULL, mismatches INTEGER NOT NULL,"
-    " PRIMARY KEY (point_id, port));"
+    "CREATE TABLE hbm_point_ports (" HBM_PORT_COLUMNS " PRIMARY KEY (point_id, port));"
     "INSERT INTO schema_version VALUES (8, " NOW_SQL ");";
 
 /*
