@@ -226,5 +226,6 @@ int sb_instruments_discover(struct sb_found_instrument *out, unsigned max, const
 	nodes(&f, dev_dir ? dev_dir : "/dev");
 	if (sigrok_scan)
 		sigrok_instruments(&f);
+	f.n += sb_sensors_discover(f.out + f.n, f.max - f.n);
 	return (int)f.n;
 }

@@ -67,6 +67,11 @@ extern const struct sb_power_ops sb_power_sigrok;     /* sigrok_meter.c (libsigr
 extern const struct sb_temp_ops sb_temp_sensors;      /* sensors.c (libsensors, hwmon) */
 extern const struct sb_power_ops sb_power_sensors;    /* sensors.c */
 
+/* The hwmon chips' temperature and power features (and current / voltage pairs) libsensors
+ * finds, as sources with their connection strings, into out (at most max); how many. */
+struct sb_found_instrument;
+unsigned sb_sensors_discover(struct sb_found_instrument *out, unsigned max);
+
 /* libsigrok (sigrok.c): the driver name and scan options (a GSList of struct sr_config) of
  * "sigrok:DRIVER[:conn=...][:serialcomm=...]" or "korad:PATH"; then a context, the driver and
  * the first device its scan finds, opened ("what" names the instrument in errors). On failure

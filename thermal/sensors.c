@@ -394,3 +394,131 @@ const struct sb_power_ops sb_power_sensors = {
     .close = sens_close,
     .sample = power_sample,
 };
+
+/* --- what there is: `stackbench instruments` ----------------------------------------------- */
+
+/* The name a connection string gives a feature: its label when that is a plain word (letters,
+ * digits, _ . -; a label is text from the driver), else its name ("temp2"). */
+static void conn_feature(const sensors_chip_name *c, const sensors_feature *f, char *out,
+                         size_t size)
+{
+	char *label = sensors_get_label(c, f);
+	bool plain = label && *label && strlen(label) < size;
+
+	for (const char *p = label; plain && *p; p++)
+		plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		        (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-';
+	sb_strlcpy(out, plain ? label : f->name, size);
+	free(label);
+}
+
+/* The part of a current's or voltage's label before its last '_' ("12v_pex" of
+ * "12v_pex_curr"): a current and a voltage with the same one are a rail (our pairing). */
+static size_t rail_len(const char *label)
+{
+	const char *u = strrchr(label, '_');
+
+	return u && u != label ? (size_t)(u - label) : 0;
+}
+
+/* A feature's value (its input subfeature), NAN when it cannot be read. */
+static double feature_value(const sensors_chip_name *c, const sensors_feature *f)
+{
+	const sensors_subfeature *sf = input_of(c, f);
+	double v;
+
+	return sf && sensors_get_value(c, sf->number, &v) == 0 ? v : NAN;
+}
+
+/* A chip's currents paired with its voltages by rail: one power source (volts x amps) each. */
+static void discover_rails(const sensors_chip_name *c, const char *chip,
+                           struct sb_found_instrument *out, unsigned max, unsigned *n)
+{
+	const sensors_feature *fc;
+	int fn = 0;
+
+	while ((fc = sensors_get_features(c, &fn)) && *n < max) {
+		const sensors_feature *fv;
+		char curr[64];
+		size_t rl;
+		int vn = 0;
+
+		if (fc->type != SENSORS_FEATURE_CURR)
+			continue;
+		conn_feature(c, fc, curr, sizeof(curr));
+		if (!(rl = rail_len(curr)))
+			continue;
+		while ((fv = sensors_get_features(c, &vn))) {
+			struct sb_found_instrument *i;
+			char in[64];
+
+			if (fv->type != SENSORS_FEATURE_IN)
+				continue;
+			conn_feature(c, fv, in, sizeof(in));
+			if (rail_len(in) != rl || strncmp(in, curr, rl))
+				continue;
+			i = &out[(*n)++];
+			memset(i, 0, sizeof(*i));
+			sb_strlcpy(i->kind, "meter", sizeof(i->kind));
+			snprintf(i->what, sizeof(i->what), "%s %.*s: %.3f A x %.3f V (%s, %s)",
+			         chip, (int)rl, curr, feature_value(c, fc), feature_value(c, fv),
+			         fc->name, fv->name);
+			snprintf(i->conn, sizeof(i->conn), "sensors:%s?curr=%s&in=%s", chip, curr,
+			         in);
+			snprintf(i->note, sizeof(i->note),
+			         "card sensor: power source as volts x amps (paired by the labels' "
+			         "rail)");
+			break;
+		}
+	}
+}
+
+unsigned sb_sensors_discover(struct sb_found_instrument *out, unsigned max)
+{
+	const sensors_chip_name *c;
+	unsigned n = 0;
+	int nr = 0;
+
+	pthread_mutex_lock(&g_lock);
+	/* rescan, as an open does (the open sensors find their chips again by name) */
+	if (g_users)
+		sensors_cleanup();
+	if (sensors_init(NULL) != 0) {
+		sb_dbg("instruments: libsensors cannot start");
+		pthread_mutex_unlock(&g_lock);
+		return 0;
+	}
+	while ((c = sensors_get_detected_chips(NULL, &nr)) && n < max) {
+		const sensors_feature *f;
+		char chip[96];
+		int fn = 0;
+
+		if (sensors_snprintf_chip_name(chip, sizeof(chip), c) < 0)
+			continue;
+		while ((f = sensors_get_features(c, &fn)) && n < max) {
+			bool temp = f->type == SENSORS_FEATURE_TEMP;
+			struct sb_found_instrument *i;
+			char name[64];
+			double v;
+
+			if (!temp && f->type != SENSORS_FEATURE_POWER)
+				continue;
+			conn_feature(c, f, name, sizeof(name));
+			v = feature_value(c, f);
+			i = &out[n++];
+			memset(i, 0, sizeof(*i));
+			sb_strlcpy(i->kind, temp ? "sensor" : "meter", sizeof(i->kind));
+			snprintf(i->what, sizeof(i->what), "%s %s%s%s: %.2f %s", chip, f->name,
+			         strcmp(name, f->name) ? " " : "",
+			         strcmp(name, f->name) ? name : "", v, temp ? "C" : "W");
+			snprintf(i->conn, sizeof(i->conn), "sensors:%s?feature=%s", chip, name);
+			snprintf(i->note, sizeof(i->note), "card sensor: %s source",
+			         temp ? "temperature" : "power");
+		}
+		discover_rails(c, chip, out, max, &n);
+	}
+	if (!g_users)
+		sensors_cleanup();
+	pthread_mutex_unlock(&g_lock);
+	return n;
+}

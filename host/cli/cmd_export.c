@@ -28,7 +28,7 @@ static void export_help(FILE *out)
 	    "  -f, --format F      csv or json (required)\n"
 	    "  -c, --campaign ID   one campaign (default: all)\n"
 	    "      --table NAME    CSV only: points (default), ports, samples, events,\n"
-	    "                      campaigns\n"
+	    "                      campaigns, point_traces, hbm_points, hbm_ports\n"
 	    "      --samples       JSON only: include the sampled time series\n"
 	    "  -o, --out FILE      write FILE (atomically) instead of stdout\n"
 	    "  -h, --help          this help\n");

@@ -215,7 +215,7 @@ static int instruments_run(int argc, char **argv)
 		rc = SB_EXIT_OK;
 		if (!n)
 			printf("no instruments found (USB cameras, FTDI adapters, %s/ttyUSB*, "
-			       "ttyACM*, usbtmc*%s)\n",
+			       "ttyACM*, usbtmc*, hwmon sensors%s)\n",
 			       dev_dir, sigrok ? ", libsigrok supplies and meters" : "");
 		for (int i = 0; i < n; i++)
 			printf("%-8s %-48s %s%s%s\n", f[i].kind, f[i].what,

@@ -93,6 +93,7 @@ grep -q "figure size_bandwidth.*skipped" "$work/r.out" || fail "report: a GUPS f
 
 # Resume: a re-run runs only the points that are missing.
 q stride "DELETE FROM hbm_points WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
+	DELETE FROM hbm_point_ports WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
 	DELETE FROM point_ports WHERE point_id IN (SELECT id FROM points WHERE idx >= 30);
 	DELETE FROM points WHERE idx >= 30; UPDATE campaigns SET status = 'running'"
 "$exe" run "$examples/hbm2-stride.yaml" --db "$work/stride.db" --resume >"$work/o" 2>&1 ||
@@ -113,9 +114,27 @@ pts "$work/j1.db" >"$work/p1"
 [ "$(wc -l <"$work/p1")" = 37 ] || fail "export: $(wc -l <"$work/p1") lines"
 pts "$work/j2.db" | cmp -s - "$work/p1" || fail "--jobs 2 differs from one worker"
 pts "$work/m.db" | cmp -s - "$work/p1" || fail "the merged shards differ from one run"
+# ... and their ports' detail (hbm_point_ports): a row per port, the same after --jobs 2 and
+# the merge, adding up to each point's totals.
+hp() { "$exe" export --db "$1" --format csv --table hbm_ports | cut -d, -f1-3,5-; }
+hp "$work/j1.db" >"$work/hp1"
+[ "$(wc -l <"$work/hp1")" = 37 ] && head -1 "$work/hp1" | grep -q "^campaign_id,point_idx,attempt,port,pc,txns,rd_bytes,wr_bytes,gbps,rd_lat_avg_ns," ||
+	fail "export hbm_ports: $(head -2 "$work/hp1")"
+hp "$work/j2.db" | cmp -s - "$work/hp1" || fail "hbm_ports: --jobs 2 differs from one worker"
+hp "$work/m.db" | cmp -s - "$work/hp1" || fail "hbm_ports: the merged shards differ from one run"
 "$exe" export --db "$work/m.db" --format json >"$work/m.json" || fail "export json"
 grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/m.json" ||
 	fail "the JSON export has no hbm_points with histograms"
+[ "$(sqlite3 :memory: "SELECT json_array_length(readfile('$work/m.json'), '\$.hbm_point_ports')")" = 36 ] ||
+	fail "the JSON export has not 36 hbm_point_ports"
+# All ports: one row per port; each port's write latency and classes add up to the point's.
+[ "$(q all-ports "SELECT count(*) FROM hbm_point_ports")" = 189 ] ||
+	fail "all ports: $(q all-ports "SELECT count(*) FROM hbm_point_ports") port rows, not 3 x 63"
+[ "$(q all-ports "SELECT count(*) FROM hbm_points h WHERE h.txns = (SELECT sum(txns) FROM
+	hbm_point_ports hp WHERE hp.point_id = h.point_id) AND h.cls_miss = (SELECT sum(cls_miss)
+	FROM hbm_point_ports hp WHERE hp.point_id = h.point_id) AND (h.wr_lat_min_ns IS NULL OR
+	h.wr_lat_min_ns = (SELECT min(wr_lat_min_ns) FROM hbm_point_ports hp WHERE
+	hp.point_id = h.point_id))")" = 18 ] || fail "all ports: the ports do not add up to the points"
 
 # Comparisons: the measured campaign against the model it ran on (sim:u280), and two databases
 # (one run against the merged shards): every point's ratio 1.
@@ -133,6 +152,27 @@ grep -q '"hbm_points"' "$work/m.json" && grep -q '"hist":[[:space:]]*\[' "$work/
 	json_extract(readfile('$work/cmp2/comparison.json'),
 	'\$.comparisons[0].summary.bandwidth_gbps.median_ratio')")" = "36/1" ] ||
 	fail "two databases: $(head -c 1500 "$work/cmp2/comparison.json")"
+# ... and by the HBM2-only values: write latency and the read latencies' classes. A copy of
+# all-ports.db with every write latency 1.25 times and as many reads in the hit class as in the
+# miss class (the miss share halves); the model's page-latency runs give the hit class.
+cj() { sqlite3 :memory: "SELECT json_extract(readfile('$1/comparison.json'),
+	'\$.comparisons[0].summary.$2.points') || '/' || json_extract(readfile('$1/comparison.json'),
+	'\$.comparisons[0].summary.$2.median_ratio')"; }
+cp "$work/all-ports.db" "$work/ap2.db"
+q ap2 "UPDATE hbm_points SET wr_lat_avg_ns = wr_lat_avg_ns * 1.25, cls_hit = cls_miss"
+"$exe" report --db "$work/all-ports.db" --db "$work/ap2.db" --plots "$work/cmp3" --format svg \
+	>"$work/o" 2>&1 || fail "report --db A --db B (all ports): $(cat "$work/o")"
+[ "$(cj "$work/cmp3" wr_latency_avg_ns)" = "12/1.25" ] &&
+	[ "$(cj "$work/cmp3" cls_miss_pct)" = "12/0.5" ] &&
+	[ "$(cj "$work/cmp3" bandwidth_gbps)" = "18/1" ] ||
+	fail "HBM2 values compared: $(head -c 1500 "$work/cmp3/comparison.json")"
+grep -q "worst wr latency: +25.0 % at ports=" "$work/o" &&
+	grep -q "worst miss class: -50.0 % at ports=" "$work/o" ||
+	fail "HBM2 values compared: $(cat "$work/o")"
+"$exe" report --db "$work/page-latency.db" --against-model --plots "$work/cmp4" --format svg \
+	>"$work/o" 2>&1 || fail "report --against-model (page latency): $(cat "$work/o")"
+[ "$(cj "$work/cmp4" cls_hit_pct)" = "1/1" ] && [ "$(cj "$work/cmp4" cls_miss_pct)" = "3/1" ] ||
+	fail "page latency against the model: $(head -c 1500 "$work/cmp4/comparison.json")"
 
 # Refused with the file, line and key; nothing stored.
 printf 'bench: {device: "sim:u280"}\nsweep:\n  burst: [64, 128]\n  size: 64\n' >"$work/bad.yaml"

@@ -18,27 +18,9 @@
 #include <time.h>
 #include <umockdev.h>
 
+#include "hwmon_testbed.h"
 #include "stackbench/error.h"
 #include "stackbench/instrument.h"
-
-#define HWMON "/sys/devices/pci0000:00/0000:00:03.0/0000:3b:00.1/hwmon/hwmon3"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
-
-static void sleep_ms(unsigned ms)
-{
-	nanosleep(&(struct timespec){ms / 1000, (long)(ms % 1000) * 1000000}, NULL);
-}
 
 static double temp(struct sb_temp_source *s)
 {
@@ -88,23 +70,6 @@ static int temp_fails(struct sb_temp_source *s)
 	return err;
 }
 
-/* The tree's text (read whole). */
-static char *load(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *text = calloc(1, 1 << 16);
-	size_t n;
-
-	if (!f || !text) {
-		fprintf(stderr, "cannot read %s\n", path);
-		exit(2);
-	}
-	n = fread(text, 1, (1 << 16) - 1, f);
-	fclose(f);
-	text[n] = '\0';
-	return text;
-}
-
 int main(int argc, char **argv)
 {
 	UMockdevTestbed *tb;
@@ -115,16 +80,7 @@ int main(int argc, char **argv)
 	char *tree;
 	int err;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: sensors_hwmon TREE.umockdev\n");
-		return 2;
-	}
-	tree = load(argv[1]);
-	tb = umockdev_testbed_new();
-	if (!umockdev_testbed_add_from_string(tb, tree, &gerr)) {
-		fprintf(stderr, "umockdev: %s\n", gerr ? gerr->message : "?");
-		return 2;
-	}
+	tb = hwmon_testbed(argc, argv, &tree);
 
 	/* readings */
 	err = sb_temp_source_open(&t, "sensors:xclmgmt-*?feature=hbm_temp&poll_ms=20", NULL);

@@ -21,3 +21,25 @@ out=$("$tool" instruments --probe "sensors:xclmgmt-*?feature=power1" --as meter 
 	fail "probe power: $out"
 printf '%s\n' "$out" | grep -q "43.000 W" || fail "probe power: $out"
 echo "ok: instruments --probe"
+# instruments lists the card's sensors: each temperature and power feature, and the 12 V rail's
+# current and voltage paired as one volts x amps meter, each with a connection string that
+# --probe opens and reads (45 C, 51 C, 43 W, 3.1 A x 12.1 V = 37.51 W).
+list=$("$tool" instruments --no-sigrok 2>&1) || fail "instruments: $list"
+out=$list
+for want in "sensor +xclmgmt-pci-3b01 temp1 fpga_temp: 45.00 C +sensors:xclmgmt-pci-3b01[?]feature=fpga_temp" \
+	"sensor +xclmgmt-pci-3b01 temp2 hbm_temp: 51.00 C +sensors:xclmgmt-pci-3b01[?]feature=hbm_temp" \
+	"meter +xclmgmt-pci-3b01 power1: 43.00 W +sensors:xclmgmt-pci-3b01[?]feature=power1" \
+	"meter +xclmgmt-pci-3b01 12v_pex: 3.100 A x 12.100 V .* sensors:xclmgmt-pci-3b01[?]curr=12v_pex_curr&in=12v_pex_vol"; do
+	printf '%s\n' "$out" | grep -Eq "^$want" || fail "instruments: no '$want' in: $out"
+done
+[ "$(printf '%s\n' "$out" | grep -c "card sensor")" = 4 ] || fail "instruments: not 4 sensors: $out"
+conn=$(printf '%s\n' "$list" | sed -n 's/.*\(sensors:[^ ]*feature=hbm_temp\).*/\1/p')
+out=$("$tool" instruments --probe "$conn" --count 2 2>&1) || fail "probe listed $conn: $out"
+printf '%s\n' "$out" | grep -q "hot spot 51.00 C" || fail "probe listed $conn: $out"
+conn=$(printf '%s\n' "$list" | sed -n 's/.*\(sensors:[^ ]*curr=[^ ]*\).*/\1/p')
+out=$("$tool" instruments --probe "$conn" --as meter --count 2 2>&1) || fail "probe listed $conn: $out"
+printf '%s\n' "$out" | grep -q "37.510 W" || fail "probe listed $conn: $out"
+out=$("$tool" instruments --no-sigrok --json 2>&1) || fail "instruments --json: $out"
+printf '%s\n' "$out" | grep -q '"conn":[[:space:]]*"sensors:xclmgmt-pci-3b01?feature=power1"' ||
+	fail "instruments --json: $out"
+echo "ok: instruments lists the card's sensors"

@@ -19,7 +19,7 @@ grep -Eq "^1 +quick +complete +21/21" "$work/list" || fail "list: $(cat "$work/l
 [ "$(sqlite3 :memory: "SELECT json_extract(readfile('$work/list.json'), '\$.schema_version'),
 	json_extract(readfile('$work/list.json'), '\$.campaigns[0].name'),
 	json_extract(readfile('$work/list.json'), '\$.campaigns[0].points_done'),
-	json_extract(readfile('$work/list.json'), '\$.campaigns[0].status')")" = "7.0|quick|21|complete" ] ||
+	json_extract(readfile('$work/list.json'), '\$.campaigns[0].status')")" = "8.0|quick|21|complete" ] ||
 	fail "list --json: $(cat "$work/list.json")"
 
 "$exe" export --db "$db" --format csv --out "$work/p.csv" || fail "export csv"
@@ -28,7 +28,7 @@ head -1 "$work/p.csv" | grep -q "^id,campaign_id,idx,key," || fail "CSV header"
 "$exe" export --db "$db" --format csv --table samples --campaign 1 >"$work/s.csv" || fail "export samples"
 [ "$(wc -l <"$work/s.csv")" -eq $((21 * 20 + 1)) ] || fail "samples: 20 per 2 s point at 100 ms"
 "$exe" export --db "$db" --format json --samples --out "$work/r.json" || fail "export json"
-[ "$(sqlite3 :memory: "SELECT json_valid(readfile('$work/r.json')), json_array_length(readfile('$work/r.json'), '\$.points'), json_extract(readfile('$work/r.json'), '\$.schema_version'), json_extract(readfile('$work/r.json'), '\$.schema')")" = "1|21|7.0|stackbench-results" ] ||
+[ "$(sqlite3 :memory: "SELECT json_valid(readfile('$work/r.json')), json_array_length(readfile('$work/r.json'), '\$.points'), json_extract(readfile('$work/r.json'), '\$.schema_version'), json_extract(readfile('$work/r.json'), '\$.schema')")" = "1|21|8.0|stackbench-results" ] ||
 	fail "JSON: valid, 21 points, schema version 5"
 # Provenance: the campaign's and every point's, as JSON objects (not strings of JSON).
 [ "$(sqlite3 :memory: "SELECT json_type(readfile('$work/r.json'), '\$.campaigns[0].provenance'),

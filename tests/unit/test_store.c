@@ -49,14 +49,14 @@ static int first_text(void *ctx, unsigned ncol, const struct sb_cell *c)
 
 Test(store, schema_and_version)
 {
-	static const char *const tables[] = {"schema_version", "campaigns", "points",
-	                                     "point_ports",    "samples",   "events",
-	                                     "hbm_points"};
+	static const char *const tables[] = {"schema_version", "campaigns",      "points",
+	                                     "point_ports",    "samples",        "events",
+	                                     "hbm_points",     "hbm_point_ports"};
 	struct sb_store *st;
 	char text[64];
 
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 7);
+	cr_assert_eq(SB_STORE_SCHEMA_VERSION, 8);
 	cr_assert_eq(sb_store_schema_version(st), SB_STORE_SCHEMA_VERSION);
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
 		char sql[128];
@@ -75,8 +75,8 @@ Test(store, schema_and_version)
 	cr_assert_eq(sb_store_query(st, "SELECT group_concat(version) FROM schema_version", 0,
 	                            first_text, text),
 	             1);
-	cr_assert_str_eq(text, "1,2,3,4,5,6,7",
-	                 "made as version 1, upgraded to 2, 3, 4, 5, 6 and 7, once");
+	cr_assert_str_eq(text, "1,2,3,4,5,6,7,8",
+	                 "made as version 1, upgraded to 2, 3, 4, 5, 6, 7 and 8, once");
 	sb_store_close(st);
 }
 
@@ -94,7 +94,7 @@ Test(store, newer_schema_is_refused)
 	sqlite3_close(raw);
 	cr_assert_eq(sb_store_open(&st, db), SB_ERR_VERSION);
 	cr_assert(strstr(sb_error_detail(), "has schema version 9; this stackbench reads up to "
-	                                    "version 7"),
+	                                    "version 8"),
 	          "%s", sb_error_detail());
 	cr_assert_null(st);
 }
@@ -255,7 +255,7 @@ Test(store, json_round_trip)
 	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, true);
 	j = cJSON_Parse(text);
 	cr_assert_not_null(j);
-	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "7.0");
+	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema_version")->valuestring, "8.0");
 	cr_assert_str_eq(cJSON_GetObjectItem(j, "schema")->valuestring, "stackbench-results");
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "campaigns")), 1);
 	cr_assert_eq(cJSON_GetArraySize(cJSON_GetObjectItem(j, "samples")), 6);
@@ -564,9 +564,10 @@ Test(store, version_1_is_read_then_upgraded_and_resumed)
 	sb_store_close(st);
 	/* Writable: upgraded in place, nothing lost. */
 	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
-	cr_assert_eq(sb_store_schema_version(st), 7);
-	/* version 7: the HBM2 points' table, empty */
+	cr_assert_eq(sb_store_schema_version(st), 8);
+	/* version 7: the HBM2 points' table, empty; version 8: their ports' */
 	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_points"), 0);
+	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_point_ports"), 0);
 	/* version 6: campaigns hold the whole campaign unless run as a shard */
 	cr_assert_eq(
 	    num(st, "SELECT count(*) FROM campaigns WHERE shard IS NULL AND shards IS NULL"), 1);
@@ -657,4 +658,115 @@ Test(store, concurrent_upgrades_of_a_version_1_database)
 		make_v1();
 		open_concurrently(6);
 	}
+}
+
+/* Run an HBM2 card's campaign (sim:u280) into the store. */
+static void run_hbm(struct sb_store *st, const char *text)
+{
+	struct sb_run_options o = {0};
+	struct sb_run_summary sum;
+	struct sb_campaign c;
+
+	cr_assert_eq(sb_campaign_load_string(&c, "hbm.yaml", text, strlen(text)), 0, "%s",
+	             sb_error_detail());
+	cr_assert_eq(sb_campaign_run(&c, st, &o, &sum), 0, "%s", sb_error_detail());
+	sb_campaign_release(&c);
+}
+
+/*
+ * Version 7 to 8: an HBM2 card's points gain their per-port detail (hbm_point_ports). A
+ * version-7 database (a version-8 one with the table and its version taken out) is read as it
+ * is, then upgraded in place: its HBM2 point is kept (without per-port rows: they were not
+ * stored), and the next run stores a row per port whose sums are the point's totals.
+ */
+Test(store, version_7_hbm_points_upgraded_to_per_port_detail)
+{
+	static const char first[] = "name: a\nbench: {device: \"sim:u280\"}\n"
+	                            "durations: {warmup_us: 2, window_us: 20}\n"
+	                            "sweep: {ports: 2, op: mix, burst: 64}\n";
+	static const char second[] = "name: b\nbench: {device: \"sim:u280\"}\n"
+	                             "durations: {warmup_us: 2, window_us: 20}\n"
+	                             "sweep: {ports: 0-2, op: mix, burst: 64}\n";
+	struct sb_store *st;
+	sqlite3 *raw;
+	char *text;
+
+	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
+	run_hbm(st, first);
+	sb_store_close(st);
+	cr_assert_eq(sqlite3_open(db, &raw), SQLITE_OK);
+	cr_assert_eq(sqlite3_exec(raw,
+	                          "DROP TABLE hbm_point_ports; DELETE FROM schema_version WHERE "
+	                          "version = 8",
+	                          NULL, NULL, NULL),
+	             SQLITE_OK, "%s", sqlite3_errmsg(raw));
+	sqlite3_close(raw);
+	/* read-only: version 7 as it is, no per-port detail to export */
+	cr_assert_eq(sb_store_open_readonly(&st, db), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_store_schema_version(st), 7);
+	text = export_text(st, SB_EXPORT_JSON, SB_TABLE_POINTS, false);
+	cr_assert(strstr(text, "\"hbm_points\"") && !strstr(text, "hbm_point_ports"), "%.300s",
+	          text);
+	free(text);
+	{
+		FILE *f = tmpfile();
+
+		cr_assert_eq(sb_store_export(st, f, SB_EXPORT_CSV, SB_TABLE_HBM_PORTS, 0, false),
+		             SB_ERR_NOT_FOUND);
+		cr_assert(strstr(sb_error_detail(), "hbm_point_ports: schema version 8"), "%s",
+		          sb_error_detail());
+		fclose(f);
+	}
+	sb_store_close(st);
+	/* writable: upgraded, the old point kept */
+	cr_assert_eq(sb_store_open(&st, db), 0, "%s", sb_error_detail());
+	cr_assert_eq(sb_store_schema_version(st), 8);
+	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_points"), 1);
+	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_point_ports"), 0);
+	cr_assert_eq(num(st, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	/* a new point: one row per port (0, 1, 2), summing to the point's totals */
+	run_hbm(st, second);
+	{
+		char ports[64];
+
+		cr_assert_eq(sb_store_query(st,
+		                            "SELECT group_concat(port) FROM (SELECT port FROM "
+		                            "hbm_point_ports ORDER BY port)",
+		                            0, first_text, ports),
+		             1);
+		cr_assert_str_eq(ports, "0,1,2");
+	}
+#define OF_B "FROM hbm_points h JOIN points p ON p.id = h.point_id WHERE h.port_set = '0-2'"
+#define PORTS_B "FROM hbm_point_ports hp WHERE hp.point_id = h.point_id"
+	cr_assert_eq(num(st, "SELECT count(*) FROM hbm_point_ports WHERE txns > 0 AND rd_bytes > 0 "
+	                     "AND wr_bytes > 0 AND wr_lat_avg_ns > 0 AND rd_lat_avg_ns > 0"),
+	             3, "every port read and wrote");
+	cr_assert_eq(num(st, "SELECT h.txns - (SELECT sum(txns) " PORTS_B ") " OF_B), 0);
+	cr_assert_eq(num(st, "SELECT h.wr_bytes - (SELECT sum(wr_bytes) " PORTS_B ") " OF_B), 0);
+	cr_assert_eq(num(st, "SELECT h.cls_hit + h.cls_closed + h.cls_miss - (SELECT sum(cls_hit "
+	                     "+ cls_closed + cls_miss) " PORTS_B ") " OF_B),
+	             0);
+	cr_assert_eq(
+	    num(st, "SELECT h.wr_lat_min_ns - (SELECT min(wr_lat_min_ns) " PORTS_B ") " OF_B), 0);
+	cr_assert_eq(
+	    num(st, "SELECT h.rd_lat_max_ns - (SELECT max(rd_lat_max_ns) " PORTS_B ") " OF_B), 0);
+	cr_assert_eq(num(st,
+	                 "SELECT (SELECT sum(j.value) FROM hbm_points h, json_each(h.hist) j WHERE "
+	                 "h.port_set = '0-2') - (SELECT sum(j.value) FROM hbm_point_ports, "
+	                 "json_each(hist) j)"),
+	             0, "the ports' histograms add up to the point's");
+	cr_assert_gt(num(st, "SELECT sum(j.value) FROM hbm_point_ports, json_each(hist) j"), 0);
+	/* the per-port write latencies average (weighted by the ports' writes) to the point's:
+	   within rounding */
+	cr_assert_lt(
+	    fabs(num(st, "SELECT h.wr_lat_avg_ns - (SELECT sum(wr_lat_avg_ns * wr_bytes) / "
+	                 "sum(wr_bytes) " PORTS_B ") " OF_B)),
+	    1e-6);
+	text = export_text(st, SB_EXPORT_CSV, SB_TABLE_HBM_PORTS, false);
+	cr_assert(!strncmp(text, "campaign_id,point_idx,attempt,point_id,port,pc,txns,", 52),
+	          "%.200s", text);
+	free(text);
+#undef OF_B
+#undef PORTS_B
+	sb_store_close(st);
 }

@@ -88,10 +88,13 @@ struct sb_report_options {
 
 struct sb_run_progress;
 
-/* The metrics a comparison puts side by side: the points table's column, a name, the unit. */
-#define SB_REPORT_NMETRICS 5
+/* The metrics a comparison puts side by side: its key in comparison.json, a name, the unit, and
+ * its value as SQL over a run (p: its row of points, h: its row of hbm_points, NULL for a GUPS
+ * point). The HBM2-only ones (write latency, the read latencies' classes as shares of the
+ * classified reads) have no value on a GUPS point and are left out of its comparison. */
+#define SB_REPORT_NMETRICS 9
 struct sb_report_metric {
-	const char *column, *name, *unit;
+	const char *column, *name, *unit, *sql;
 };
 extern const struct sb_report_metric sb_report_metrics[SB_REPORT_NMETRICS];
 

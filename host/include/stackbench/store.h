@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SB_STORE_SCHEMA_VERSION 7
+#define SB_STORE_SCHEMA_VERSION 8
 
 struct sb_store;
 
@@ -191,7 +191,8 @@ enum sb_export_table {
 	SB_TABLE_EVENTS,
 	SB_TABLE_CAMPAIGNS,
 	SB_TABLE_POINT_TRACES, /* trace captures (a database that has them) */
-	SB_TABLE_HBM_POINTS    /* HBM2 card's points (schema version 7) */
+	SB_TABLE_HBM_POINTS,   /* HBM2 card's points (schema version 7) */
+	SB_TABLE_HBM_PORTS     /* their per-port detail (hbm_point_ports, schema version 8) */
 };
 
 /* "points" → SB_TABLE_POINTS... ("point_traces"); SB_ERR_INVAL for an unknown name. */

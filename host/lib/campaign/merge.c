@@ -283,14 +283,18 @@ static int find_campaign(struct merge *m, unsigned k, struct sb_store *st)
 	return e;
 }
 
+/* The tables with rows of a run (point_ports, samples, point_traces, hbm_points,
+ * hbm_point_ports): digested with it, so that a run is the same only with all of them. */
+#define NSUB 5
+
 /* The digest of a run: its point row (current row of p), per-port rows, samples, trace. */
-static int digest_run(sqlite3 *db, const char *path, sqlite3_stmt *p, sqlite3_stmt *const sub[4],
+static int digest_run(sqlite3 *db, const char *path, sqlite3_stmt *p, sqlite3_stmt *const sub[NSUB],
                       uint64_t *out)
 {
 	int64_t row = sqlite3_column_int64(p, 0);
 	uint64_t h = digest_row(p, 0xcbf29ce484222325ull);
 
-	for (int k = 0; k < 4; k++) {
+	for (int k = 0; k < NSUB; k++) {
 		int rc;
 
 		if (!sub[k])
@@ -452,7 +456,7 @@ static int scan_input(struct merge *m, unsigned k)
 {
 	struct input *in = &m->in[k];
 	struct sb_store *st = NULL;
-	sqlite3_stmt *p = NULL, *sub[4] = {NULL, NULL, NULL, NULL};
+	sqlite3_stmt *p = NULL, *sub[NSUB] = {NULL};
 	sqlite3 *db;
 	bool traces;
 	int e, rc;
@@ -480,7 +484,11 @@ static int scan_input(struct merge *m, unsigned k)
 	                                  &sub[2], NULL) != SQLITE_OK) ||
 	    (table_exists(db, "hbm_points") &&
 	     sqlite3_prepare_v2(db, "SELECT * FROM hbm_points WHERE point_id = ?1", -1, &sub[3],
-	                        NULL) != SQLITE_OK)) {
+	                        NULL) != SQLITE_OK) ||
+	    (table_exists(db, "hbm_point_ports") &&
+	     sqlite3_prepare_v2(db,
+	                        "SELECT * FROM hbm_point_ports WHERE point_id = ?1 ORDER BY port",
+	                        -1, &sub[4], NULL) != SQLITE_OK)) {
 		e = db_fail(db, in->path, "reading points");
 		goto out;
 	}
@@ -509,7 +517,7 @@ out:
 	if (e > 0)
 		e = 0;
 	sqlite3_finalize(p);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < NSUB; i++)
 		sqlite3_finalize(sub[i]);
 	sb_store_close(st);
 	return e;
@@ -811,10 +819,11 @@ static int copy_input(struct merge *m, unsigned k)
 	static const char *const ids[] = {"id", NULL}, *const campaign[] = {"campaign_id", NULL},
 	                         *const point[] = {"point_id", NULL};
 	struct input *in = &m->in[k];
-	struct copier pts = {0}, ports = {0}, samples = {0}, events = {0}, hbm = {0};
+	struct copier pts = {0}, ports = {0}, samples = {0}, events = {0}, hbm = {0},
+	              hbm_ports = {0};
 	struct sb_store *st = NULL;
 	sqlite3 *src;
-	bool traces, has_hbm;
+	bool traces, has_hbm, has_hbm_ports;
 	int e;
 
 	if ((e = sb_store_open_readonly(&st, in->path)) < 0)
@@ -823,6 +832,9 @@ static int copy_input(struct merge *m, unsigned k)
 	traces = table_exists(src, "point_traces") && table_exists(m->dst, "point_traces");
 	/* an HBM2 card's points (schema version 7) */
 	has_hbm = table_exists(src, "hbm_points") && table_exists(m->dst, "hbm_points");
+	/* and their per-port detail (version 8) */
+	has_hbm_ports =
+	    table_exists(src, "hbm_point_ports") && table_exists(m->dst, "hbm_point_ports");
 	if ((e = copier_make(&pts, src, in->path, m->dst, "points", ids, campaign, "id = ?1")) <
 	        0 ||
 	    (e = copier_make(&ports, src, in->path, m->dst, "point_ports", NULL, point,
@@ -832,7 +844,9 @@ static int copy_input(struct merge *m, unsigned k)
 	    (e = copier_make(&events, src, in->path, m->dst, "events", ids, campaign, "id = ?1")) <
 	        0 ||
 	    (has_hbm && (e = copier_make(&hbm, src, in->path, m->dst, "hbm_points", NULL, point,
-	                                 "point_id = ?1")) < 0))
+	                                 "point_id = ?1")) < 0) ||
+	    (has_hbm_ports && (e = copier_make(&hbm_ports, src, in->path, m->dst, "hbm_point_ports",
+	                                       NULL, point, "point_id = ?1 ORDER BY port")) < 0))
 		goto out;
 	for (unsigned i = 0; i < m->total && !e; i++) {
 		const struct slot *sl = &m->slots[i];
@@ -849,7 +863,9 @@ static int copy_input(struct merge *m, unsigned k)
 			    (e = copier_run(&samples, m->dst, in->path, sl->v[r].row, &new_row,
 			                    NULL)) < 0 ||
 			    (has_hbm && (e = copier_run(&hbm, m->dst, in->path, sl->v[r].row,
-			                                &new_row, NULL)) < 0))
+			                                &new_row, NULL)) < 0) ||
+			    (has_hbm_ports && (e = copier_run(&hbm_ports, m->dst, in->path,
+			                                      sl->v[r].row, &new_row, NULL)) < 0))
 				break;
 			if (traces)
 				e = copy_trace(m, src, in->path, sl->v[r].row, new_row, i,
@@ -884,6 +900,7 @@ out:
 	copier_free(&samples);
 	copier_free(&events);
 	copier_free(&hbm);
+	copier_free(&hbm_ports);
 	sb_store_close(st);
 	return e;
 }

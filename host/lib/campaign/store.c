@@ -338,6 +338,18 @@ static const char migrate_v6_sql[] = "ALTER TABLE campaigns ADD COLUMN shard INT
                                      "ALTER TABLE campaigns ADD COLUMN shard_points INTEGER;"
                                      "INSERT INTO schema_version VALUES (6, " NOW_SQL ");";
 
+/* What an HBM2 card's point measured, in hbm_points (version 7) and per port in
+ * hbm_point_ports (version 8): transactions, payload bytes and GB/s, read latency (AR to the
+ * first R beat) and write latency (AW to B) in ns, the read latencies' classes. */
+#define HBM_MEASURED_COLUMNS                                                                       \
+	" txns INTEGER NOT NULL,"                                                                  \
+	" rd_bytes INTEGER NOT NULL,"                                                              \
+	" wr_bytes INTEGER NOT NULL,"                                                              \
+	" gbps REAL NOT NULL,"                                                                     \
+	" rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"                             \
+	" wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"                             \
+	" cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
+
 /*
  * Version 6 to 7 (HBM2 cards, docs/hbm2.md): an HBM2 card's point is a row of points (its
  * counters in the GUPS point's terms: docs/campaigns.md) and a row of hbm_points with what
@@ -369,19 +381,30 @@ static const char migrate_v7_sql[] =
     " stack_temp_c REAL NOT NULL," /* hbm_card.hbm_temp at the end */
     " warmup_ns INTEGER NOT NULL,"
     " window_ns INTEGER NOT NULL,"
-    " axi_clock_hz REAL NOT NULL,"
-    " txns INTEGER NOT NULL,"
-    " rd_bytes INTEGER NOT NULL,"
-    " wr_bytes INTEGER NOT NULL,"
-    " gbps REAL NOT NULL,"
-    " rd_lat_avg_ns REAL, rd_lat_min_ns REAL, rd_lat_max_ns REAL,"
-    " wr_lat_avg_ns REAL, wr_lat_min_ns REAL, wr_lat_max_ns REAL,"
-    " cls_hit INTEGER NOT NULL, cls_closed INTEGER NOT NULL, cls_miss INTEGER NOT NULL,"
+    " axi_clock_hz REAL NOT NULL," HBM_MEASURED_COLUMNS
     " hit_max INTEGER NOT NULL, closed_max INTEGER NOT NULL,"
     " hist TEXT NOT NULL," /* JSON array of the 16 bins */
     " hist_base INTEGER NOT NULL, hist_shift INTEGER NOT NULL,"
     " errors INTEGER NOT NULL, mismatches INTEGER NOT NULL);"
     "INSERT INTO schema_version VALUES (7, " NOW_SQL ");";
+
+/*
+ * Version 7 to 8 (HBM2 cards' per-port detail): hbm_point_ports, one row per port of an HBM2
+ * card's point with what point_ports cannot hold: the port's PC, write latency, the read
+ * latencies' classes and histogram (the point's hist_base / hist_shift), its ID peak. The
+ * HBM2 points stored before have no rows there (their per-port detail was not kept). Inside the
+ * caller's transaction. A port's pc is the first PC of its working set; hist a JSON array of
+ * the 16 bins.
+ */
+#define HBM_PORT_COLUMNS                                                                           \
+	" point_id INTEGER NOT NULL REFERENCES points(id),"                                        \
+	" port INTEGER NOT NULL,"                                                                  \
+	" pc INTEGER NOT NULL," HBM_MEASURED_COLUMNS " hist TEXT NOT NULL,"                        \
+	" ids_peak INTEGER NOT NULL,"                                                              \
+	" errors INTEGER NOT NULL, mismatches INTEGER NOT NULL,"
+static const char migrate_v8_sql[] =
+    "CREATE TABLE hbm_point_ports (" HBM_PORT_COLUMNS " PRIMARY KEY (point_id, port));"
+    "INSERT INTO schema_version VALUES (8, " NOW_SQL ");";
 
 /*
  * Create the schema in an empty database, or upgrade an older one, inside one write
@@ -466,6 +489,13 @@ static int schema_write(struct sb_store *st)
 		}
 		v = 7;
 	}
+	if (v < 8) {
+		if ((e = exec(st, migrate_v8_sql)) < 0) {
+			sb_error_wrap(e, "upgrading to schema version 8");
+			goto rollback;
+		}
+		v = 8;
+	}
 	if ((e = exec(st, "COMMIT")) < 0)
 		goto rollback;
 	st->version = v;
@@ -489,6 +519,9 @@ static int find_point_traces(struct sb_store *st)
 	if ((e = table_exists(st, "hbm_points")) < 0)
 		return e;
 	st->has_hbm = e;
+	if ((e = table_exists(st, "hbm_point_ports")) < 0)
+		return e;
+	st->has_hbm_ports = e;
 	return 0;
 }
 
@@ -1119,6 +1152,74 @@ static int insert_samples(struct sb_store *st, int64_t point_id, const struct sb
 	return e;
 }
 
+/* A JSON array of n histogram bins into buf. */
+static void hist_json(char *buf, size_t size, const uint64_t *bins, unsigned n)
+{
+	size_t len = (size_t)snprintf(buf, size, "[");
+
+	for (unsigned b = 0; b < n && len < size; b++)
+		len += (size_t)snprintf(buf + len, size - len, "%s%llu", b ? "," : "",
+		                        (unsigned long long)bins[b]);
+	if (len < size)
+		snprintf(buf + len, size - len, "]");
+}
+
+/* An HBM2 card's point, port by port (table hbm_point_ports): latencies in ns of the AXI
+ * clock, as the point's totals. */
+static int insert_hbm_ports(struct sb_store *st, int64_t point_id, const struct sb_hbm_result *h)
+{
+	double cyc_ns = h->axi_clock_hz > 0 ? 1e9 / h->axi_clock_hz : 0;
+	char hist[SB_HBM_HIST_BINS * 22 + 4];
+	sqlite3_stmt *s;
+	int e;
+
+	if (!st->has_hbm_ports)
+		return sb_error_set(SB_ERR_DB, "results database '%s' has no hbm_point_ports table",
+		                    st->path);
+	if ((e = prepare(st,
+	                 "INSERT INTO hbm_point_ports VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, "
+	                 "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+	                 &s)) < 0)
+		return e;
+	for (unsigned k = 0; k < h->nports && k < SB_HBM_MAX_PORTS && e >= 0; k++) {
+		const struct sb_hbm_port_result *p = &h->port[k];
+		uint64_t bins[SB_HBM_HIST_BINS];
+		bool rd = p->rd_lat_count > 0, wr = p->wr_lat_count > 0;
+		int i = 1;
+
+		for (unsigned b = 0; b < SB_HBM_HIST_BINS; b++)
+			bins[b] = p->hist[b];
+		hist_json(hist, sizeof(hist), bins, SB_HBM_HIST_BINS);
+		sqlite3_reset(s);
+		sqlite3_bind_int64(s, i++, point_id);
+		sqlite3_bind_int(s, i++, (int)p->port);
+		sqlite3_bind_int(s, i++, (int)p->pc);
+		sqlite3_bind_int64(s, i++, (int64_t)p->txns);
+		sqlite3_bind_int64(s, i++, (int64_t)p->rd_bytes);
+		sqlite3_bind_int64(s, i++, (int64_t)p->wr_bytes);
+		sqlite3_bind_double(s, i++, p->gbps);
+		bind_opt(s, i++, rd,
+		         rd ? (double)p->rd_lat_sum / (double)p->rd_lat_count * cyc_ns : 0);
+		bind_opt(s, i++, rd, p->rd_lat_min * cyc_ns);
+		bind_opt(s, i++, rd, p->rd_lat_max * cyc_ns);
+		bind_opt(s, i++, wr,
+		         wr ? (double)p->wr_lat_sum / (double)p->wr_lat_count * cyc_ns : 0);
+		bind_opt(s, i++, wr, p->wr_lat_min * cyc_ns);
+		bind_opt(s, i++, wr, p->wr_lat_max * cyc_ns);
+		sqlite3_bind_int64(s, i++, p->cls_hit);
+		sqlite3_bind_int64(s, i++, p->cls_closed);
+		sqlite3_bind_int64(s, i++, p->cls_miss);
+		sqlite3_bind_text(s, i++, hist, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s, i++, p->ids_peak);
+		sqlite3_bind_int64(s, i++, p->errors);
+		sqlite3_bind_int64(s, i++, p->mismatches);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			e = db_error(st, "storing an HBM2 point's ports");
+	}
+	sqlite3_finalize(s);
+	return e < 0 ? e : 0;
+}
+
 /* An HBM2 card's point: what only it has (table hbm_points). */
 static int insert_hbm(struct sb_store *st, int64_t point_id, const struct sb_point_record *rec)
 {
@@ -1127,7 +1228,6 @@ static int insert_hbm(struct sb_store *st, int64_t point_id, const struct sb_poi
 	const struct sb_hbm_spec *sp = rec->hbm_spec;
 	const struct sb_hbm_result *h = rec->hbm;
 	char target[24], hist[SB_HBM_HIST_BINS * 22 + 4];
-	size_t len = 0;
 	sqlite3_stmt *s;
 	int e, i = 1;
 	bool rd = h->rd_bytes > 0, wr = h->wr_bytes > 0;
@@ -1142,11 +1242,7 @@ static int insert_hbm(struct sb_store *st, int64_t point_id, const struct sb_poi
 	                 "?39, ?40, ?41, ?42, ?43)",
 	                 &s)) < 0)
 		return e;
-	len += (size_t)snprintf(hist, sizeof(hist), "[");
-	for (unsigned b = 0; b < SB_HBM_HIST_BINS; b++)
-		len += (size_t)snprintf(hist + len, sizeof(hist) - len, "%s%llu", b ? "," : "",
-		                        (unsigned long long)h->hist[b]);
-	snprintf(hist + len, sizeof(hist) - len, "]");
+	hist_json(hist, sizeof(hist), h->hist, SB_HBM_HIST_BINS);
 	sqlite3_bind_int64(s, i++, point_id);
 	sqlite3_bind_text(s, i++, sb_hbm_rw_name(sp->rw), -1, SQLITE_STATIC);
 	sqlite3_bind_int(s, i++, (int)sp->mix_writes);
@@ -1196,7 +1292,9 @@ static int insert_hbm(struct sb_store *st, int64_t point_id, const struct sb_poi
 	if (sqlite3_step(s) != SQLITE_DONE)
 		e = db_error(st, "storing an HBM2 point");
 	sqlite3_finalize(s);
-	return e;
+	if (e < 0)
+		return e;
+	return insert_hbm_ports(st, point_id, h);
 }
 
 /* The run's trace capture (table point_traces). */
@@ -1322,8 +1420,8 @@ int sb_store_query(struct sb_store *st, const char *sql, int64_t campaign_id,
 	return e < 0 ? e : rows;
 }
 
-static const char *const table_names[] = {"points",    "ports",        "samples",   "events",
-                                          "campaigns", "point_traces", "hbm_points"};
+static const char *const table_names[] = {"points",    "ports",        "samples",    "events",
+                                          "campaigns", "point_traces", "hbm_points", "hbm_ports"};
 
 /* The rows of each table, ?1 = campaign id (0 = all); per-point rows carry the point's index
  * and run (attempt, 0 in a version-1 database read as it is). */
@@ -1349,10 +1447,15 @@ static const char *const table_names[] = {"points",    "ports",        "samples"
 	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, h.* FROM hbm_points h "   \
 	"JOIN points p ON p.id = h.point_id WHERE (?1 = 0 OR p.campaign_id = ?1) ORDER BY "        \
 	"p.campaign_id, p.idx, p.id"
-static const char *const table_sql[2][7] = {
-    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS, HBM_ROWS},
+#define HBM_PORT_ROWS                                                                              \
+	"SELECT p.campaign_id, p.idx AS point_idx, p.attempt AS attempt, hp.* FROM "               \
+	"hbm_point_ports hp JOIN points p ON p.id = hp.point_id WHERE (?1 = 0 OR p.campaign_id = " \
+	"?1) ORDER BY p.campaign_id, p.idx, p.id, hp.port"
+static const char *const table_sql[2][8] = {
+    {POINT_ROWS, PORT_ROWS("0"), SAMPLE_ROWS("0"), EVENT_ROWS, CAMPAIGN_ROWS, TRACE_ROWS, HBM_ROWS,
+     HBM_PORT_ROWS},
     {POINT_ROWS, PORT_ROWS("p.attempt"), SAMPLE_ROWS("p.attempt"), EVENT_ROWS, CAMPAIGN_ROWS,
-     TRACE_ROWS, HBM_ROWS},
+     TRACE_ROWS, HBM_ROWS, HBM_PORT_ROWS},
 };
 
 static const char *table_query(const struct sb_store *st, enum sb_export_table t)
@@ -1370,7 +1473,7 @@ int sb_export_table_parse(const char *name, enum sb_export_table *t)
 	}
 	return sb_error_set(SB_ERR_INVAL,
 	                    "unknown table '%s' (expected points, ports, samples, events, "
-	                    "campaigns, point_traces, hbm_points)",
+	                    "campaigns, point_traces, hbm_points, hbm_ports)",
 	                    name);
 }
 
@@ -1486,7 +1589,7 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 	    {"campaigns", SB_TABLE_CAMPAIGNS},   {"points", SB_TABLE_POINTS},
 	    {"point_ports", SB_TABLE_PORTS},     {"events", SB_TABLE_EVENTS},
 	    {"samples", SB_TABLE_SAMPLES},       {"point_traces", SB_TABLE_POINT_TRACES},
-	    {"hbm_points", SB_TABLE_HBM_POINTS},
+	    {"hbm_points", SB_TABLE_HBM_POINTS}, {"hbm_point_ports", SB_TABLE_HBM_PORTS},
 	};
 	cJSON *o = cJSON_CreateObject();
 	char *text;
@@ -1509,7 +1612,8 @@ static int export_json(struct sb_store *st, FILE *out, int64_t campaign_id, bool
 
 		if ((parts[i].table == SB_TABLE_SAMPLES && !samples) ||
 		    (parts[i].table == SB_TABLE_POINT_TRACES && !st->has_traces) ||
-		    (parts[i].table == SB_TABLE_HBM_POINTS && !st->has_hbm))
+		    (parts[i].table == SB_TABLE_HBM_POINTS && !st->has_hbm) ||
+		    (parts[i].table == SB_TABLE_HBM_PORTS && !st->has_hbm_ports))
 			continue;
 		arr = cJSON_AddArrayToObject(o, parts[i].key);
 		e = sb_store_query(st, table_query(st, parts[i].table), campaign_id, json_row, arr);
@@ -1548,6 +1652,11 @@ int sb_store_export(struct sb_store *st, FILE *out, enum sb_export_format fmt,
 		return sb_error_set(SB_ERR_NOT_FOUND,
 		                    "results database '%s' has no HBM2 points (hbm_points: schema "
 		                    "version 7)",
+		                    st->path);
+	if (table == SB_TABLE_HBM_PORTS && !st->has_hbm_ports)
+		return sb_error_set(SB_ERR_NOT_FOUND,
+		                    "results database '%s' has no HBM2 per-port detail "
+		                    "(hbm_point_ports: schema version 8)",
 		                    st->path);
 	e = sb_store_query(st, table_query(st, table), campaign_id, csv_row, &ctx);
 	if (e < 0)

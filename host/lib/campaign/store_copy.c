@@ -122,12 +122,16 @@ out:
 /* A point copied: its per-port counters and samples follow it. */
 static int copy_point_rows(struct copy *cp, int64_t old_id, int64_t new_id)
 {
-	static const char *const tables[] = {"point_ports", "samples", "hbm_points"};
+	static const char *const tables[] = {"point_ports", "samples", "hbm_points",
+	                                     "hbm_point_ports"};
 	int e = 0;
 
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && e >= 0; i++) {
 		/* an HBM2 card's points, when both databases have the table (version 7) */
 		if (i == 2 && (!cp->src->has_hbm || !cp->dst->has_hbm))
+			continue;
+		/* and their per-port detail (version 8) */
+		if (i == 3 && (!cp->src->has_hbm_ports || !cp->dst->has_hbm_ports))
 			continue;
 		struct copy sub = {.dst = cp->dst,
 		                   .src = cp->src,

@@ -22,12 +22,20 @@
 #include "stackbench/output.h"
 #include "stackbench/util.h"
 
+/* A latency class's share of the classified reads, in % (NULL when no read was classified). */
+#define CLASS_SHARE(cls) "100.0 * " cls " / nullif(h.cls_hit + h.cls_closed + h.cls_miss, 0)"
+
 const struct sb_report_metric sb_report_metrics[SB_REPORT_NMETRICS] = {
-    {"bandwidth_gbps", "bandwidth", "GB/s"},
-    {"mrps", "request rate", "MRPS"},
-    {"latency_avg_ns", "read latency", "ns"},
-    {"temp_c_steady", "hot spot", "°C"},
-    {"power_w_avg", "power", "W"},
+    {"bandwidth_gbps", "bandwidth", "GB/s", "p.bandwidth_gbps"},
+    {"mrps", "request rate", "MRPS", "p.mrps"},
+    {"latency_avg_ns", "read latency", "ns", "p.latency_avg_ns"},
+    {"temp_c_steady", "hot spot", "°C", "p.temp_c_steady"},
+    {"power_w_avg", "power", "W", "p.power_w_avg"},
+    /* an HBM2 card's (table hbm_points) */
+    {"wr_latency_avg_ns", "wr latency", "ns", "h.wr_lat_avg_ns"},
+    {"cls_hit_pct", "hit class", "%", CLASS_SHARE("h.cls_hit")},
+    {"cls_closed_pct", "closed class", "%", CLASS_SHARE("h.cls_closed")},
+    {"cls_miss_pct", "miss class", "%", CLASS_SHARE("h.cls_miss")},
 };
 
 #define SCHEMA "stackbench-comparison"
@@ -240,19 +248,22 @@ static int collect_side(void *ctx, unsigned ncol, const struct sb_cell *c)
 
 static int read_side(struct sb_store *st, int64_t id, struct side *s)
 {
-	char sql[2048];
+	char sql[4096];
 	size_t len;
 	int e;
 
 	len = (size_t)snprintf(sql, sizeof(sql),
-	                       "SELECT replace(key, 'rep=' || rep || ' ', '') AS nkey, min(idx)");
+	                       "SELECT replace(p.key, 'rep=' || p.rep || ' ', '') AS nkey, "
+	                       "min(p.idx)");
 	for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++)
-		len += (size_t)snprintf(sql + len, sizeof(sql) - len,
-		                        ", avg(CASE WHEN failed = 0 THEN %s END), count(CASE WHEN "
-		                        "failed = 0 THEN %s END)",
-		                        sb_report_metrics[m].column, sb_report_metrics[m].column);
+		len +=
+		    (size_t)snprintf(sql + len, sizeof(sql) - len,
+		                     ", avg(CASE WHEN p.failed = 0 THEN %s END), count(CASE WHEN "
+		                     "p.failed = 0 THEN %s END)",
+		                     sb_report_metrics[m].sql, sb_report_metrics[m].sql);
 	snprintf(sql + len, sizeof(sql) - len,
-	         " FROM points WHERE campaign_id = ?1 GROUP BY nkey ORDER BY min(idx), nkey");
+	         " FROM points p LEFT JOIN hbm_points h ON h.point_id = p.id WHERE p.campaign_id = "
+	         "?1 GROUP BY nkey ORDER BY min(p.idx), nkey");
 	e = sb_store_query(st, sql, id, collect_side, s);
 	return e < 0 ? e : 0;
 }
@@ -295,11 +306,15 @@ static void summarize(struct sb_report_comparison *c, double *tmp)
 }
 
 /* Each point's label: the axes whose values differ between the points (all of them when
- * none does). */
+ * none does), of the GUPS engine's keys or an HBM2 card's (an axis a key has not is left
+ * out). */
 static void point_labels(struct sb_report_comparison *c)
 {
-	static const char *const axes[] = {"cooling",   "type",  "size",   "pattern", "mode",
-	                                   "addr_mode", "ports", "stream", "mask"};
+	static const char *const axes[] = {
+	    "cooling", "type", "size",  "pattern", "mode", "addr_mode",   "ports",
+	    "stream",  "mask", "temp",  "refresh", "page", "policy",      "target",
+	    "op",      "mix",  "burst", "stride",  "ws",   "outstanding",
+	};
 	bool vary[SB_ARRAY_SIZE(axes)] = {0}, any = false;
 
 	for (size_t a = 0; a < SB_ARRAY_SIZE(axes); a++)
@@ -322,6 +337,8 @@ static void point_labels(struct sb_report_comparison *c)
 			if (any && !vary[a])
 				continue;
 			sb_rpt_key_value(p->key, axes[a], v, sizeof(v));
+			if (!v[0])
+				continue;
 			if (!strcmp(v, "none/0"))
 				v[4] = '\0'; /* no mask: its width says nothing */
 			len += (size_t)snprintf(p->label + len, sizeof(p->label) - len, "%s%s=%s",
@@ -406,7 +423,7 @@ static void print_ratio(FILE *f, double r)
 
 void sb_report_comparison_print(FILE *f, const struct sb_report_comparison *c)
 {
-	bool has[SB_REPORT_NMETRICS];
+	bool has[SB_REPORT_NMETRICS], any = false;
 	int w = 24;
 
 	fprintf(f, "comparison: %s against %s%s\n", c->other.label, c->ref.label,
@@ -452,7 +469,9 @@ void sb_report_comparison_print(FILE *f, const struct sb_report_comparison *c)
 			fprintf(f, "  worst %s: %+.1f %% at %s\n", sb_report_metrics[m].name,
 			        (c->summary[m].worst - 1) * 100,
 			        c->points[c->summary[m].worst_point].label);
-	if (c->npoints && !has[0] && !has[1] && !has[2] && !has[3] && !has[4])
+	for (unsigned m = 0; m < SB_REPORT_NMETRICS; m++)
+		any = any || has[m];
+	if (c->npoints && !any)
 		fprintf(f, "  no point has a value on both sides\n");
 }
 

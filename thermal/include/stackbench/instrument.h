@@ -211,7 +211,7 @@ int sb_cooling_settle(struct sb_cooling *c, struct sb_device *dev,
 
 /* An instrument found on this machine, with the connection string to open it with. */
 struct sb_found_instrument {
-	char kind[16];  /* "camera", "meter", "adapter", "supply" */
+	char kind[16];  /* "camera", "meter", "adapter", "supply", "sensor" */
 	char what[96];  /* "FLIR One (09cb:1996) bus 1 address 5" */
 	char conn[192]; /* "flirone:1:5"; "" when stackbench has no driver for it */
 	char note[128]; /* serial number, permissions, what to do */
@@ -220,7 +220,10 @@ struct sb_found_instrument {
 /*
  * Find what is attached: FLIR One (09cb:1996) and PureThermal (1e4e:0100) cameras by USB id,
  * FTDI adapters with their serial numbers (libftdi), serial nodes (dev_dir/ttyUSB*, ttyACM*),
- * USBTMC nodes (dev_dir/usbtmc*) and the supplies a libsigrok scan finds. dev_dir is "/dev"
+ * USBTMC nodes (dev_dir/usbtmc*), the supplies a libsigrok scan finds, and the hwmon chips'
+ * temperature and power features libsensors finds (a card's own sensors, "sensor" and "meter"
+ * with their sensors: connection strings; a current and a voltage whose labels name the same
+ * rail, "12v_pex_curr" and "12v_pex_vol", as one volts x amps meter). dev_dir is "/dev"
  * normally. Returns the count (at most max), never an error: a part that cannot be searched
  * (no USB here) is skipped and logged at debug level.
  */
