@@ -17,6 +17,8 @@
 #include "stackbench/device.h"
 #include "stackbench/error.h"
 #include "stackbench/hbm.h"
+#include "stackbench/hbm_sensed.h"
+#include "stackbench/instrument.h"
 #include "stackbench/lock.h"
 #include "stackbench/provenance.h"
 #include "stackbench/util.h"
@@ -31,7 +33,8 @@ void sb_cli_point_hbm_help(FILE *out)
 	    "                        [--target local|shiftN|stack] [--policy MAP]\n"
 	    "                        [--page open|closed] [--refresh all_bank|single_bank]\n"
 	    "                        [--temp C] [--duration-us T] [--warmup-us T] [--seed S]\n"
-	    "                        [--check] [--lat-classes HIT,CLOSED] [--json]\n"
+	    "                        [--check] [--lat-classes HIT,CLOSED] [--camera CONN]\n"
+	    "                        [--meter CONN] [--json]\n"
 	    "                        [--trace OUT.sbt [--trace-burst N] [--trace-gap N]\n"
 	    "                        [--trace-ports L] [--trace-path onchip]]\n"
 	    "\n"
@@ -64,6 +67,10 @@ void sb_cli_point_hbm_help(FILE *out)
 	    "      --check           compare read data with the write pattern\n"
 	    "      --lat-classes H,C read latency classes: hit <= H cycles, closed <= C,\n"
 	    "                        miss above (default: the card's, 52,58)\n"
+	    "      --camera CONN     temperature source read before and after the point, e.g.\n"
+	    "                        the card's sensors: sensors:CHIP?feature=hbm_temp\n"
+	    "      --meter CONN      power source read around the point (sensors:CHIP?feature=\n"
+	    "                        power1); neither with --trace\n"
 	    "  -j, --json            print one JSON object\n"
 	    "      --trace OUT.sbt   capture the point's AXI bursts into a sampled trace (sbt),\n"
 	    "                        the pseudo channels (pc0..pc31) its subpartitions, as\n"
@@ -86,6 +93,8 @@ enum {
 	OPT_TEMP,
 	OPT_CHECK,
 	OPT_CLASSES,
+	OPT_CAMERA,
+	OPT_METER,
 };
 
 static double pct(uint64_t part, uint64_t all)
@@ -129,9 +138,44 @@ static void print_text(const struct sb_hbm_spec *s, const struct sb_hbm_result *
 		       r->errors, r->mismatches);
 }
 
+/* A reading for JSON: null when the source was not there (NAN). */
+static void add_reading(cJSON *o, const char *name, double v)
+{
+	if (isnan(v))
+		cJSON_AddNullToObject(o, name);
+	else
+		cJSON_AddNumberToObject(o, name, v);
+}
+
+/* The instruments' readings around the point (null without --camera / --meter). */
+static void sensed_json(cJSON *o, const struct sb_hbm_sensed *sn)
+{
+	cJSON *q;
+
+	if (!sn) {
+		cJSON_AddNullToObject(o, "sensors");
+		return;
+	}
+	q = cJSON_AddObjectToObject(o, "sensors");
+	add_reading(q, "temp_start_c", sn->temp_start_c);
+	add_reading(q, "temp_end_c", sn->temp_end_c);
+	add_reading(q, "power_w", sn->power_w);
+	add_reading(q, "volts_v", sn->volts_v);
+	add_reading(q, "amps_a", sn->amps_a);
+}
+
+static void sensed_text(const struct sb_hbm_sensed *sn)
+{
+	if (!isnan(sn->temp_start_c))
+		printf("temp       %.2f C before, %.2f C after\n", sn->temp_start_c,
+		       sn->temp_end_c);
+	if (!isnan(sn->power_w))
+		printf("power      %.3f W\n", sn->power_w);
+}
+
 static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r,
                       const struct sb_provenance *prov, const char *trace,
-                      const struct sb_capture_stats *st)
+                      const struct sb_capture_stats *st, const struct sb_hbm_sensed *sn)
 {
 	cJSON *o = cJSON_CreateObject(), *a, *pj;
 	double cyc = r->axi_clock_hz > 0 ? 1e9 / r->axi_clock_hz : 0;
@@ -203,6 +247,7 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
 		cJSON_AddItemToArray(a, q);
 	}
 	sb_cli_capture_json(o, trace, st);
+	sensed_json(o, sn);
 	if ((pj = sb_provenance_cjson(prov)))
 		cJSON_AddItemToObject(o, "provenance", pj);
 	text = cJSON_Print(o);
@@ -331,12 +376,16 @@ int sb_cli_point_hbm(int argc, char **argv)
 	    {"temp", required_argument, NULL, OPT_TEMP},
 	    {"check", no_argument, NULL, OPT_CHECK},
 	    {"lat-classes", required_argument, NULL, OPT_CLASSES},
+	    {"camera", required_argument, NULL, OPT_CAMERA},
+	    {"meter", required_argument, NULL, OPT_METER},
 	    SB_CLI_CAPTURE_OPTIONS,
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *uri = sb_cli_default_device(), *port_set = NULL;
+	const char *uri = sb_cli_default_device(), *port_set = NULL, *camera = NULL, *meter = NULL;
+	struct sb_point_instruments inst = {0};
+	struct sb_hbm_sensed sensed;
 	struct sb_cli_capture_opts co = {0};
 	struct sb_capture_stats cst;
 	struct sb_hbm_spec spec;
@@ -409,6 +458,12 @@ int sb_cli_point_hbm(int argc, char **argv)
 			spec.closed_max = (unsigned)cl;
 			break;
 		}
+		case OPT_CAMERA:
+			camera = optarg;
+			break;
+		case OPT_METER:
+			meter = optarg;
+			break;
 		case 'j':
 			json = 1;
 			break;
@@ -428,6 +483,9 @@ int sb_cli_point_hbm(int argc, char **argv)
 		return sb_cli_usage_error("point", "give --ports or --port-set, not both");
 	if ((rc = sb_cli_capture_check("point", &co)) != 0)
 		return rc;
+	if ((camera || meter) && co.out)
+		return sb_cli_usage_error("point", "on an HBM2 card --camera and --meter are read "
+		                                   "around a point without --trace");
 	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
 	if ((err = sb_device_open(&dev, uri)) < 0) {
@@ -456,16 +514,33 @@ int sb_cli_point_hbm(int argc, char **argv)
 	}
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
-	if ((rc = sb_cli_hbm_point_traced("point", dev, &spec, &co, res, &cst)) != 0)
+	if ((camera && (err = sb_temp_source_open(&inst.temp, camera, dev)) < 0) ||
+	    (meter && (err = sb_power_source_open(&inst.power, meter, dev)) < 0)) {
+		rc = sb_cli_device_error(err);
 		goto out;
+	}
+	if (inst.temp || inst.power) {
+		memset(&cst, 0, sizeof(cst));
+		if ((err = sb_hbm_point_run_sensed(dev, &spec, &inst, res, &sensed)) < 0) {
+			rc = err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
+			         ? sb_cli_usage_error("point", "%s", sb_error_detail())
+			         : sb_cli_error(err);
+			goto out;
+		}
+	} else if ((rc = sb_cli_hbm_point_traced("point", dev, &spec, &co, res, &cst)) != 0) {
+		goto out;
+	}
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
 	sb_provenance_device(&prov, dev);
 	prov.have_seed = true;
 	prov.seed = spec.seed;
 	if (json) {
-		rc = print_json(&spec, res, &prov, co.out, &cst);
+		rc = print_json(&spec, res, &prov, co.out, &cst,
+		                inst.temp || inst.power ? &sensed : NULL);
 	} else {
 		print_text(&spec, res);
+		if (inst.temp || inst.power)
+			sensed_text(&sensed);
 		if (co.out)
 			sb_cli_capture_print(co.out, "AXI bursts", &cst);
 		rc = SB_EXIT_OK;
@@ -473,6 +548,8 @@ int sb_cli_point_hbm(int argc, char **argv)
 	if (rc == SB_EXIT_OK && (res->errors || res->mismatches))
 		rc = SB_EXIT_FAILURE;
 out:
+	sb_temp_source_close(inst.temp);
+	sb_power_source_close(inst.power);
 	free(res);
 	sb_device_close(dev);
 	sb_lock_release(lock);

@@ -27,7 +27,8 @@ grep -q "point 1/2 mix 64 B linear ws 1984 local ports 0-1, 64 out: " "$work/run
 	grep -q "point 2/2 mix 64 B linear ws 4032 local ports 0-1, 64 out: " "$work/run.out" ||
 	fail "run's point lines: $(cat "$work/run.out")"
 [ "$(q lab "SELECT count(*) FROM point_traces WHERE path = 'onchip' AND burst_records = 1024
-	AND gap_cycles = 15360 AND port_mask = 3 AND records > 1024 AND lost_records = 0
+	AND gap_cycles = 15360 AND port_mask = 3 AND subpartitions = 'pc' AND records > 1024
+	AND lost_records = 0
 	AND executed > records")" = 2 ] || fail "point_traces: $(q lab "SELECT * FROM point_traces")"
 for i in 0 1; do
 	f=$(trace_of lab $i)
@@ -55,6 +56,7 @@ r1=$(records_of "$work/$(trace_of lab 1)")
 rm "$work/lab.traces/campaign1/point00001.sbt"
 q lab "DELETE FROM point_traces WHERE point_id IN (SELECT id FROM points WHERE idx = 1);
 	DELETE FROM hbm_points WHERE point_id IN (SELECT id FROM points WHERE idx = 1);
+	DELETE FROM hbm_point_ports WHERE point_id IN (SELECT id FROM points WHERE idx = 1);
 	DELETE FROM point_ports WHERE point_id IN (SELECT id FROM points WHERE idx = 1);
 	DELETE FROM points WHERE idx = 1; UPDATE campaigns SET status = 'running'"
 "$exe" run "$examples/hbm2-trace.yaml" --db "$work/lab.db" --resume >"$work/o" 2>&1 ||

@@ -1,7 +1,8 @@
 #!/bin/sh
 # A point on the simulated board with its temperature and power from card sensors through
 # libsensors (run under umockdev-run with tests/data/hwmon/alveo-u280.umockdev): the point
-# records the described hbm_temp (51 C) and power1 (43 W); instruments --probe reads both.
+# records the described hbm_temp (51 C) and power1 (43 W), so does a point on the simulated
+# HBM2 card (before and after); instruments --probe reads both.
 #   sensors_point.sh STACKBENCH
 set -u
 tool=$1
@@ -13,6 +14,23 @@ pavg=$(printf '%s\n' "$out" | sed -n 's/.*"power_w_avg":[[:space:]]*\([0-9.]*\).
 [ "$tmax" = "51" ] || fail "temp_c_max '$tmax', expected 51 in: $out"
 [ "$pavg" = "43" ] || fail "power_w_avg '$pavg', expected 43 in: $out"
 echo "ok: point: hbm_temp $tmax C, power $pavg W"
+# the same sensors read around a point on the simulated HBM2 card (stackbench point on sim:u280)
+out=$("$tool" point --device sim:u280 --ports 2 --duration-us 50 \
+	--camera "sensors:xclmgmt-*?feature=hbm_temp" \
+	--meter "sensors:xclmgmt-*?curr=12v_pex_curr&in=12v_pex_vol" --json 2>&1) ||
+	fail "HBM2 point: $out"
+for want in '"temp_start_c":[[:space:]]*51,' '"temp_end_c":[[:space:]]*51,' \
+	'"power_w":[[:space:]]*37.51' '"volts_v":[[:space:]]*12.1,' '"amps_a":[[:space:]]*3.1'; do
+	printf '%s\n' "$out" | grep -q "$want" || fail "HBM2 point: no $want in: $out"
+done
+out=$("$tool" point --device sim:u280 --ports 1 --duration-us 50 \
+	--meter "sensors:xclmgmt-*?feature=power1" 2>&1) || fail "HBM2 point text: $out"
+printf '%s\n' "$out" | grep -q "^power      43.000 W" || fail "HBM2 point text: $out"
+if out=$("$tool" point --device sim:u280 --camera "sensors:nosuchchip-*?feature=x" 2>&1); then
+	fail "HBM2 point with a missing sensor succeeded: $out"
+fi
+printf '%s\n' "$out" | grep -q "nosuchchip" || fail "HBM2 point, missing sensor: $out"
+echo "ok: HBM2 point with the card's sensors"
 # instruments --probe reads either through the same scheme (a meter: --as, sensors: is both)
 out=$("$tool" instruments --probe "sensors:xclmgmt-*?feature=hbm_temp" --count 2 2>&1) ||
 	fail "probe temperature: $out"

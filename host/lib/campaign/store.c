@@ -318,7 +318,7 @@ static const char migrate_v5_sql[] = "CREATE TABLE point_traces ("
                                      " burst_records INTEGER NOT NULL,"
                                      " gap_cycles INTEGER NOT NULL,"
                                      " port_mask INTEGER NOT NULL,"
-                                     " subpartitions TEXT NOT NULL," /* vault or bank */
+                                     " subpartitions TEXT NOT NULL," /* vault, bank or pc (HBM2) */
                                      " records INTEGER NOT NULL,"
                                      " executed INTEGER NOT NULL,"
                                      " density REAL NOT NULL,"
@@ -1320,7 +1320,8 @@ static int insert_trace(struct sb_store *st, int64_t point_id, const struct sb_p
 	sqlite3_bind_int64(s, i++, c->burst_records);
 	sqlite3_bind_int64(s, i++, c->gap_cycles);
 	sqlite3_bind_int64(s, i++, t->port_mask);
-	sqlite3_bind_text(s, i++, c->banks ? "bank" : "vault", -1, SQLITE_STATIC);
+	/* an HBM2 trace's subpartitions are its pseudo channels (docs/hbm2.md, Traces) */
+	sqlite3_bind_text(s, i++, rec->hbm ? "pc" : c->banks ? "bank" : "vault", -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, i++, (int64_t)t->records);
 	sqlite3_bind_int64(s, i++, (int64_t)t->executed);
 	sqlite3_bind_double(s, i++, t->density);
