@@ -27,8 +27,10 @@ lost=$(q "select count(*) from events where kind = 'instrument_lost'")
 	fail "a point before the last lost the camera four times: $(q "select kind, point_idx from events")"
 [ "$(q "select count(*) from events where kind = 'instrument_reconnected'")" -eq $((lost - 1)) ] ||
 	fail "a reconnect after each loss but the last: $(q "select kind, point_idx from events")"
-# each loss: the temperature source, the reason, and what was measured until then
-[ "$(q "select count(*) from events where kind = 'instrument_lost' and json_extract(data, '\$.source') = 'temperature' and json_extract(data, '\$.reason') like '%disconnected%' and json_extract(data, '\$.samples') >= 1 and json_extract(data, '\$.writes') > 0")" -eq "$lost" ] ||
+# each loss: the temperature source, the reason, and what was measured until then (writes in
+# the campaign's wo points, reads in its ro points: which point loses the camera depends on how
+# fast the model runs against the replay's frame rate)
+[ "$(q "select count(*) from events where kind = 'instrument_lost' and json_extract(data, '\$.source') = 'temperature' and json_extract(data, '\$.reason') like '%disconnected%' and json_extract(data, '\$.samples') >= 1 and json_extract(data, '\$.reads') + json_extract(data, '\$.writes') > 0")" -eq "$lost" ] ||
 	fail "instrument_lost data: $(q "select data from events where kind = 'instrument_lost'")"
 q "select message from events where kind = 'instrument_lost'" | grep -q "the ports were stopped" ||
 	fail "the ports are stopped first"

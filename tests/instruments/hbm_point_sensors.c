@@ -93,13 +93,17 @@ int main(int argc, char **argv)
 
 	/* the sensor goes away: the next point is refused before its ports start, naming it */
 	umockdev_testbed_remove_device(tb, HWMON);
-	err = 0;
-	for (int i = 0; i < 100 && err != SB_ERR_IO; i++) {
-		r.txns = 12345;
-		err = sb_hbm_point_run_sensed(dev, &spec, &inst, &r, &sn);
-		if (err != SB_ERR_IO)
-			sleep_ms(50);
+	/* until the source's reader has seen it go (it polls every 20 ms): before that a point
+	   could read it "before", run its ports and find it gone only "after" */
+	for (int i = 0; i < 100; i++) {
+		struct sb_temp_reading t;
+
+		if (sb_temp_source_sample(inst.temp, &t) == SB_ERR_IO)
+			break;
+		sleep_ms(50);
 	}
+	r.txns = 12345;
+	err = sb_hbm_point_run_sensed(dev, &spec, &inst, &r, &sn);
 	CHECK(err == SB_ERR_IO, "a point with a vanished sensor: %d %s", err, sb_error_detail());
 	CHECK(strstr(sb_error_detail(), "the temperature source '" TEMP "' before the point"), "%s",
 	      sb_error_detail());
