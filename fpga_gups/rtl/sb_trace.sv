@@ -38,7 +38,7 @@ module sb_trace #(
 	input  wire [31:0]    reg_wr_data,
 	input  wire [3:0]     reg_wr_strb,
 	input  wire           reg_rd_en,
-	output reg  [31:0]    reg_rd_data,
+	output wire [31:0]    reg_rd_data,
 
 	// Record taps of the ports (packed port-major)
 	input  wire [N-1:0]   trc_valid,
@@ -67,7 +67,6 @@ module sb_trace #(
 
 	localparam integer D = (DEPTH == 0) ? SB_TRACE_ONCHIP_DEPTH_RESET : DEPTH;
 	localparam integer AW = $clog2(D);
-	localparam [31:0] HI = 32'd4;
 	localparam [31:0] REC_BYTES = SB_TRACE_RECORD_WORDS * 4;
 	localparam integer HOLD_W = 64 + 34 + 1 + 4 + 6 + 7 + 32;
 
@@ -81,15 +80,17 @@ module sb_trace #(
 	endgenerate
 
 	// ---------------------------------------------------------------- registers
-	reg         c_enable, c_dma;
-	reg [31:0]  c_burst_len, c_gap, c_port_mask, c_buf_size, c_rd_index;
-	reg [63:0]  c_buf_addr;
+	wire        c_enable, c_dma;      // the configuration (sb_trace_regs)
+	/* verilator lint_off UNUSEDSIGNAL */ // port_mask reads back all 32 bits; N ports use N
+	wire [31:0] c_burst_len, c_gap, c_port_mask, c_buf_size;
+	/* verilator lint_on UNUSEDSIGNAL */
+	wire [63:0] c_buf_addr;
+	reg [31:0]  c_rd_index;
 	reg [31:0]  wr_ptr, sample_id;
 	reg [63:0]  records, dropped;
 	reg [AW:0]  onchip_count;
 	reg [AW-1:0] rd_base;          // oldest record of the ring
 	reg         wrapped;
-	reg [31:0]  latch_hi;
 
 	wire wr = reg_wr_en && reg_sel;
 	wire rd = reg_rd_en && reg_sel;
@@ -260,80 +261,26 @@ module sb_trace #(
 	end
 
 	// ---------------------------------------------------------------- register access
-	reg [31:0] control_word, status_word;
+	reg [31:0] status_word;
 	always @* begin
-		control_word = 32'd0;
-		control_word[SB_TRACE_CONTROL_ENABLE_LSB] = c_enable;
-		control_word[SB_TRACE_CONTROL_DMA_LSB] = c_dma;
 		status_word = 32'd0;
 		status_word[SB_TRACE_STATUS_ACTIVE_LSB] = active;
 		status_word[SB_TRACE_STATUS_FULL_LSB] = full;
 		status_word[SB_TRACE_STATUS_WRAPPED_LSB] = wrapped;
 	end
-	wire [31:0] w_control = sb_wmerge(control_word, reg_wr_data, reg_wr_strb);
 
-	always @(posedge clk) begin
-		reg_rd_data <= 32'd0;
-		if (rd) begin
-			case (reg_addr)
-			SB_BLK_TYPE: reg_rd_data <= SB_BLK_TRACE_TYPE;
-			SB_BLK_VERSION: reg_rd_data <= SB_BLK_TRACE_VERSION;
-			SB_BLK_NEXT: reg_rd_data <= NEXT_OFFSET;
-			SB_TRACE_CONTROL: reg_rd_data <= control_word;
-			SB_TRACE_STATUS: reg_rd_data <= status_word;
-			SB_TRACE_BURST_LEN: reg_rd_data <= c_burst_len;
-			SB_TRACE_GAP: reg_rd_data <= c_gap;
-			SB_TRACE_PORT_MASK: reg_rd_data <= c_port_mask;
-			SB_TRACE_BUF_ADDR: reg_rd_data <= c_buf_addr[31:0];
-			SB_TRACE_BUF_ADDR + HI: reg_rd_data <= c_buf_addr[63:32];
-			SB_TRACE_BUF_SIZE: reg_rd_data <= c_buf_size;
-			SB_TRACE_WR_PTR: reg_rd_data <= wr_ptr;
-			SB_TRACE_DROPPED: begin
-				reg_rd_data <= dropped[31:0];
-				latch_hi <= dropped[63:32];
-			end
-			SB_TRACE_RECORDS: begin
-				reg_rd_data <= records[31:0];
-				latch_hi <= records[63:32];
-			end
-			SB_TRACE_DROPPED + HI, SB_TRACE_RECORDS + HI: reg_rd_data <= latch_hi;
-			SB_TRACE_SAMPLE_ID: reg_rd_data <= sample_id;
-			SB_TRACE_RECORD_SIZE: reg_rd_data <= REC_BYTES;
-			SB_TRACE_ONCHIP_DEPTH: reg_rd_data <= D;
-			SB_TRACE_RD_INDEX: reg_rd_data <= c_rd_index;
-			SB_TRACE_RD_DATA: reg_rd_data <= rd_word;
-			SB_TRACE_ONCHIP_COUNT: reg_rd_data <= {{(31 - AW){1'b0}}, onchip_count};
-			default: reg_rd_data <= 32'd0;
-			endcase
-		end
-		if (wr) begin
-			case (reg_addr)
-			SB_TRACE_CONTROL: begin
-				c_enable <= w_control[SB_TRACE_CONTROL_ENABLE_LSB];
-				c_dma <= w_control[SB_TRACE_CONTROL_DMA_LSB];
-			end
-			SB_TRACE_BURST_LEN: c_burst_len <= sb_wmerge(c_burst_len, reg_wr_data, reg_wr_strb);
-			SB_TRACE_GAP: c_gap <= sb_wmerge(c_gap, reg_wr_data, reg_wr_strb);
-			SB_TRACE_PORT_MASK: c_port_mask <= sb_wmerge(c_port_mask, reg_wr_data, reg_wr_strb);
-			SB_TRACE_BUF_ADDR:
-				c_buf_addr[31:0] <= sb_wmerge(c_buf_addr[31:0], reg_wr_data, reg_wr_strb);
-			SB_TRACE_BUF_ADDR + HI:
-				c_buf_addr[63:32] <= sb_wmerge(c_buf_addr[63:32], reg_wr_data, reg_wr_strb);
-			SB_TRACE_BUF_SIZE: c_buf_size <= sb_wmerge(c_buf_size, reg_wr_data, reg_wr_strb);
-			default: ;
-			endcase
-		end
-		if (rst) begin
-			latch_hi <= 32'd0;
-			c_enable <= SB_TRACE_CONTROL_RESET[SB_TRACE_CONTROL_ENABLE_LSB];
-			c_dma <= SB_TRACE_CONTROL_RESET[SB_TRACE_CONTROL_DMA_LSB];
-			c_burst_len <= SB_TRACE_BURST_LEN_RESET;
-			c_gap <= SB_TRACE_GAP_RESET;
-			c_port_mask <= SB_TRACE_PORT_MASK_RESET;
-			c_buf_addr <= SB_TRACE_BUF_ADDR_RESET;
-			c_buf_size <= SB_TRACE_BUF_SIZE_RESET;
-		end
-	end
+	sb_trace_regs #(
+		.NEXT_OFFSET(NEXT_OFFSET),
+		.REC_BYTES(REC_BYTES),
+		.DEPTH(D)
+	) u_regs (
+		.clk(clk), .rst(rst), .rd(rd), .wr(wr), .reg_addr(reg_addr), .reg_wr_data(reg_wr_data),
+		.reg_wr_strb(reg_wr_strb), .reg_rd_data(reg_rd_data), .status_word(status_word),
+		.wr_ptr(wr_ptr), .dropped(dropped), .records(records), .sample_id(sample_id),
+		.rd_index(c_rd_index), .rd_word(rd_word), .onchip_count({{(31 - AW){1'b0}}, onchip_count}),
+		.c_enable(c_enable), .c_dma(c_dma), .c_burst_len(c_burst_len), .c_gap(c_gap),
+		.c_port_mask(c_port_mask), .c_buf_addr(c_buf_addr), .c_buf_size(c_buf_size)
+	);
 
 endmodule
 
