@@ -48,7 +48,7 @@ if [ "$part" = token ]; then
 	if as_eve cat "$work/dashboard.token" >/dev/null 2>&1; then
 		fail "an outsider can read the token file"
 	fi
-	as_bob cat "$work/dashboard.token" | grep -qx "$token" || fail "a member cannot read the token file"
+	as_bob cat "$work/dashboard.token" | grep -qxF -e "$token" || fail "a member cannot read the token file"
 	[ "$(stat -c '%a %G' "$work/dashboard.token")" = "640 $lab" ] ||
 		fail "the token file: $(stat -c '%a %U %G' "$work/dashboard.token")"
 	if as_eve "$exe" dashboard >"$work/out" 2>&1; then
