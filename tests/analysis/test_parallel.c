@@ -292,7 +292,7 @@ static void check_runner_error(size_t n, size_t k)
 	free(t);
 }
 
-Test(parallel, lifetime_runner_threads_stop_at_a_damaged_line_as_one_thread, .timeout = 120)
+Test(parallel, lifetime_runner_threads_stop_at_a_damaged_line_as_one_thread)
 {
 	check_runner_error(100000, 0);     /* the first record */
 	check_runner_error(100000, 40000); /* batches of the ring already dealt and applied */
