@@ -14,7 +14,7 @@ static const struct sb_regmap_reg r_fw_id[] = {
 	{"build_id", 0x14u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Build identifier of the design (synthesis date or model build)."},
-	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x87DC5461ull,
+	{"regmap_hash", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x9DE8270Eull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "FNV-1a hash of this description as built into the design; the host warns when it differs from the hash it was compiled with."},
 	{"regmap_size", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x2000ull,
@@ -800,6 +800,104 @@ static const struct sb_regmap_reg r_hbm_port[] = {
 	 NULL, 0, "Read-latency histogram bins (hist_cfg)."},
 };
 
+static const struct sb_regmap_field f_hbm_replay_control[] = {
+	{"enable", 0, 0, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue descriptors from the FIFO on the ports of port_mask. Setting it starts the replay clock (start_cycle)."},
+	{"reset", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Empty the FIFO and the lanes, clear the counters and status (with enable 0; bursts in flight still complete)."},
+	{"timed", 2, 2, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue each descriptor not before start_cycle + its time; 0 = as fast as the port accepts."},
+};
+
+static const struct sb_regmap_field f_hbm_replay_status[] = {
+	{"busy", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Descriptors in the FIFO or the lanes, or bursts in flight."},
+	{"idle", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "FIFO and lanes empty and every issued burst completed."},
+	{"error", 2, 2, SB_ACC_RO, false, 0x0u, NULL, 0, "A response carried a nonzero RRESP or BRESP (sticky until reset)."},
+	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor named a port outside port_mask or the card (skipped, counted in bad; sticky)."},
+	{"overflow", 4, 4, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor was written while the FIFO was full (dropped, counted in overflows; sticky)."},
+};
+
+static const struct sb_regmap_reg r_hbm_replay[] = {
+	{"control", 0xCu, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0x00000005u, 0x00000000u}, {0x00000002u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_replay_control, 3, ""},
+	{"status", 0x10u, 32, 1, 0x4u, SB_ACC_RO, 0x2ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 f_hbm_replay_status, 5, ""},
+	{"port_mask", 0x14u, 32, 1, 0x4u, SB_ACC_RW, 0xFFFFFFFFull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Ports whose AXI masters the replay drives while enable is set."},
+	{"fifo_depth", 0x18u, 32, 1, 0x4u, SB_ACC_RO, 0x200ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors the on-chip FIFO holds."},
+	{"fifo_count", 0x1Cu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors in the FIFO now (the host writes at most fifo_depth - fifo_count more)."},
+	{"desc_w0", 0x20u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Word 0 of the next descriptor (hbm_replay_desc)."},
+	{"desc_w1", 0x24u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Word 1 of the next descriptor."},
+	{"desc_w2", 0x28u, 32, 1, 0x4u, SB_ACC_RW, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Word 2 of the next descriptor."},
+	{"desc_w3", 0x2Cu, 32, 1, 0x4u, SB_ACC_WO, 0x0ull,
+	 {0xFFFFFFFFu, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Word 3 of the next descriptor; writing it appends desc_w0, desc_w1, desc_w2 and this word to the FIFO as one descriptor."},
+	{"pushed", 0x30u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors appended to the FIFO since reset (free-running)."},
+	{"start_cycle", 0x38u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "hbm_card.cycles when enable was set (time 0 of the descriptors)."},
+	{"issued", 0x40u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bursts issued (AR or AW handshake)."},
+	{"completed", 0x48u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bursts completed (last R beat or B)."},
+	{"reads", 0x50u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Read bursts issued."},
+	{"writes", 0x58u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Write bursts issued."},
+	{"bytes", 0x60u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bytes of the completed bursts (32 per beat)."},
+	{"lat_sum", 0x68u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum of burst latencies in AXI cycles, handshake to first R beat (reads) or B (writes)."},
+	{"lat_min", 0x70u, 32, 1, 0x4u, SB_ACC_RO, 0xFFFFFFFFull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Smallest latency in cycles (0xFFFFFFFF before the first completion)."},
+	{"lat_max", 0x74u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest latency in cycles."},
+	{"lag_sum", 0x78u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Sum over issued bursts of the cycles from the descriptor's due time (timed) or its arrival at the head of its lane (untimed) to its handshake."},
+	{"lag_max", 0x80u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Largest lag in cycles."},
+	{"errors", 0x84u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Responses with a nonzero RRESP or BRESP."},
+	{"bad", 0x88u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors skipped (port outside port_mask or the card)."},
+	{"overflows", 0x8Cu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors dropped because the FIFO was full."},
+	{"end_cycle", 0x90u, 64, 1, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "hbm_card.cycles of the last completion."},
+	{"lane_depth", 0x98u, 32, 1, 0x4u, SB_ACC_RO, 0x4ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Descriptors buffered per port (FIFO order is kept per port)."},
+	{"port_bursts", 0x100u, 64, 32, 0x8u, SB_ACC_RO, 0x0ull,
+	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
+	 NULL, 0, "Bursts issued on port i."},
+};
+
 static const struct sb_regmap_value v_hbm_sim_mc_config_addr_map[] = {
 	{"rbc_bgi", 0u},
 	{"rbc", 1u},
@@ -852,9 +950,10 @@ const struct sb_regmap_block sb_regmap_blocks[] = {
 	{"sim_ctrl", 0x534200F0u, 0x00010000u, 0x40u, r_sim_ctrl, 7, true, "Present only on the simulated board (the model), after the last GUPS port; hardware designs do not implement it. Controls the simulator's steady-state fast-forward and lets tests inject failures, through the same register interface as everything else."},
 	{"hbm_card", 0x53420020u, 0x00010000u, 0x100u, r_hbm_card, 13, false, "The HBM2 card and its memory controller as the design was built: which engine it carries (the host tells an HBM2 board from an HMC one by this block and the hbm_port blocks), the geometry, the clocks, the controller configuration fixed at bitstream build time, the stacks' temperature, and a start / stop of several ports in the same cycle."},
 	{"hbm_port", 0x53420021u, 0x00010000u, 0x200u, r_hbm_port, 34, false, "One AXI3 traffic engine on one HBM port. After a start it issues transactions of burst_bytes at start_addr + offset, the offset stepping by stride (linear) or drawn at random (random, aligned to the largest power of two <= burst_bytes) within ws_size; each transaction is split into AXI3 bursts of at most 16 beats of 32 bytes that do not cross a 4 KB boundary. Burst n carries AXI ID n mod outstanding and waits until the previous burst with that ID completed. Reads, writes or a mix (mix_writes of every 256 transactions are writes), run_len transactions (0 = until enable is cleared). Latencies in AXI-clock cycles: reads from the AR handshake to the first R beat, writes from the AW handshake to B."},
+	{"hbm_replay", 0x53420022u, 0x00010000u, 0x200u, r_hbm_replay, 27, false, "Trace replay on an HBM2 card (docs/hbm2.md, \"Replay\"). The card has no DMA engine: the host writes each descriptor (hbm_replay_desc) through desc_w0..desc_w3 into an on-chip FIFO (writing desc_w3 appends it). With enable set, the block takes over the ports in port_mask (their own engines must be stopped), hands each descriptor at the FIFO's head to its port's lane (lane_depth descriptors; a full lane holds the FIFO's head), and issues it as one AXI3 burst (address, beats, AR or AW, an AXI ID of the port's) on that port's master, not before start_cycle + its time when control.timed is set. It counts what it issued and completed, latency (handshake to first R beat or B, as the ports' monitors count), the lag between a descriptor's due time and its handshake, and bursts per port. Replayed bursts are recorded by trace capture like the ports' own."},
 	{"hbm_sim", 0x534200F1u, 0x00010000u, 0x40u, r_hbm_sim, 4, true, "Present only on the simulated HBM2 board, after the last hbm_port: the controller configuration a bitstream fixes at build time, here a register (hbm_card.mc_config shows it), and the model's own counters."},
 };
-const unsigned sb_regmap_nblocks = 12;
+const unsigned sb_regmap_nblocks = 13;
 
 const struct sb_regmap_instance sb_regmap_layout[] = {
 	{0, 0x0u, 1, 0x20u},
@@ -873,12 +972,13 @@ static const struct sb_regmap_instance l_hbm2[] = {
 	{0, 0x0u, 1, 0x20u},
 	{9, 0x100u, 1, 0x100u},
 	{4, 0x400u, 1, 0x80u},
+	{11, 0x600u, 1, 0x200u},
 	{10, 0x1000u, 32, 0x200u},
-	{11, 0x7F00u, 1, 0x40u},
+	{12, 0x7F00u, 1, 0x40u},
 };
 
 const struct sb_regmap_board sb_regmap_boards[] = {
-	{"hbm2", 0x8000u, l_hbm2, 5, "An HBM2 card (Alveo U280; U50 / U55C are profiles of fpga_hbm2/profiles) with one AXI3 traffic engine per HBM port (fpga_hbm2/rtl, docs/hbm2.md)."},
+	{"hbm2", 0x8000u, l_hbm2, 6, "An HBM2 card (Alveo U280; U50 / U55C are profiles of fpga_hbm2/profiles) with one AXI3 traffic engine per HBM port (fpga_hbm2/rtl, docs/hbm2.md)."},
 };
 const unsigned sb_regmap_nboards = 1;
 
@@ -914,6 +1014,16 @@ static const struct sb_regmap_record_field rf_hbm_trace_record[] = {
 	{"check", 7, 0, 31, "Word 0 ^ word 2 ^ word 3 ^ word 4 ^ 0x5354_4B42: marks a complete record."},
 };
 
+static const struct sb_regmap_record_field rf_hbm_replay_desc[] = {
+	{"time_lo", 0, 0, 31, "Due time in AXI-clock cycles after start_cycle, low word (used when control.timed)."},
+	{"time_hi", 1, 0, 15, "Due time, bits 47..32."},
+	{"addr_lo", 2, 0, 31, "AXI address bits 31..0 (low 5 bits ignored)."},
+	{"addr_hi", 3, 0, 1, "AXI address bits 33..32 (bit 32: the stack)."},
+	{"write", 3, 2, 2, "0 = read (AR), 1 = write (AW)."},
+	{"beats", 3, 4, 8, "Beats of 32 bytes (1..16; 0 is taken as 1)."},
+	{"port", 3, 16, 23, "Port (hbm_port instance) whose master issues it."},
+};
+
 static const struct sb_regmap_record_field rf_replay_desc[] = {
 	{"time_lo", 0, 0, 31, "Due time in user-clock cycles after start_cycle, low word (used when control.timed)."},
 	{"time_hi", 1, 0, 31, "Due time, high word."},
@@ -927,6 +1037,7 @@ static const struct sb_regmap_record_field rf_replay_desc[] = {
 const struct sb_regmap_record sb_regmap_records[] = {
 	{"trace_record", 8, rf_trace_record, 13, "One request recorded by trace capture (32 bytes, little-endian words)."},
 	{"hbm_trace_record", 8, rf_hbm_trace_record, 13, "One AXI burst recorded by trace capture on an HBM2 card (board hbm2; 32 bytes, little-endian words): the trace_record's layout where the fields agree, with the burst's beats and AXI ID in word 3. The check word is formed as the trace_record's."},
+	{"hbm_replay_desc", 4, rf_hbm_replay_desc, 7, "One burst descriptor of trace replay on an HBM2 card (16 bytes, little-endian words, written through hbm_replay.desc_w0..desc_w3): word 3 has the hbm_trace_record's layout where the fields agree."},
 	{"replay_desc", 4, rf_replay_desc, 7, "One request descriptor of trace replay (16 bytes, little-endian words, in the ring at replay.ring_addr)."},
 };
-const unsigned sb_regmap_nrecords = 3;
+const unsigned sb_regmap_nrecords = 4;
