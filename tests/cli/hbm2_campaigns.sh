@@ -81,13 +81,24 @@ done
 # The figures, from the store, each example's.
 for f in burst:hbm_burst_bandwidth stride:hbm_stride_bandwidth page-latency:hbm_page_latency \
 	all-ports:hbm_ports_bandwidth switch:hbm_target_bandwidth switch:hbm_target_latency \
-	refresh:hbm_refresh_bandwidth; do
+	refresh:hbm_refresh_bandwidth all-ports:hbm_port_throughput switch:hbm_port_throughput; do
 	db=${f%%:*} fig=${f#*:}
 	"$exe" report --db "$work/$db.db" --plots "$work/fig-$db" --format svg >"$work/r.out" 2>&1 ||
 		fail "report $db: $(cat "$work/r.out")"
 	[ -s "$work/fig-$db/$fig.svg" ] && [ -s "$work/fig-$db/$fig.dat" ] ||
 		fail "report $db: no $fig ($(cat "$work/r.out"))"
 done
+# Each port's throughput: the two ports sharing one lateral (0-1 through the switch) get about
+# half of what each gets in its own PC; 0 and 2 (two laterals) keep it.
+pt() { awk -v s="$1" -v x="$2" '$0 ~ "\"" s "\"$" && $1 == x { print $3 }' "$work/fig-switch/hbm_port_throughput.dat"; }
+l0=$(pt "ports 0-1, local, linear 512 B, 64 out, rbc_bgi open, all_bank refresh" 0)
+s0=$(pt "ports 0-1, shift4, linear 512 B, 64 out, rbc_bgi open, all_bank refresh" 0)
+s1=$(pt "ports 0-1, shift4, linear 512 B, 64 out, rbc_bgi open, all_bank refresh" 1)
+w2=$(pt "ports 0,2, shift4, linear 512 B, 64 out, rbc_bgi open, all_bank refresh" 2)
+holds "$l0 > 13 && $s0 > 0.45 * $l0 && $s0 < 0.6 * $l0 && $s1 > 0.45 * $l0 && $s1 < 0.6 * $l0 && $w2 > 0.97 * $l0" ||
+	fail "hbm_port_throughput: local $l0, shift4 ports 0-1: $s0 $s1, ports 0,2 port 2: $w2 GB/s"
+[ "$(grep -c '^[0-9]' "$work/fig-all-ports/hbm_port_throughput.dat")" = 186 ] ||
+	fail "hbm_port_throughput: $(grep -c '^[0-9]' "$work/fig-all-ports/hbm_port_throughput.dat") port rows, not 3 x 62"
 # GUPS figures leave HBM2 points out
 grep -q "figure size_bandwidth.*skipped" "$work/r.out" || fail "report: a GUPS figure drew HBM2 points"
 

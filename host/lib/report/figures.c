@@ -196,6 +196,23 @@
 	"h.burst_b || ' B', h.stack_temp_c, h.stack_temp_c, NULL, h.gbps, NULL, NULL, NULL"        \
 	TAIL("p") HJOIN " ORDER BY h.op, h.mc_refresh, h.port_set, h.mode, h.burst_b, "            \
 	"h.stack_temp_c"
+/* Each port's throughput (hbm_point_ports) against the port, for points of 2 ports or more:
+ * a line per point, named by every setting an HBM2 sweep can vary (the op is the panel), so
+ * that no two points fall on one line as if they were repetitions. */
+#define HBM_PORT_SERIES                                                                            \
+	HPORTS " || ', ' || h.target || ', ' || h.mode || ' ' || h.burst_b || ' B' || "             \
+	"(CASE WHEN h.stride_b > 0 THEN ', stride ' || h.stride_b ELSE '' END) || "                 \
+	"(CASE WHEN h.ws_b > 0 THEN ', ws ' || h.ws_b ELSE '' END) || "                             \
+	"(CASE WHEN h.op = 'mix' THEN ', ' || h.mix_writes || '/256 writes' ELSE '' END) || "       \
+	"', ' || h.outstanding || ' out, ' || h.mc_addr_map || ' ' || h.mc_page || ', ' || "        \
+	"h.mc_refresh || ' refresh' || "                                                            \
+	"(CASE WHEN h.temp_set_c IS NOT NULL THEN ', ' || h.temp_set_c || ' C' ELSE '' END)"
+#define HBM_PORT_SQL                                                                               \
+	"SELECT h.op, " HBM_PORT_SERIES ", hp.port, hp.port, NULL, hp.gbps, NULL, NULL, NULL"        \
+	TAIL("p") " FROM pts p JOIN hbm_points h ON h.point_id = p.id JOIN hbm_point_ports hp ON "  \
+	"hp.point_id = p.id WHERE p.failed = 0 AND h.nports >= 2 ORDER BY h.op, h.nports, "      \
+	"h.port_set, "      \
+	HTARGET_ORDER ", h.mode, h.burst_b, h.stride_b, h.outstanding, hp.port"
 /* clang-format on */
 
 static int derive_cooling(struct sb_store *st, const char *view, const struct sb_report_options *o,
@@ -508,6 +525,22 @@ const struct sb_rpt_figure_def sb_rpt_figures[] = {
         .xaxis = SB_RPT_X_DATA,
         .ydata = true,
         .min_schema = 7,
+    },
+    {
+        .name = "hbm_port_throughput",
+        .title = "HBM2: throughput of each port",
+        .xlabel = "port (AXI port, hbm_port instance)",
+        .ylabel = "throughput, payload, the port (GB/s)",
+        .what = "Payload throughput of every port of an HBM2 card's points that ran 2 ports "
+                "or more (the store's per-port detail, hbm_point_ports): where the aggregate "
+                "of hbm_ports_bandwidth and hbm_target_bandwidth is lost, port by port (ports "
+                "sharing a lateral of the crossbar, a port behind the others). One panel per "
+                "operation, one line per point.",
+        .sql = HBM_PORT_SQL,
+        .need = "no HBM2 points of 2 ports or more with per-port detail",
+        .min_x = 2,
+        .xaxis = SB_RPT_X_VALUES,
+        .min_schema = 8,
     },
     {
         .name = "compare_ratio",
