@@ -156,6 +156,9 @@ Test(hbm_campaign, refusals_name_file_line_and_key)
 	        "line 4: key 'cooling': the AC-510 bench's cooling rig; an HBM2 card has none");
 	refused(HBM_THERMAL "recovery: {limit_c: 80}\nsweep: {cooling: [Cfg1]}\n",
 	        "line 5: key 'cooling': configuration 'Cfg1' is the AC-510 bench's");
+	refused("bench: {device: \"sim:u280?bench=ac510-lab\"}\n",
+	        "line 1: key 'device': 'sim:u280?bench=ac510-lab': sim option 'bench' is the AC-510 "
+	        "bench's");
 	refused(HBM_THERMAL "recovery: {limit_c: 80}\ncooling_settle: {window_s: 5}\n",
 	        "line 5: key 'cooling_settle': the AC-510 bench's cooling rig");
 	refused("bench: {device: \"sim:u280\"}\nrecovery: {limit_c: 80}\n",

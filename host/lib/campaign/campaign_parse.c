@@ -480,6 +480,18 @@ static int check_hbm(struct parse *p)
 			                     "key 'cooling': configuration '%s' is the AC-510 "
 			                     "bench's; an HBM2 card stands on no cooling rig",
 			                     c->axes.value[SB_AXIS_COOLING][i]);
+	for (unsigned i = 0; i < c->ndevices; i++) {
+		struct sb_uri u;
+		const char *k = NULL;
+
+		if (!strncmp(c->device[i], "sim:", 4) && sb_uri_parse(c->device[i], &u) == 0)
+			k = sb_uri_opt(&u, "bench") ? "bench" : sb_uri_opt(&u, "cooling") ? "cooling" : NULL;
+		if (k)
+			return sb_yaml_error(&p->y, root_key(p, "bench", "device"), SB_ERR_PARSE,
+			                     "key 'device': '%s': sim option '%s' is the AC-510 "
+			                     "bench's; the simulated HBM2 card stands on no bench",
+			                     c->device[i], k);
+	}
 	if (sb_yaml_get(sb_yaml_root(&p->y), "cooling_settle"))
 		return sb_yaml_error(&p->y, root_key(p, "cooling_settle", NULL), SB_ERR_PARSE,
 		                     "key 'cooling_settle': the AC-510 bench's cooling rig; an "
