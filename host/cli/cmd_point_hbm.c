@@ -263,9 +263,8 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
  * one (sensed: their readings). */
 static int point_traced_sensed(const char *cmd, struct sb_device *dev,
                                const struct sb_hbm_spec *spec, struct sb_cli_capture_opts *co,
-                               const struct sb_point_instruments *inst,
-                               struct sb_hbm_result *res, struct sb_capture_stats *st,
-                               struct sb_hbm_sensed *sensed)
+                               const struct sb_point_instruments *inst, struct sb_hbm_result *res,
+                               struct sb_capture_stats *st, struct sb_hbm_sensed *sensed)
 {
 	struct sb_capture *cap = NULL;
 	bool sense = inst && (inst->temp || inst->power);
@@ -283,7 +282,8 @@ static int point_traced_sensed(const char *cmd, struct sb_device *dev,
 	if (sense)
 		err = sb_hbm_point_capture_sensed(dev, spec, inst, cap, res, sensed);
 	else
-		err = cap ? sb_hbm_point_capture(dev, spec, cap, res) : sb_hbm_point_run(dev, spec, res);
+		err = cap ? sb_hbm_point_capture(dev, spec, cap, res)
+		          : sb_hbm_point_run(dev, spec, res);
 	if (err < 0) {
 		sb_capture_abort(cap); /* no trace file is left */
 		return err == SB_ERR_INVAL || err == SB_ERR_MISMATCH

@@ -5,8 +5,8 @@
  * settings, every refusal naming the file, line and key, and GUPS campaigns' content hashes
  * unchanged (so that campaigns started before HBM2 campaigns existed still resume).
  */
-#include <math.h>
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "stackbench/campaign.h"
@@ -111,7 +111,7 @@ Test(hbm_campaign, engine_from_devices_or_bench_engine)
 
 /* an HBM2 card's thermal campaign with its sensor, without its limit (line 2: kind) */
 #define HBM_THERMAL                                                                                \
-	"bench: {device: \"sim:u280\"}\nkind: thermal\n"                                            \
+	"bench: {device: \"sim:u280\"}\nkind: thermal\n"                                           \
 	"instruments: {temperature: \"sensors:xclmgmt-*?feature=hbm_temp\"}\n"
 
 Test(hbm_campaign, refusals_name_file_line_and_key)
@@ -144,21 +144,24 @@ Test(hbm_campaign, refusals_name_file_line_and_key)
 	        "line 2: key 'kind': a thermal campaign on an HBM2 card reads the card's "
 	        "temperature sensor, and the campaign names none (the simulated card has no "
 	        "thermal model");
-	refused("bench: {device: \"sim:u280\"}\nkind: thermal\n", "instruments: {temperature: "
-	                                                       "\"sensors:CHIP?feature=hbm_temp\"}");
+	refused("bench: {device: \"sim:u280\"}\nkind: thermal\n",
+	        "instruments: {temperature: "
+	        "\"sensors:CHIP?feature=hbm_temp\"}");
 	refused("bench: {device: \"pci:0000:3b:00.0?bar=2\", engine: hbm2}\nkind: thermal\n",
 	        "the campaign names none: give instruments");
 	refused(HBM_THERMAL, "line 2: key 'recovery.limit_c': a thermal campaign on an HBM2 card "
 	                     "needs a temperature limit");
-	refused(HBM_THERMAL "recovery: {limit_c: 80, resume_c: 85}\n",
-	        "line 4: key 'resume_c': the cool-down's end (85.0 C) must be below the limit 80.0 C");
+	refused(
+	    HBM_THERMAL "recovery: {limit_c: 80, resume_c: 85}\n",
+	    "line 4: key 'resume_c': the cool-down's end (85.0 C) must be below the limit 80.0 C");
 	refused(HBM_THERMAL "recovery: {limit_c: 80, cooling: Cfg1}\n",
 	        "line 4: key 'cooling': the AC-510 bench's cooling rig; an HBM2 card has none");
 	refused(HBM_THERMAL "recovery: {limit_c: 80}\nsweep: {cooling: [Cfg1]}\n",
 	        "line 5: key 'cooling': configuration 'Cfg1' is the AC-510 bench's");
-	refused("bench: {device: \"sim:u280?bench=ac510-lab\"}\n",
-	        "line 1: key 'device': 'sim:u280?bench=ac510-lab': sim option 'bench' is the AC-510 "
-	        "bench's");
+	refused(
+	    "bench: {device: \"sim:u280?bench=ac510-lab\"}\n",
+	    "line 1: key 'device': 'sim:u280?bench=ac510-lab': sim option 'bench' is the AC-510 "
+	    "bench's");
 	refused(HBM_THERMAL "recovery: {limit_c: 80}\ncooling_settle: {window_s: 5}\n",
 	        "line 5: key 'cooling_settle': the AC-510 bench's cooling rig");
 	refused("bench: {device: \"sim:u280\"}\nrecovery: {limit_c: 80}\n",

@@ -20,8 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <umockdev.h>
+#include <unistd.h>
 
 #include "hwmon_testbed.h"
 #include "stackbench/campaign.h"
@@ -134,97 +134,113 @@ static void query(const char *db, const char *sql, char *out, size_t size)
 	pclose(p);
 }
 
+/* The query's value on db must be want (what: what it is, for the message). */
+static void expect(const char *db, const char *sql, const char *want, const char *what)
+{
+	char v[1024];
+
+	query(db, sql, v, sizeof(v));
+	CHECK(!strcmp(v, want), "%s: '%s', expected '%s'", what, v, want);
+}
+
 #define CAMPAIGN                                                                                   \
 	"name: hbm2-thermal-test\n"                                                                \
 	"kind: thermal\n"                                                                          \
 	"bench: {device: \"sim:u280\"}\n"                                                          \
 	"instruments:\n"                                                                           \
 	"  temperature: \"" TEMP "\"\n"                                                            \
-	"  power: \"sensors:xclmgmt-*?feature=power1&poll_ms=20\"\n"                              \
+	"  power: \"sensors:xclmgmt-*?feature=power1&poll_ms=20\"\n"                               \
 	"durations: {thermal_s: 1}\n"                                                              \
 	"sample_interval_ms: 100\n"                                                                \
-	"sweep: {outstanding: [1], burst: [32], ports: %s}\n"                                     \
+	"sweep: {outstanding: [1], burst: [32], ports: %s}\n"                                      \
 	"recovery: {limit_c: 84.5, resume_c: 55.5, cool_max_s: 3600, retries: 1}\n"
+
+/* The campaign with these ports (a YAML list) into dir/NAME.db (db: its path). */
+static int run_ports(const char *dir, const char *ports, const char *name, char db[512],
+                     struct sb_run_summary *sum)
+{
+	char yaml[1024];
+
+	snprintf(yaml, sizeof(yaml), CAMPAIGN, ports);
+	snprintf(db, 512, "%s/%s.db", dir, name);
+	return run(yaml, db, sum);
+}
 
 static void limit_scenario(const char *dir)
 {
-	char yaml[1024], db[512], v[1024];
 	struct sb_run_summary sum;
+	char db[512];
 	int e;
 
-	snprintf(yaml, sizeof(yaml), CAMPAIGN, "[1]");
-	snprintf(db, sizeof(db), "%s/limit.db", dir);
 	seen.scenario = 0;
-	e = run(yaml, db, &sum);
+	e = run_ports(dir, "[1]", "limit", db, &sum);
 	CHECK(e == 0, "limit campaign: %d %s", e, sb_error_detail());
 	CHECK(seen.raised && seen.lowered, "raised %d lowered %d", seen.raised, seen.lowered);
 	CHECK(sum.failed == 1 && sum.retried == 1 && sum.recovered == 1,
 	      "failed %u retried %u recovered %u", sum.failed, sum.retried, sum.recovered);
 	/* run 1: stopped at the limit, before its second; the samples as the sensor said */
-	query(db, "SELECT failed || '/' || fail_temp_c || '/' || (elapsed_ns < 900000000) || '/' || "
-	          "temp_c_start FROM points WHERE attempt = 0", v, sizeof(v));
-	CHECK(!strcmp(v, "1/85.0/1/51.0"), "run 1 failed/fail_temp/stopped early/start: %s", v);
-	query(db, "SELECT min(s.temp_c) || '/' || max(s.temp_c) || '/' || max(s.power_w) || '/' || "
-	          "count(*) FROM samples s JOIN points p ON p.id = s.point_id WHERE p.attempt = 0",
-	      v, sizeof(v));
-	CHECK(!strncmp(v, "51.0/85.0/43.0/", 15), "run 1 samples min/max/power/n: %s", v);
+	expect(db,
+	       "SELECT failed || '/' || fail_temp_c || '/' || (elapsed_ns < 900000000) || '/' || "
+	       "temp_c_start FROM points WHERE attempt = 0",
+	       "1/85.0/1/51.0", "run 1 failed/fail_temp/stopped early/start");
+	expect(db,
+	       "SELECT min(s.temp_c) || '/' || max(s.temp_c) || '/' || max(s.power_w) FROM "
+	       "samples s JOIN points p ON p.id = s.point_id WHERE p.attempt = 0",
+	       "51.0/85.0/43.0", "run 1 samples min/max temperature, power");
 	CHECK(seen.samples_hot == 1, "%u samples at 85 C: the point went on past the limit",
 	      seen.samples_hot);
 	/* the last sample of run 1 is the stop, at 85 C (a mean of 51 and 85 C readings stays
 	   below the limit, 84.5 C); all before it below the limit */
-	query(db, "SELECT s.temp_c || '/' || (SELECT count(*) FROM samples x WHERE x.point_id = "
-	          "s.point_id AND x.temp_c >= 84.5) FROM samples s JOIN points p ON p.id = "
-	          "s.point_id WHERE p.attempt = 0 ORDER BY s.t_ns DESC LIMIT 1",
-	      v, sizeof(v));
-	CHECK(!strcmp(v, "85.0/1"), "run 1: last sample / samples over the limit: %s", v);
-	query(db, "SELECT json_extract(data, '$.temperature_c') || '/' || "
-	          "json_extract(data, '$.limit_c') FROM events WHERE kind = 'thermal_stop'",
-	      v, sizeof(v));
-	CHECK(!strcmp(v, "85/84.5"), "thermal_stop event: %s", v);
+	expect(db,
+	       "SELECT s.temp_c || '/' || (SELECT count(*) FROM samples x WHERE x.point_id = "
+	       "s.point_id AND x.temp_c >= 84.5) FROM samples s JOIN points p ON p.id = "
+	       "s.point_id WHERE p.attempt = 0 ORDER BY s.t_ns DESC LIMIT 1",
+	       "85.0/1", "run 1: last sample / samples over the limit");
+	expect(db,
+	       "SELECT json_extract(data, '$.temperature_c') || '/' || "
+	       "json_extract(data, '$.limit_c') FROM events WHERE kind = 'thermal_stop'",
+	       "85/84.5", "thermal_stop event");
 	/* the cool-down read 85 C until the test lowered it, then ended at 55 C */
 	CHECK(seen.cool_readings_hot == 5 && seen.cool_last_c > 55.5,
 	      "cool-down: %u hot readings, last %.1f", seen.cool_readings_hot, seen.cool_last_c);
-	query(db, "SELECT json_extract(data, '$.reached_c') || '/' || json_extract(data, "
-	          "'$.target_c') || '/' || (json_extract(data, '$.cool_s') >= 5) FROM events "
-	          "WHERE kind = 'recovered'",
-	      v, sizeof(v));
-	CHECK(!strcmp(v, "55/55.5/1"), "recovered event reached/target/waited: %s", v);
+	expect(db,
+	       "SELECT json_extract(data, '$.reached_c') || '/' || json_extract(data, "
+	       "'$.target_c') || '/' || (json_extract(data, '$.cool_s') >= 5) FROM events "
+	       "WHERE kind = 'recovered'",
+	       "55/55.5/1", "recovered event reached/target/waited");
 	/* run 2: the whole thermal_s at 55 C */
-	query(db, "SELECT failed || '/' || temp_c_max || '/' || (elapsed_ns > 990000000) FROM "
-	          "points WHERE attempt = 1",
-	      v, sizeof(v));
-	CHECK(!strcmp(v, "0/55.0/1"), "run 2 failed/temp max/whole: %s", v);
-	query(db, "SELECT count(*) FROM samples s JOIN points p ON p.id = s.point_id WHERE "
-	          "p.attempt = 1",
-	      v, sizeof(v));
-	CHECK(atoi(v) == 11, "run 2: %s samples, not 11 (0 .. 1 s every 100 ms)", v);
+	expect(db,
+	       "SELECT failed || '/' || temp_c_max || '/' || (elapsed_ns > 990000000) FROM "
+	       "points WHERE attempt = 1",
+	       "0/55.0/1", "run 2 failed/temp max/whole");
+	expect(db,
+	       "SELECT count(*) FROM samples s JOIN points p ON p.id = s.point_id WHERE "
+	       "p.attempt = 1",
+	       "11", "run 2 samples (0 .. 1 s every 100 ms)");
 }
 
 static void lost_scenario(const char *dir)
 {
-	char yaml[1024], db[512], v[1024];
 	struct sb_run_summary sum;
+	char db[512];
 	int e;
 
-	snprintf(yaml, sizeof(yaml), CAMPAIGN, "[1, 2]");
-	snprintf(db, sizeof(db), "%s/lost.db", dir);
 	set_temp("51000\n", 51.0);
 	seen.scenario = 1;
-	e = run(yaml, db, &sum);
+	e = run_ports(dir, "[1, 2]", "lost", db, &sum);
 	CHECK(seen.removed, "the sensor was not removed");
 	CHECK(e == SB_ERR_IO || e == SB_ERR_NOT_FOUND || e == SB_ERR_TIMEOUT,
 	      "lost sensor: the run ended with %d (%s)", e, sb_error_detail());
 	CHECK(strstr(sb_error_detail(), "point 1 '") &&
 	          strstr(sb_error_detail(), "the temperature source '" TEMP "' was lost"),
 	      "lost sensor: %s", sb_error_detail());
-	query(db, "SELECT group_concat(idx || ':' || failed || ':' || temp_c_max) FROM points", v,
-	      sizeof(v));
-	CHECK(!strcmp(v, "0:0:51.0"), "stored points: %s (point 0 kept, point 1 not stored)", v);
-	query(db, "SELECT point_idx || '/' || json_extract(data, '$.conn') || '/' || "
-	          "(json_extract(data, '$.samples') >= 3) FROM events WHERE kind = "
-	          "'instrument_lost'",
-	      v, sizeof(v));
-	CHECK(!strcmp(v, "1/" TEMP "/1"), "instrument_lost event: %s", v);
+	expect(db, "SELECT group_concat(idx || ':' || failed || ':' || temp_c_max) FROM points",
+	       "0:0:51.0", "stored points (point 0 kept, point 1 not stored)");
+	expect(db,
+	       "SELECT point_idx || '/' || json_extract(data, '$.conn') || '/' || "
+	       "(json_extract(data, '$.samples') >= 3) FROM events WHERE kind = "
+	       "'instrument_lost'",
+	       "1/" TEMP "/1", "instrument_lost event");
 }
 
 int main(int argc, char **argv)

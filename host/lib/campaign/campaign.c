@@ -334,7 +334,6 @@ fail:
 	return e;
 }
 
-static bool all_sim(const struct sb_campaign *c);
 static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sample *s);
 
 /* Append a sample: the counters, then every source. */
@@ -571,10 +570,10 @@ int sb_thermal_recover(struct sb_device *dev, const struct sb_point_instruments 
 		}
 	}
 	for (rep->rounds = 1;; rep->rounds++) {
-		if ((e = cool_down(dev, inst ? inst->temp : NULL, opt,
-		                   opt->cool_margin_c * rep->rounds,
-		                   "more cooling (recovery.cooling) or a longer recovery.cool_max_s",
-		                   NULL, rep)) < 0)
+		if ((e = cool_down(
+		         dev, inst ? inst->temp : NULL, opt, opt->cool_margin_c * rep->rounds,
+		         "more cooling (recovery.cooling) or a longer recovery.cool_max_s", NULL,
+		         rep)) < 0)
 			goto restore;
 		e = sb_hmc_recover(dev, 2000000000ull);
 		if (e == 0) {
@@ -612,8 +611,8 @@ static void cooling_event(void *ctx, uint64_t waited_ns, double c)
 	                      .volts_v = NAN,
 	                      .amps_a = NAN,
 	                      .heatsink_c = NAN};
-	struct sb_run_event ev = {SB_RUN_COOLDOWN, w->id, w->uri, w->cur, w->cur_attempt,
-	                          &x,              NAN,   NAN,    NAN};
+	struct sb_run_event ev = {
+	    SB_RUN_COOLDOWN, w->id, w->uri, w->cur, w->cur_attempt, &x, NAN, NAN, NAN};
 
 	if (w->en->o->event)
 		w->en->o->event(w->en->o->event_ctx, &ev);
@@ -944,7 +943,7 @@ static void report_progress(struct engine *en, const struct worker *w,
 	}
 	if (en->nrun)
 		pr.eta_s = pr.elapsed_s / en->nrun * (pr.total - pr.done);
-	else if (!all_sim(en->c))
+	else if (!sb_campaign_all_sim(en->c))
 		/* on hardware bench time is wall time: the durations say how long it takes */
 		pr.eta_s = (double)(pr.total - pr.done) * (double)sb_campaign_point_ns(en->c) /
 		           1e9 / (en->o->jobs ? en->o->jobs : 1);
@@ -1166,9 +1165,8 @@ static int hbm_sample_cb(void *ctx, uint64_t t_ns, const struct sb_hbm_window *w
 
 /* An HBM2 card's point reached the temperature limit: the run is a failed one (what it
  * measured until the stop), with a thermal_stop event saying when, how hot, what was measured. */
-static void thermal_stop_run(struct worker *w, const struct sb_campaign_point *p,
-                             unsigned attempt, struct sb_point_result *r, char *msg, size_t size,
-                             char **data)
+static void thermal_stop_run(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                             struct sb_point_result *r, char *msg, size_t size, char **data)
 {
 	const struct sb_sample *x = &w->samples[w->nsamples - 1];
 	struct sb_point_failure *f = &r->failure;
@@ -1216,8 +1214,8 @@ static void thermal_stop_run(struct worker *w, const struct sb_campaign_point *p
  * starts at or above the limit waits for the cool-down first (at most SB_RECOVERY_ROUNDS).
  */
 static int hbm_point(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
-                     struct sb_hbm_spec *spec, struct sb_point_trace *pt,
-                     struct sb_hbm_result *hr, struct sb_point_result *r)
+                     struct sb_hbm_spec *spec, struct sb_point_trace *pt, struct sb_hbm_result *hr,
+                     struct sb_point_result *r)
 {
 	static const struct sb_port_counters zero;
 	const struct sb_campaign *c = w->en->c;
@@ -1234,12 +1232,12 @@ static int hbm_point(struct worker *w, const struct sb_campaign_point *p, unsign
 		if (!thermal || w->samples[0].temp_c < c->recovery.limit_c)
 			break;
 		if (round >= SB_RECOVERY_ROUNDS)
-			return sb_error_set(SB_ERR_THERMAL,
-			                    "'%s': %.1f C ('%s') at the start of point %u '%s', the "
-			                    "limit is %.1f C",
-			                    w->uri, w->samples[0].temp_c,
-			                    sb_temp_source_conn(w->inst.temp), p->index, p->key,
-			                    c->recovery.limit_c);
+			return sb_error_set(
+			    SB_ERR_THERMAL,
+			    "'%s': %.1f C ('%s') at the start of point %u '%s', the "
+			    "limit is %.1f C",
+			    w->uri, w->samples[0].temp_c, sb_temp_source_conn(w->inst.temp),
+			    p->index, p->key, c->recovery.limit_c);
 		/* left hot (by the previous point, or before the campaign) */
 		if ((e = recover(w, p, attempt, w->samples[0].temp_c)) < 0)
 			return e;
@@ -1554,14 +1552,6 @@ static void *worker_main(void *arg)
 
 /* --- setup --------------------------------------------------------------------------------- */
 
-static bool all_sim(const struct sb_campaign *c)
-{
-	for (unsigned i = 0; i < c->ndevices; i++)
-		if (strncmp(c->device[i], "sim:", 4))
-			return false;
-	return true;
-}
-
 static int open_worker(struct worker *w)
 {
 	struct sb_hmc_status hs;
@@ -1619,7 +1609,7 @@ int sb_campaign_check(const struct sb_campaign *c, unsigned jobs, struct sb_run_
 	int e = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (jobs > c->ndevices && !all_sim(c))
+	if (jobs > c->ndevices && !sb_campaign_all_sim(c))
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
 		    jobs, jobs, c->file, c->ndevices);
@@ -1766,7 +1756,7 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 
 	memset(sum, 0, sizeof(*sum));
 	sum->total = c->npoints;
-	if (jobs > c->ndevices && !all_sim(c))
+	if (jobs > c->ndevices && !sb_campaign_all_sim(c))
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
 		    jobs, jobs, c->file, c->ndevices);

@@ -398,8 +398,7 @@ static struct fy_node *root_key(struct parse *p, const char *map, const char *ke
 	return key && sb_yaml_get(n, key) ? sb_yaml_get(n, key) : n;
 }
 
-/* Whether every device of the campaign is the simulated card. */
-static bool all_sim_devices(const struct sb_campaign *c)
+bool sb_campaign_all_sim(const struct sb_campaign *c)
 {
 	for (unsigned i = 0; i < c->ndevices; i++)
 		if (strncmp(c->device[i], "sim:", 4))
@@ -421,7 +420,8 @@ static int check_hbm_thermal(struct parse *p)
 	if (c->engine != SB_ENGINE_HBM2 || c->kind != SB_CAMPAIGN_THERMAL) {
 		if (!isnan(r->limit_c) || !isnan(r->resume_c))
 			return sb_yaml_error(
-			    &p->y, root_key(p, "recovery", isnan(r->limit_c) ? "resume_c" : "limit_c"),
+			    &p->y,
+			    root_key(p, "recovery", isnan(r->limit_c) ? "resume_c" : "limit_c"),
 			    SB_ERR_PARSE,
 			    "key '%s': the temperature limit of an HBM2 card's thermal campaign "
 			    "(kind: thermal on an HBM2 card); %s",
@@ -438,10 +438,10 @@ static int check_hbm_thermal(struct parse *p)
 		    "sensor, and the campaign names none%s: give instruments: {temperature: "
 		    "\"sensors:CHIP?feature=hbm_temp\"} (and power: \"sensors:CHIP?feature="
 		    "power1\"); `stackbench instruments` lists a card's sensors",
-		    all_sim_devices(c) ? " (the simulated card has no thermal model: its "
-		                         "stacks' temperature is the 'temp' axis, set, not "
-		                         "measured)"
-		                       : "");
+		    sb_campaign_all_sim(c) ? " (the simulated card has no thermal model: its "
+		                             "stacks' temperature is the 'temp' axis, set, not "
+		                             "measured)"
+		                           : "");
 	if (isnan(r->limit_c))
 		return sb_yaml_error(&p->y, root_key(p, "kind", NULL), SB_ERR_PARSE,
 		                     "key 'recovery.limit_c': a thermal campaign on an HBM2 card "
@@ -449,19 +449,18 @@ static int check_hbm_thermal(struct parse *p)
 		                     "which a point's ports stop");
 	if (r->limit_c - (isnan(r->resume_c) ? r->cool_margin_c : 0) <= 0 ||
 	    (!isnan(r->resume_c) && r->resume_c >= r->limit_c))
-		return sb_yaml_error(&p->y, root_key(p, "recovery", "resume_c"), SB_ERR_PARSE,
-		                     "key 'resume_c': the cool-down's end (%.1f C) must be below "
-		                     "the limit %.1f C",
-		                     isnan(r->resume_c) ? r->limit_c - r->cool_margin_c
-		                                        : r->resume_c,
-		                     r->limit_c);
+		return sb_yaml_error(
+		    &p->y, root_key(p, "recovery", "resume_c"), SB_ERR_PARSE,
+		    "key 'resume_c': the cool-down's end (%.1f C) must be below "
+		    "the limit %.1f C",
+		    isnan(r->resume_c) ? r->limit_c - r->cool_margin_c : r->resume_c, r->limit_c);
 	if (r->rig_abort || strcmp(r->cooling, SB_RECOVERY_STRONGEST))
-		return sb_yaml_error(&p->y,
-		                     root_key(p, "recovery", r->rig_abort ? "rig_fault" : "cooling"),
-		                     SB_ERR_PARSE,
-		                     "key '%s': the AC-510 bench's cooling rig; an HBM2 card has "
-		                     "none (its cool-down waits for its sensor)",
-		                     r->rig_abort ? "rig_fault" : "cooling");
+		return sb_yaml_error(
+		    &p->y, root_key(p, "recovery", r->rig_abort ? "rig_fault" : "cooling"),
+		    SB_ERR_PARSE,
+		    "key '%s': the AC-510 bench's cooling rig; an HBM2 card has "
+		    "none (its cool-down waits for its sensor)",
+		    r->rig_abort ? "rig_fault" : "cooling");
 	return 0;
 }
 
@@ -475,17 +474,19 @@ static int check_hbm(struct parse *p)
 		return e;
 	for (unsigned i = 0; i < c->axes.n[SB_AXIS_COOLING]; i++)
 		if (strcmp(c->axes.value[SB_AXIS_COOLING][i], "none"))
-			return sb_yaml_error(&p->y, cooling_node(p, c->axes.value[SB_AXIS_COOLING][i]),
-			                     SB_ERR_PARSE,
-			                     "key 'cooling': configuration '%s' is the AC-510 "
-			                     "bench's; an HBM2 card stands on no cooling rig",
-			                     c->axes.value[SB_AXIS_COOLING][i]);
+			return sb_yaml_error(
+			    &p->y, cooling_node(p, c->axes.value[SB_AXIS_COOLING][i]), SB_ERR_PARSE,
+			    "key 'cooling': configuration '%s' is the AC-510 "
+			    "bench's; an HBM2 card stands on no cooling rig",
+			    c->axes.value[SB_AXIS_COOLING][i]);
 	for (unsigned i = 0; i < c->ndevices; i++) {
 		struct sb_uri u;
 		const char *k = NULL;
 
 		if (!strncmp(c->device[i], "sim:", 4) && sb_uri_parse(c->device[i], &u) == 0)
-			k = sb_uri_opt(&u, "bench") ? "bench" : sb_uri_opt(&u, "cooling") ? "cooling" : NULL;
+			k = sb_uri_opt(&u, "bench")     ? "bench"
+			    : sb_uri_opt(&u, "cooling") ? "cooling"
+			                                : NULL;
 		if (k)
 			return sb_yaml_error(&p->y, root_key(p, "bench", "device"), SB_ERR_PARSE,
 			                     "key 'device': '%s': sim option '%s' is the AC-510 "
@@ -857,7 +858,7 @@ static int parse_instruments(struct parse *p, struct fy_node *n)
 /* recovery: {retries, cool_margin_c, cool_max_s, cooling, rig_fault}. */
 static int parse_recovery(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s", "cooling",
+	static const char *const keys[] = {"retries",   "cool_margin_c", "cool_max_s", "cooling",
 	                                   "rig_fault", "limit_c",       "resume_c",   NULL};
 	static const char *const rig_fault[] = {"recover", "abort", NULL};
 	struct sb_campaign_recovery *r = &p->c->recovery;
