@@ -201,7 +201,7 @@ static void limit_scenario(const char *dir)
 	       "json_extract(data, '$.limit_c') FROM events WHERE kind = 'thermal_stop'",
 	       "85/84.5", "thermal_stop event");
 	/* the cool-down read 85 C until the test lowered it, then ended at 55 C */
-	CHECK(seen.cool_readings_hot == 5 && seen.cool_last_c > 55.5,
+	CHECK(seen.cool_readings_hot >= 5 && seen.cool_last_c > 55.5,
 	      "cool-down: %u hot readings, last %.1f", seen.cool_readings_hot, seen.cool_last_c);
 	expect(db,
 	       "SELECT json_extract(data, '$.reached_c') || '/' || json_extract(data, "
