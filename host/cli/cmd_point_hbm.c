@@ -70,7 +70,7 @@ void sb_cli_point_hbm_help(FILE *out)
 	    "      --camera CONN     temperature source read before and after the point, e.g.\n"
 	    "                        the card's sensors: sensors:CHIP?feature=hbm_temp\n"
 	    "      --meter CONN      power source read around the point (sensors:CHIP?feature=\n"
-	    "                        power1); neither with --trace\n"
+	    "                        power1); with --trace too\n"
 	    "  -j, --json            print one JSON object\n"
 	    "      --trace OUT.sbt   capture the point's AXI bursts into a sampled trace (sbt),\n"
 	    "                        the pseudo channels (pc0..pc31) its subpartitions, as\n"
@@ -259,11 +259,15 @@ static int print_json(const struct sb_hbm_spec *s, const struct sb_hbm_result *r
 	return SB_EXIT_OK;
 }
 
-int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct sb_hbm_spec *spec,
-                            struct sb_cli_capture_opts *co, struct sb_hbm_result *res,
-                            struct sb_capture_stats *st)
+/* The point, traced into co->out when given, with inst's sources read around it when it has
+ * one (sensed: their readings). */
+static int point_traced_sensed(const char *cmd, struct sb_device *dev,
+                               const struct sb_hbm_spec *spec, struct sb_cli_capture_opts *co,
+                               const struct sb_point_instruments *inst, struct sb_hbm_result *res,
+                               struct sb_capture_stats *st, struct sb_hbm_sensed *sensed)
 {
 	struct sb_capture *cap = NULL;
+	bool sense = inst && (inst->temp || inst->power);
 	int err;
 
 	memset(st, 0, sizeof(*st));
@@ -274,10 +278,12 @@ int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct
 			return err == SB_ERR_INVAL
 			           ? sb_cli_usage_error(cmd, "%s", sb_error_detail())
 			           : sb_cli_error(err);
-		err = sb_hbm_point_capture(dev, spec, cap, res);
-	} else {
-		err = sb_hbm_point_run(dev, spec, res);
 	}
+	if (sense)
+		err = sb_hbm_point_capture_sensed(dev, spec, inst, cap, res, sensed);
+	else
+		err = cap ? sb_hbm_point_capture(dev, spec, cap, res)
+		          : sb_hbm_point_run(dev, spec, res);
 	if (err < 0) {
 		sb_capture_abort(cap); /* no trace file is left */
 		return err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
@@ -287,6 +293,13 @@ int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct
 	if (cap && (err = sb_capture_close(cap, st)) < 0)
 		return sb_cli_error(err);
 	return 0;
+}
+
+int sb_cli_hbm_point_traced(const char *cmd, struct sb_device *dev, const struct sb_hbm_spec *spec,
+                            struct sb_cli_capture_opts *co, struct sb_hbm_result *res,
+                            struct sb_capture_stats *st)
+{
+	return point_traced_sensed(cmd, dev, spec, co, NULL, res, st, NULL);
 }
 
 static int parse_us(const char *cmd, const char *arg, const char *what, uint64_t *ns)
@@ -483,9 +496,6 @@ int sb_cli_point_hbm(int argc, char **argv)
 		return sb_cli_usage_error("point", "give --ports or --port-set, not both");
 	if ((rc = sb_cli_capture_check("point", &co)) != 0)
 		return rc;
-	if ((camera || meter) && co.out)
-		return sb_cli_usage_error("point", "on an HBM2 card --camera and --meter are read "
-		                                   "around a point without --trace");
 	if ((err = sb_board_lock(&lock, uri)) < 0)
 		return sb_cli_device_error(err);
 	if ((err = sb_device_open(&dev, uri)) < 0) {
@@ -519,17 +529,8 @@ int sb_cli_point_hbm(int argc, char **argv)
 		rc = sb_cli_device_error(err);
 		goto out;
 	}
-	if (inst.temp || inst.power) {
-		memset(&cst, 0, sizeof(cst));
-		if ((err = sb_hbm_point_run_sensed(dev, &spec, &inst, res, &sensed)) < 0) {
-			rc = err == SB_ERR_INVAL || err == SB_ERR_MISMATCH
-			         ? sb_cli_usage_error("point", "%s", sb_error_detail())
-			         : sb_cli_error(err);
-			goto out;
-		}
-	} else if ((rc = sb_cli_hbm_point_traced("point", dev, &spec, &co, res, &cst)) != 0) {
+	if ((rc = point_traced_sensed("point", dev, &spec, &co, &inst, res, &cst, &sensed)) != 0)
 		goto out;
-	}
 	sb_provenance_now(prov.finished_at, sizeof(prov.finished_at));
 	sb_provenance_device(&prov, dev);
 	prov.have_seed = true;

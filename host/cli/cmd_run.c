@@ -245,7 +245,11 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, u
 	/* the boards and instruments as a run would open them, every point checked on them */
 	if ((e = sb_campaign_check(c, jobs, &sum)) < 0)
 		return sb_cli_campaign_error(e, &sum);
-	if (c->engine == SB_ENGINE_HBM2)
+	if (c->engine == SB_ENGINE_HBM2 && c->kind == SB_CAMPAIGN_THERMAL)
+		printf("campaign '%s' (%s): %u points of an HBM2 card, thermal runs of %g s (%g us "
+		       "of warm-up included), content hash %s\n",
+		       c->name, c->file, c->npoints, c->thermal_s, c->hbm_warmup_us, c->hash);
+	else if (c->engine == SB_ENGINE_HBM2)
 		printf("campaign '%s' (%s): %u points of an HBM2 card, each %g us of warm-up and "
 		       "a %g us window, content hash %s\n",
 		       c->name, c->file, c->npoints, c->hbm_warmup_us, c->hbm_window_us, c->hash);
@@ -258,7 +262,15 @@ static int dry_run(const struct sb_campaign *c, unsigned jobs, unsigned shard, u
 	for (int k = 0; k < SB_INST_COUNT; k++)
 		printf(" %s %s%s", kinds[k], c->inst.conn[k][0] ? c->inst.conn[k] : "none",
 		       k + 1 < SB_INST_COUNT ? "," : "\n");
-	if (c->engine != SB_ENGINE_HBM2) /* an HBM2 card's points have no thermal failures */
+	if (c->engine == SB_ENGINE_HBM2 && c->kind == SB_CAMPAIGN_THERMAL)
+		printf("temperature limit %g C: the ports stop, the card cools to %g C (at most %g "
+		       "s); %u retr%s\n",
+		       c->recovery.limit_c,
+		       isnan(c->recovery.resume_c) ? c->recovery.limit_c - c->recovery.cool_margin_c
+		                                   : c->recovery.resume_c,
+		       c->recovery.cool_max_s, c->recovery.retries,
+		       c->recovery.retries == 1 ? "y" : "ies");
+	else if (c->engine != SB_ENGINE_HBM2) /* an HBM2 bandwidth point has no thermal stop */
 		printf(
 		    "after a thermal failure: stop the ports, cool (%s) to %g C below the failure "
 		    "(at most %g s), reset, re-initialize; %u retr%s\n",

@@ -6,6 +6,7 @@
  * unchanged (so that campaigns started before HBM2 campaigns existed still resume).
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #include "stackbench/campaign.h"
@@ -108,6 +109,11 @@ Test(hbm_campaign, engine_from_devices_or_bench_engine)
 	cr_assert_eq(c.engine, SB_ENGINE_GUPS);
 }
 
+/* an HBM2 card's thermal campaign with its sensor, without its limit (line 2: kind) */
+#define HBM_THERMAL                                                                                \
+	"bench: {device: \"sim:u280\"}\nkind: thermal\n"                                           \
+	"instruments: {temperature: \"sensors:xclmgmt-*?feature=hbm_temp\"}\n"
+
 Test(hbm_campaign, refusals_name_file_line_and_key)
 {
 	refused("bench: {device: \"sim:u280\"}\nsweep:\n  burst: 64\n  pattern: 1bank\n",
@@ -133,8 +139,37 @@ Test(hbm_campaign, refusals_name_file_line_and_key)
 	refused("bench: {device: \"sim:u280\"}\nsweep: {target: shift16}\n", "key 'target'");
 	refused("bench: {device: \"sim:u280\"}\nsweep: {policy: rbcc}\n", "key 'policy'");
 	refused("bench: {device: \"sim:u280\"}\nsweep: {op: ro}\n", "key 'op'");
+	/* thermal campaigns on a card: its sensor and a limit; no AC-510 bench keys */
 	refused("bench: {device: \"sim:u280\"}\nkind: thermal\n",
-	        "line 2: key 'kind': an HBM2 card's campaign is a bandwidth campaign");
+	        "line 2: key 'kind': a thermal campaign on an HBM2 card reads the card's "
+	        "temperature sensor, and the campaign names none (the simulated card has no "
+	        "thermal model");
+	refused("bench: {device: \"sim:u280\"}\nkind: thermal\n",
+	        "instruments: {temperature: "
+	        "\"sensors:CHIP?feature=hbm_temp\"}");
+	refused("bench: {device: \"pci:0000:3b:00.0?bar=2\", engine: hbm2}\nkind: thermal\n",
+	        "the campaign names none: give instruments");
+	refused(HBM_THERMAL, "line 2: key 'recovery.limit_c': a thermal campaign on an HBM2 card "
+	                     "needs a temperature limit");
+	refused(
+	    HBM_THERMAL "recovery: {limit_c: 80, resume_c: 85}\n",
+	    "line 4: key 'resume_c': the cool-down's end (85.0 C) must be below the limit 80.0 C");
+	refused(HBM_THERMAL "recovery: {limit_c: 80, cooling: Cfg1}\n",
+	        "line 4: key 'cooling': the AC-510 bench's cooling rig; an HBM2 card has none");
+	refused(HBM_THERMAL "recovery: {limit_c: 80}\nsweep: {cooling: [Cfg1]}\n",
+	        "line 5: key 'cooling': configuration 'Cfg1' is the AC-510 bench's");
+	refused(
+	    "bench: {device: \"sim:u280?bench=ac510-lab\"}\n",
+	    "line 1: key 'device': 'sim:u280?bench=ac510-lab': sim option 'bench' is the AC-510 "
+	    "bench's");
+	refused(HBM_THERMAL "recovery: {limit_c: 80}\ncooling_settle: {window_s: 5}\n",
+	        "line 5: key 'cooling_settle': the AC-510 bench's cooling rig");
+	refused("bench: {device: \"sim:u280\"}\nrecovery: {limit_c: 80}\n",
+	        "line 2: key 'limit_c': the temperature limit of an HBM2 card's thermal campaign "
+	        "(kind: thermal on an HBM2 card); this is a bandwidth campaign");
+	refused("kind: thermal\nrecovery: {limit_c: 80}\n",
+	        "key 'limit_c': the temperature limit of an HBM2 card's thermal campaign (kind: "
+	        "thermal on an HBM2 card); the AC-510's cube stops itself");
 	refused("bench: {device: \"sim:u280\"}\ninstruments: sim\n",
 	        "line 2: key 'temperature': 'sim:': an HBM2 card's campaign takes the card's own "
 	        "sensors");
@@ -154,6 +189,33 @@ Test(hbm_campaign, gups_hash_unchanged)
 	cr_assert_eq(c.engine, SB_ENGINE_GUPS);
 	cr_assert_str_eq(c.hash, "27ef56d45d254b0f");
 	cr_assert_null(strstr(c.normalized, "engine"), "%s", c.normalized);
+}
+
+/* An HBM2 card's thermal campaign: each point lasts thermal_s (the warm-up included: the
+ * window is the rest), the limit and the cool-down's end, kept through the store. */
+Test(hbm_campaign, thermal)
+{
+	struct sb_campaign r;
+	struct sb_hbm_spec s;
+
+	cr_assert_eq(load(HBM_THERMAL "durations: {thermal_s: 2, warmup_us: 100}\n"
+	                              "recovery: {limit_c: 80, cool_margin_c: 15}\n"
+	                              "sweep: {ports: [1, 2]}\n"),
+	             0, "%s", sb_error_detail());
+	cr_assert_eq(c.kind, SB_CAMPAIGN_THERMAL);
+	cr_assert_eq(sb_campaign_point_ns(&c), 2000000000ull);
+	sb_campaign_hbm_spec(&c, &c.points[1], &s);
+	cr_assert_eq(s.warmup_ns, 100000ull);
+	cr_assert_eq(s.duration_ns, 2000000000ull - 100000ull);
+	cr_assert_float_eq(c.recovery.limit_c, 80.0, 1e-12);
+	cr_assert(isnan(c.recovery.resume_c));
+	cr_assert_eq(sb_campaign_load_stored(&r, "stored", c.normalized, c.hash, NULL), 0, "%s",
+	             sb_error_detail());
+	cr_assert_str_eq(r.hash, c.hash);
+	cr_assert_float_eq(r.recovery.limit_c, 80.0, 1e-12);
+	cr_assert_float_eq(r.recovery.cool_margin_c, 15.0, 1e-12);
+	sb_campaign_release(&r);
+	sb_campaign_release(&c);
 }
 
 /* A stored HBM2 campaign rebuilds into the same points (what report --against-model and the

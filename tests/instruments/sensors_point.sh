@@ -2,7 +2,7 @@
 # A point on the simulated board with its temperature and power from card sensors through
 # libsensors (run under umockdev-run with tests/data/hwmon/alveo-u280.umockdev): the point
 # records the described hbm_temp (51 C) and power1 (43 W), so does a point on the simulated
-# HBM2 card (before and after); instruments --probe reads both.
+# HBM2 card (before and after, also with --trace); instruments --probe reads both.
 #   sensors_point.sh STACKBENCH
 set -u
 tool=$1
@@ -30,6 +30,18 @@ if out=$("$tool" point --device sim:u280 --camera "sensors:nosuchchip-*?feature=
 	fail "HBM2 point with a missing sensor succeeded: $out"
 fi
 printf '%s\n' "$out" | grep -q "nosuchchip" || fail "HBM2 point, missing sensor: $out"
+# ... and with --trace: the sensors around the point, its bursts in the trace
+trace=$(mktemp /tmp/sb-sensors-trace-XXXXXX)
+rm -f "$trace"
+out=$("$tool" point --device sim:u280 --ports 2 --duration-us 50 --trace "$trace.sbt" \
+	--camera "sensors:xclmgmt-*?feature=hbm_temp" --meter "sensors:xclmgmt-*?feature=power1" \
+	--json 2>&1) || fail "HBM2 point with --trace and sensors: $out"
+for want in '"temp_start_c":[[:space:]]*51,' '"temp_end_c":[[:space:]]*51,' '"power_w":[[:space:]]*43,'; do
+	printf '%s\n' "$out" | grep -q "$want" || fail "HBM2 traced point: no $want in: $out"
+done
+recs=$(printf '%s\n' "$out" | sed -n 's/.*"records":[[:space:]]*\([0-9]*\).*/\1/p' | head -1)
+[ -s "$trace.sbt" ] && [ "${recs:-0}" -gt 0 ] || fail "HBM2 traced point: no trace ($recs records): $out"
+rm -f "$trace.sbt"
 echo "ok: HBM2 point with the card's sensors"
 # instruments --probe reads either through the same scheme (a meter: --as, sensors: is both)
 out=$("$tool" instruments --probe "sensors:xclmgmt-*?feature=hbm_temp" --count 2 2>&1) ||

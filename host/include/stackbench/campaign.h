@@ -65,6 +65,12 @@ struct sb_campaign_recovery {
 	/* A cooling rig in its fail-safe (recovery.rig_fault): abort the campaign, or recover
 	 * (wait until the fault's cause is gone, up to cool_max_s, clear it, run again). */
 	bool rig_abort;
+	/* An HBM2 card's thermal campaign (recovery.limit_c, resume_c; NAN: not given): a point's
+	 * ports stop when its temperature source reads limit_c or more (a thermal stop, stored
+	 * as a failed run), and the cool-down waits until it reads resume_c or less (default
+	 * limit_c - cool_margin_c). limit_line: the line of limit_c. */
+	double limit_c, resume_c;
+	int limit_line;
 };
 
 /*
@@ -265,7 +271,9 @@ int sb_notify_run(const struct sb_campaign *c, const struct sb_notify_facts *f, 
 /* What changes when a stored campaign is run again elsewhere (sb_campaign_load_stored). */
 struct sb_campaign_change {
 	const char *device;   /* NULL: the stored devices; else this one device URI */
-	bool sim_instruments; /* each instrument the campaign has becomes the sim: one */
+	/* each instrument the campaign has becomes the sim: one (an HBM2 card's: none, the
+	 * simulated card has no instruments; its thermal campaign is then refused) */
+	bool sim_instruments;
 };
 
 /*
@@ -366,6 +374,8 @@ struct sb_run_progress {
 enum sb_run_event_kind {
 	SB_RUN_POINT_START, /* a run of a point starts on a worker */
 	SB_RUN_SAMPLE,      /* a sample was taken during the point */
+	SB_RUN_COOLDOWN,    /* an HBM2 card's cool-down read its temperature source: sample
+	                       holds the reading (t_ns: bench time waited so far, temp_c) */
 };
 
 struct sb_run_event {

@@ -87,6 +87,12 @@ const char *sb_hbm_target_text(const struct sb_hbm_target *t, char *buf, size_t 
 /* "0-3,8,12-15" (ports below max) into a bit mask; SB_ERR_INVAL naming the problem. */
 int sb_hbm_port_set_parse(const char *s, unsigned max, uint32_t *mask);
 
+/* The ports' counters summed since the window began: what a sample during the window sees. */
+struct sb_hbm_window {
+	uint64_t txns, rd_bytes, wr_bytes;
+	uint64_t rd_lat_sum, rd_lat_count; /* AXI cycles */
+};
+
 struct sb_hbm_spec {
 	uint32_t port_mask; /* ports that issue; 0: every port of the card */
 	enum sb_hbm_rw rw;
@@ -109,6 +115,13 @@ struct sb_hbm_spec {
 	 * histogram (hbm_port.hist_cfg; base 0 and shift 0: the reset values). */
 	unsigned hit_max, closed_max;
 	unsigned hist_base, hist_shift;
+	/* Called every sample_ns of bench time during the window (0 or NULL: none), with t_ns the
+	 * bench time since the ports started (warm-up included) and the counters so far; nonzero
+	 * stops the ports there (the result covers the window until then: stopped). The same
+	 * shape as sb_point_spec.sample of the AC-510's points (a thermal point's instruments). */
+	uint64_t sample_ns;
+	int (*sample)(void *ctx, uint64_t t_ns, const struct sb_hbm_window *w);
+	void *sample_ctx;
 };
 
 /* Per port, over the measurement window (min/max: since the start). */
@@ -140,6 +153,7 @@ struct sb_hbm_result {
 	unsigned hit_max, closed_max;                       /* their limits (cycles) */
 	uint64_t hist[SB_HBM_HIST_BINS];
 	unsigned hist_base, hist_shift;
+	bool stopped; /* the sample hook stopped the window before its duration */
 };
 
 /* Defaults: 512 B linear reads, stride = burst, 64 outstanding, every port local, 20 us

@@ -30,6 +30,13 @@ int sb_hbm_point_run_sensed(struct sb_device *dev, const struct sb_hbm_spec *s,
                             const struct sb_point_instruments *inst, struct sb_hbm_result *r,
                             struct sb_hbm_sensed *out);
 
+struct sb_capture;
+/* The same with the point's AXI bursts captured into cap (sb_hbm_point_capture; NULL: none).
+ * The caller opens and closes the capture. */
+int sb_hbm_point_capture_sensed(struct sb_device *dev, const struct sb_hbm_spec *s,
+                                const struct sb_point_instruments *inst, struct sb_capture *cap,
+                                struct sb_hbm_result *r, struct sb_hbm_sensed *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -65,6 +65,7 @@ struct worker {
 	 * applied and settled last, and whether it went into its fail-safe (and what it said). */
 	char settled[SB_AXIS_NAME_MAX];
 	bool rig_fault, cube_failed;
+	bool thermal_stop; /* an HBM2 card's point reached the temperature limit */
 	struct sb_cooling_state rig_state;
 	struct sb_sample *samples;
 	unsigned nsamples, cap;
@@ -333,7 +334,6 @@ fail:
 	return e;
 }
 
-static bool all_sim(const struct sb_campaign *c);
 static void report_in_point(struct worker *w, uint64_t t_ns, const struct sb_sample *s);
 
 /* Append a sample: the counters, then every source. */
@@ -484,9 +484,14 @@ static void add_step(struct sb_recovery_report *rep, const char *fmt, ...)
 
 /* Step 3: wait on the bench clock until the camera reads margin_c below from_c (NAN: below its
  * first reading), or, without a camera, for opt->cool_max_s. */
+struct cool_watch {
+	void (*fn)(void *ctx, uint64_t waited_ns, double c); /* each reading (NULL: none) */
+	void *ctx;
+};
+
 static int cool_down(struct sb_device *dev, struct sb_temp_source *cam,
-                     const struct sb_campaign_recovery *opt, double margin_c,
-                     struct sb_recovery_report *rep)
+                     const struct sb_campaign_recovery *opt, double margin_c, const char *hint,
+                     const struct cool_watch *watch, struct sb_recovery_report *rep)
 {
 	uint64_t max_ns = (uint64_t)llround(opt->cool_max_s * 1e9), waited = 0;
 	struct sb_temp_reading t;
@@ -509,17 +514,18 @@ static int cool_down(struct sb_device *dev, struct sb_temp_source *cam,
 	while (t.hotspot_c > rep->target_c) {
 		uint64_t step = SB_RECOVERY_POLL_NS;
 
+		if (watch && watch->fn)
+			watch->fn(watch->ctx, waited, t.hotspot_c);
+
 		if (waited >= max_ns) {
 			rep->reached_c = t.hotspot_c;
 			rep->cool_s += (double)waited * 1e-9;
 			return sb_error_set(
 			    SB_ERR_TIMEOUT,
 			    "'%s': the hot spot is at %.1f C after %.0f s of cooling; "
-			    "the recovery waits for %.1f C (%.1f C below %.1f C): "
-			    "more cooling (recovery.cooling) or a longer "
-			    "recovery.cool_max_s",
+			    "the recovery waits for %.1f C (%.1f C below %.1f C): %s",
 			    sb_device_uri(dev), t.hotspot_c, (double)waited * 1e-9, rep->target_c,
-			    margin_c, rep->fail_c);
+			    margin_c, rep->fail_c, hint);
 		}
 		if (step > max_ns - waited)
 			step = max_ns - waited;
@@ -564,8 +570,10 @@ int sb_thermal_recover(struct sb_device *dev, const struct sb_point_instruments 
 		}
 	}
 	for (rep->rounds = 1;; rep->rounds++) {
-		if ((e = cool_down(dev, inst ? inst->temp : NULL, opt,
-		                   opt->cool_margin_c * rep->rounds, rep)) < 0)
+		if ((e = cool_down(
+		         dev, inst ? inst->temp : NULL, opt, opt->cool_margin_c * rep->rounds,
+		         "more cooling (recovery.cooling) or a longer recovery.cool_max_s", NULL,
+		         rep)) < 0)
 			goto restore;
 		e = sb_hmc_recover(dev, 2000000000ull);
 		if (e == 0) {
@@ -593,6 +601,53 @@ out:
 	return e;
 }
 
+/* A reading of the cool-down, for the front end (SB_RUN_COOLDOWN). */
+static void cooling_event(void *ctx, uint64_t waited_ns, double c)
+{
+	struct worker *w = ctx;
+	struct sb_sample x = {.t_ns = waited_ns,
+	                      .temp_c = c,
+	                      .power_w = NAN,
+	                      .volts_v = NAN,
+	                      .amps_a = NAN,
+	                      .heatsink_c = NAN};
+	struct sb_run_event ev = {
+	    SB_RUN_COOLDOWN, w->id, w->uri, w->cur, w->cur_attempt, &x, NAN, NAN, NAN};
+
+	if (w->en->o->event)
+		w->en->o->event(w->en->o->event_ctx, &ev);
+}
+
+/* The temperature an HBM2 card's cool-down waits for (recovery.resume_c, or limit - margin). */
+static double resume_c(const struct sb_campaign_recovery *opt)
+{
+	return isnan(opt->resume_c) ? opt->limit_c - opt->cool_margin_c : opt->resume_c;
+}
+
+/*
+ * An HBM2 card after a thermal stop (its ports were stopped with the point): wait on the bench
+ * clock until its temperature source reads resume_c or less, reading it every
+ * SB_RECOVERY_POLL_NS, for recovery.cool_max_s at most. Nothing to reset: the limit is the
+ * campaign's, below the card's own shutdown.
+ */
+static int hbm_recover(struct worker *w, double fail_c, struct sb_recovery_report *rep)
+{
+	const struct sb_campaign_recovery *opt = &w->en->c->recovery;
+	const struct cool_watch watch = {cooling_event, w};
+	uint64_t t0 = sb_device_now_ns(w->dev);
+	int e;
+
+	memset(rep, 0, sizeof(*rep));
+	rep->rounds = 1;
+	rep->fail_c = isnan(fail_c) ? opt->limit_c : fail_c;
+	rep->target_c = rep->reached_c = NAN;
+	add_step(rep, "ports stopped");
+	e = cool_down(w->dev, w->inst.temp, opt, rep->fail_c - resume_c(opt),
+	              "a longer recovery.cool_max_s or a higher recovery.resume_c", &watch, rep);
+	rep->total_s = (double)(sb_device_now_ns(w->dev) - t0) * 1e-9;
+	return e;
+}
+
 /* The recovery sequence for a worker, recorded as an event (recovered, recovery_failed). */
 static int recover(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
                    double fail_c)
@@ -601,12 +656,15 @@ static int recover(struct worker *w, const struct sb_campaign_point *p, unsigned
 	struct sb_recovery_report rep;
 	cJSON *d = cJSON_CreateObject();
 	char *data = NULL;
-	int e =
-	    sb_thermal_recover(w->dev, &w->inst, &en->c->recovery,
-	                       w->recovery_cooling[0] ? w->recovery_cooling : NULL, fail_c, &rep);
+	int e = en->c->engine == SB_ENGINE_HBM2
+	            ? hbm_recover(w, fail_c, &rep)
+	            : sb_thermal_recover(w->dev, &w->inst, &en->c->recovery,
+	                                 w->recovery_cooling[0] ? w->recovery_cooling : NULL,
+	                                 fail_c, &rep);
 
 	if (e < 0)
-		sb_error_wrap(e, "after a thermal failure");
+		sb_error_wrap(e, en->c->engine == SB_ENGINE_HBM2 ? "after a thermal stop"
+		                                                 : "after a thermal failure");
 	if (d) {
 		cJSON_AddNumberToObject(d, "attempt", attempt);
 		cJSON_AddNumberToObject(d, "rounds", rep.rounds);
@@ -634,7 +692,8 @@ static int recover(struct worker *w, const struct sb_campaign_point *p, unsigned
 	cJSON_free(data);
 	if (e < 0)
 		return e;
-	sb_info("'%s': cube recovered (%s)", w->uri, rep.steps);
+	sb_info("'%s': %s (%s)", w->uri,
+	        en->c->engine == SB_ENGINE_HBM2 ? "cooled down" : "cube recovered", rep.steps);
 	return 0;
 }
 
@@ -884,7 +943,7 @@ static void report_progress(struct engine *en, const struct worker *w,
 	}
 	if (en->nrun)
 		pr.eta_s = pr.elapsed_s / en->nrun * (pr.total - pr.done);
-	else if (!all_sim(en->c))
+	else if (!sb_campaign_all_sim(en->c))
 		/* on hardware bench time is wall time: the durations say how long it takes */
 		pr.eta_s = (double)(pr.total - pr.done) * (double)sb_campaign_point_ns(en->c) /
 		           1e9 / (en->o->jobs ? en->o->jobs : 1);
@@ -1078,14 +1137,138 @@ static int reopen_fresh(struct worker *w)
 }
 
 /*
- * One run of an HBM2 card's point (sb_hbm_point_run): a fresh simulated card, the instruments
- * read before the ports start and after the window, stored with the engine's result. The
- * stacks' own temperature (hbm_card.hbm_temp) is stored with the point (table hbm_points).
+ * An HBM2 thermal point's sample hook (sb_hbm_spec.sample): the counters in the GUPS point's
+ * terms (as sb_hbm_point_result counts them), then every source (sample_cb); a temperature at
+ * or above recovery.limit_c stops the ports there (w->thermal_stop).
+ */
+static int hbm_sample_cb(void *ctx, uint64_t t_ns, const struct sb_hbm_window *win)
+{
+	struct worker *w = ctx;
+	unsigned burst = w->cur->hbm.burst ? w->cur->hbm.burst : 1;
+	struct sb_port_counters total = {
+	    .reads = win->rd_bytes / burst,
+	    .writes = win->wr_bytes / burst,
+	    .read_data_flits = win->rd_bytes / 16,
+	    .lat_sum_cycles = win->rd_lat_sum,
+	    .lat_count = win->rd_lat_count,
+	};
+	int stop = sample_cb(w, t_ns, &total);
+
+	if (w->sample_err < 0)
+		return stop;
+	if (w->samples[w->nsamples - 1].temp_c >= w->en->c->recovery.limit_c) {
+		w->thermal_stop = true;
+		return 1;
+	}
+	return stop;
+}
+
+/* An HBM2 card's point reached the temperature limit: the run is a failed one (what it
+ * measured until the stop), with a thermal_stop event saying when, how hot, what was measured. */
+static void thermal_stop_run(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                             struct sb_point_result *r, char *msg, size_t size, char **data)
+{
+	const struct sb_sample *x = &w->samples[w->nsamples - 1];
+	struct sb_point_failure *f = &r->failure;
+	double limit = w->en->c->recovery.limit_c;
+	cJSON *d = cJSON_CreateObject();
+
+	r->failed = true;
+	r->t_fail_ns = sb_device_now_ns(w->dev);
+	f->t_ns = x->t_ns;
+	f->after_ns = w->nsamples > 1 ? x[-1].t_ns : 0;
+	f->temperature_c = x->temp_c;
+	f->total = r->total;
+	f->power_w = NAN;
+	for (unsigned i = w->nsamples; i-- > 0 && isnan(f->power_w);)
+		f->power_w = w->samples[i].power_w;
+	*data = NULL;
+	if (d) {
+		cJSON_AddNumberToObject(d, "attempt", attempt);
+		cJSON_AddNumberToObject(d, "t_s", (double)f->t_ns * 1e-9);
+		cJSON_AddNumberToObject(d, "after_s", (double)f->after_ns * 1e-9);
+		cJSON_AddNumberToObject(d, "temperature_c", f->temperature_c);
+		cJSON_AddNumberToObject(d, "limit_c", limit);
+		cJSON_AddNumberToObject(d, "power_w", f->power_w);
+		cJSON_AddNumberToObject(d, "reads", (double)f->total.reads);
+		cJSON_AddNumberToObject(d, "writes", (double)f->total.writes);
+		cJSON_AddNumberToObject(d, "bandwidth_gbps", r->metrics.bandwidth_gbps);
+		*data = cJSON_PrintUnformatted(d);
+		cJSON_Delete(d);
+	}
+	snprintf(msg, size,
+	         "'%s': temperature limit %.1f C reached %.3f s into point %u '%s' (run %u): "
+	         "%.1f C ('%s'); the ports were stopped; so far %llu reads, %llu writes (%.3f "
+	         "GB/s)",
+	         w->uri, limit, (double)f->t_ns * 1e-9, p->index, p->key, attempt + 1,
+	         f->temperature_c, sb_temp_source_conn(w->inst.temp),
+	         (unsigned long long)f->total.reads, (unsigned long long)f->total.writes,
+	         r->metrics.bandwidth_gbps);
+	sb_warn("%s", msg);
+}
+
+/*
+ * Run an HBM2 card's point: the instruments read before the ports start, during the window
+ * (a thermal campaign: every sample_interval_ms, stopping at the temperature limit) and after
+ * it. A source that fails stops the point (w->sample_err). A thermal campaign's point that
+ * starts at or above the limit waits for the cool-down first (at most SB_RECOVERY_ROUNDS).
+ */
+static int hbm_point(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
+                     struct sb_hbm_spec *spec, struct sb_point_trace *pt, struct sb_hbm_result *hr,
+                     struct sb_point_result *r)
+{
+	static const struct sb_port_counters zero;
+	const struct sb_campaign *c = w->en->c;
+	bool thermal = c->kind == SB_CAMPAIGN_THERMAL;
+	int e;
+
+	for (unsigned round = 0; w->nsources; round++) {
+		w->nsamples = 0;
+		if ((e = take_sample(w, 0, &zero)) < 0) {
+			w->sample_err = e;
+			return 0;
+		}
+		w->samples[0].power_w = NAN; /* the meter's reading covers the time before */
+		if (!thermal || w->samples[0].temp_c < c->recovery.limit_c)
+			break;
+		if (round >= SB_RECOVERY_ROUNDS)
+			return sb_error_set(
+			    SB_ERR_THERMAL,
+			    "'%s': %.1f C ('%s') at the start of point %u '%s', the "
+			    "limit is %.1f C",
+			    w->uri, w->samples[0].temp_c, sb_temp_source_conn(w->inst.temp),
+			    p->index, p->key, c->recovery.limit_c);
+		/* left hot (by the previous point, or before the campaign) */
+		if ((e = recover(w, p, attempt, w->samples[0].temp_c)) < 0)
+			return e;
+	}
+	if (thermal) {
+		spec->sample_ns = (uint64_t)llround(c->sample_interval_ms * 1e6);
+		spec->sample = hbm_sample_cb;
+		spec->sample_ctx = w;
+	}
+	if ((e = sb_point_trace_hbm_run(pt, w->dev, spec, hr)) < 0 || w->sample_err < 0)
+		return e;
+	sb_hbm_point_result(spec, hr, r);
+	if (w->nsources && !hr->stopped) {
+		if ((e = take_sample(w, spec->warmup_ns + hr->window_ns, &r->total)) < 0)
+			w->sample_err = e;
+		else
+			run_event(w, SB_RUN_SAMPLE);
+	}
+	return 0;
+}
+
+/*
+ * One run of an HBM2 card's point (sb_hbm_point_run): a fresh simulated card (bandwidth
+ * campaigns), the instruments sampled around the window (and during it in a thermal
+ * campaign), stored with the engine's result. The stacks' own temperature (hbm_card.hbm_temp)
+ * is stored with the point (table hbm_points). A lost instrument: the AC-510's rule
+ * (instrument_lost: an event, a bounded reconnect, the point again, or the run stops).
  */
 static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, unsigned attempt,
                            struct sb_point_result *r, bool *stored)
 {
-	static const struct sb_port_counters zero;
 	struct engine *en = w->en;
 	struct sb_hbm_spec spec;
 	struct sb_hbm_result hr;
@@ -1093,10 +1276,12 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 	struct sb_point_trace pt;
 	struct sb_provenance prov;
 	double t0 = wall_now();
-	char *prov_json;
+	char msg[1024], *data = NULL, *prov_json;
+	unsigned reconnects = 0;
 	int e;
 
 	*stored = false;
+again:
 	sb_provenance_init(&prov);
 	sb_provenance_now(prov.started_at, sizeof(prov.started_at));
 	if ((e = reopen_fresh(w)) < 0)
@@ -1106,28 +1291,28 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 	w->cur_attempt = attempt;
 	w->nsamples = 0;
 	w->sample_err = 0;
+	w->thermal_stop = false;
 	run_event(w, SB_RUN_POINT_START);
-	if (w->nsources) {
-		if ((e = take_sample(w, 0, &zero)) < 0)
-			return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
-		w->samples[0].power_w = NAN; /* the meter's reading covers the time before */
-	}
 	if ((e = sb_point_trace_open(&pt, en->c, sb_store_path(en->st), en->id, p, attempt,
 	                             w->dev)) < 0)
 		return e;
-	e = sb_point_trace_hbm_run(&pt, w->dev, &spec, &hr);
-	if (e >= 0 && !stop_requested(en) && !en->abort) {
-		sb_hbm_point_result(&spec, &hr, r);
-		if (w->nsources &&
-		    (e = take_sample(w, spec.warmup_ns + hr.window_ns, &r->total)) >= 0)
-			run_event(w, SB_RUN_SAMPLE);
-	}
-	if (e < 0 || stop_requested(en) || en->abort)
+	memset(&hr, 0, sizeof(hr));
+	e = hbm_point(w, p, attempt, &spec, &pt, &hr, r);
+	if (e < 0 || w->sample_err < 0 || stop_requested(en) || en->abort)
 		sb_point_trace_abort(&pt); /* not stored: runs again on resume */
 	if (e < 0)
 		return sb_error_wrap(e, "point %u '%s' on '%s'", p->index, p->key, w->uri);
+	if (w->sample_err < 0) {
+		sb_hbm_point_result(&spec, &hr, r); /* what the event tells of the point */
+		if ((e = instrument_lost(w, p, r, ++reconnects)) < 0)
+			return e;
+		goto again;
+	}
 	if (stop_requested(en) || en->abort)
 		return 0;
+	w->cube_failed = w->thermal_stop;
+	if (w->thermal_stop)
+		thermal_stop_run(w, p, attempt, r, msg, sizeof(msg), &data);
 	prov_json = run_provenance(w, &prov, p, r);
 	rec = (struct sb_point_record){
 	    .point = p,
@@ -1146,8 +1331,14 @@ static int run_hbm_attempt(struct worker *w, const struct sb_campaign_point *p, 
 	    .trace = &pt.st,
 	    .trace_cfg = &en->c->trace.cfg,
 	};
+	if (r->failed) {
+		rec.event.kind = "thermal_stop";
+		rec.event.message = msg;
+		rec.event.data = data;
+	}
 	if ((e = commit_run(w, &rec, stored)) < 0)
 		sb_point_trace_abort(&pt);
+	cJSON_free(data);
 	cJSON_free(prov_json);
 	return e;
 }
@@ -1361,14 +1552,6 @@ static void *worker_main(void *arg)
 
 /* --- setup --------------------------------------------------------------------------------- */
 
-static bool all_sim(const struct sb_campaign *c)
-{
-	for (unsigned i = 0; i < c->ndevices; i++)
-		if (strncmp(c->device[i], "sim:", 4))
-			return false;
-	return true;
-}
-
 static int open_worker(struct worker *w)
 {
 	struct sb_hmc_status hs;
@@ -1426,7 +1609,7 @@ int sb_campaign_check(const struct sb_campaign *c, unsigned jobs, struct sb_run_
 	int e = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	if (jobs > c->ndevices && !all_sim(c))
+	if (jobs > c->ndevices && !sb_campaign_all_sim(c))
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
 		    jobs, jobs, c->file, c->ndevices);
@@ -1573,7 +1756,7 @@ int sb_campaign_run(const struct sb_campaign *c, struct sb_store *st,
 
 	memset(sum, 0, sizeof(*sum));
 	sum->total = c->npoints;
-	if (jobs > c->ndevices && !all_sim(c))
+	if (jobs > c->ndevices && !sb_campaign_all_sim(c))
 		return sb_error_set(
 		    SB_ERR_INVAL, "--jobs %u needs %u device URIs in 'bench.device'; '%s' lists %u",
 		    jobs, jobs, c->file, c->ndevices);

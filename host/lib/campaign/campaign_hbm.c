@@ -240,6 +240,12 @@ void sb_campaign_hbm_spec(const struct sb_campaign *c, const struct sb_campaign_
 	*s = p->hbm;
 	s->warmup_ns = (uint64_t)(c->hbm_warmup_us * 1e3 + 0.5);
 	s->duration_ns = (uint64_t)(c->hbm_window_us * 1e3 + 0.5);
+	if (c->kind == SB_CAMPAIGN_THERMAL) {
+		/* a thermal point lasts thermal_s, its warm-up included */
+		uint64_t all = sb_campaign_point_ns(c);
+
+		s->duration_ns = all > s->warmup_ns ? all - s->warmup_ns : all;
+	}
 	s->seed = (uint32_t)(p->seed ^ (p->seed >> 32));
 	if (!s->seed)
 		s->seed = 1;

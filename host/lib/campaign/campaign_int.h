@@ -10,6 +10,9 @@
 #include "stackbench/yaml.h"
 
 /* The HBM2 card's axes (temp .. outstanding). */
+/* Whether every device of the campaign is a sim: URI (the simulated board or card). */
+bool sb_campaign_all_sim(const struct sb_campaign *c);
+
 bool sb_axis_is_hbm(enum sb_axis a);
 /* The axes only the GUPS engine has (type, size, pattern, addr_mode, stream, mask). */
 bool sb_axis_is_gups_only(enum sb_axis a);

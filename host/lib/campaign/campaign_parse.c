@@ -85,7 +85,9 @@ uint64_t sb_campaign_point_ns(const struct sb_campaign *c)
 {
 	double s = c->kind == SB_CAMPAIGN_THERMAL ? c->thermal_s : c->bandwidth_s;
 
-	if (c->engine == SB_ENGINE_HBM2) /* an HBM2 card's point: its warm-up and its window */
+	/* an HBM2 card's point: its warm-up and its window (a thermal point: thermal_s, the
+	   warm-up included) */
+	if (c->engine == SB_ENGINE_HBM2 && c->kind != SB_CAMPAIGN_THERMAL)
 		s = (c->hbm_warmup_us + c->hbm_window_us) * 1e-6;
 
 	return (uint64_t)llround(s * 1e9);
@@ -386,18 +388,115 @@ static int find_engine(struct parse *p)
 	return 0;
 }
 
+static struct fy_node *cooling_node(struct parse *p, const char *name);
+
+/* A key of the file's root (or of a mapping at the root), for the line of a refusal. */
+static struct fy_node *root_key(struct parse *p, const char *map, const char *key)
+{
+	struct fy_node *n = sb_yaml_get(sb_yaml_root(&p->y), map);
+
+	return key && sb_yaml_get(n, key) ? sb_yaml_get(n, key) : n;
+}
+
+bool sb_campaign_all_sim(const struct sb_campaign *c)
+{
+	for (unsigned i = 0; i < c->ndevices; i++)
+		if (strncmp(c->device[i], "sim:", 4))
+			return false;
+	return true;
+}
+
+/*
+ * An HBM2 card's thermal campaign: the card's temperature sensor (sensors:) and the safety
+ * limit its points stop at; what only the AC-510's bench has (a cooling rig, its
+ * configurations and settling) is refused. A limit on a GUPS campaign is refused too (the
+ * cube fails by itself).
+ */
+static int check_hbm_thermal(struct parse *p)
+{
+	const struct sb_campaign *c = p->c;
+	const struct sb_campaign_recovery *r = &c->recovery;
+
+	if (c->engine != SB_ENGINE_HBM2 || c->kind != SB_CAMPAIGN_THERMAL) {
+		if (!isnan(r->limit_c) || !isnan(r->resume_c))
+			return sb_yaml_error(
+			    &p->y,
+			    root_key(p, "recovery", isnan(r->limit_c) ? "resume_c" : "limit_c"),
+			    SB_ERR_PARSE,
+			    "key '%s': the temperature limit of an HBM2 card's thermal campaign "
+			    "(kind: thermal on an HBM2 card); %s",
+			    isnan(r->limit_c) ? "resume_c" : "limit_c",
+			    c->engine == SB_ENGINE_HBM2
+			        ? "this is a bandwidth campaign"
+			        : "the AC-510's cube stops itself (its thermal failure)");
+		return 0;
+	}
+	if (!c->inst.conn[SB_INST_TEMPERATURE][0])
+		return sb_yaml_error(
+		    &p->y, root_key(p, "kind", NULL), SB_ERR_PARSE,
+		    "key 'kind': a thermal campaign on an HBM2 card reads the card's temperature "
+		    "sensor, and the campaign names none%s: give instruments: {temperature: "
+		    "\"sensors:CHIP?feature=hbm_temp\"} (and power: \"sensors:CHIP?feature="
+		    "power1\"); `stackbench instruments` lists a card's sensors",
+		    sb_campaign_all_sim(c) ? " (the simulated card has no thermal model: its "
+		                             "stacks' temperature is the 'temp' axis, set, not "
+		                             "measured)"
+		                           : "");
+	if (isnan(r->limit_c))
+		return sb_yaml_error(&p->y, root_key(p, "kind", NULL), SB_ERR_PARSE,
+		                     "key 'recovery.limit_c': a thermal campaign on an HBM2 card "
+		                     "needs a temperature limit (C of its temperature source) at "
+		                     "which a point's ports stop");
+	if (r->limit_c - (isnan(r->resume_c) ? r->cool_margin_c : 0) <= 0 ||
+	    (!isnan(r->resume_c) && r->resume_c >= r->limit_c))
+		return sb_yaml_error(
+		    &p->y, root_key(p, "recovery", "resume_c"), SB_ERR_PARSE,
+		    "key 'resume_c': the cool-down's end (%.1f C) must be below "
+		    "the limit %.1f C",
+		    isnan(r->resume_c) ? r->limit_c - r->cool_margin_c : r->resume_c, r->limit_c);
+	if (r->rig_abort || strcmp(r->cooling, SB_RECOVERY_STRONGEST))
+		return sb_yaml_error(
+		    &p->y, root_key(p, "recovery", r->rig_abort ? "rig_fault" : "cooling"),
+		    SB_ERR_PARSE,
+		    "key '%s': the AC-510 bench's cooling rig; an HBM2 card has "
+		    "none (its cool-down waits for its sensor)",
+		    r->rig_abort ? "rig_fault" : "cooling");
+	return 0;
+}
+
 /* What an HBM2 card's campaign has, and what it does not (yet). */
 static int check_hbm(struct parse *p)
 {
 	const struct sb_campaign *c = p->c;
+	int e;
 
-	if (c->engine != SB_ENGINE_HBM2)
-		return 0;
-	if (c->kind == SB_CAMPAIGN_THERMAL)
-		return sb_yaml_error(&p->y, sb_yaml_get(sb_yaml_root(&p->y), "kind"), SB_ERR_PARSE,
-		                     "key 'kind': an HBM2 card's campaign is a bandwidth campaign "
-		                     "(the simulated card stands on no bench; its stacks' "
-		                     "temperature is the 'temp' axis)");
+	if ((e = check_hbm_thermal(p)) < 0 || c->engine != SB_ENGINE_HBM2)
+		return e;
+	for (unsigned i = 0; i < c->axes.n[SB_AXIS_COOLING]; i++)
+		if (strcmp(c->axes.value[SB_AXIS_COOLING][i], "none"))
+			return sb_yaml_error(
+			    &p->y, cooling_node(p, c->axes.value[SB_AXIS_COOLING][i]), SB_ERR_PARSE,
+			    "key 'cooling': configuration '%s' is the AC-510 "
+			    "bench's; an HBM2 card stands on no cooling rig",
+			    c->axes.value[SB_AXIS_COOLING][i]);
+	for (unsigned i = 0; i < c->ndevices; i++) {
+		struct sb_uri u;
+		const char *k = NULL;
+
+		if (!strncmp(c->device[i], "sim:", 4) && sb_uri_parse(c->device[i], &u) == 0)
+			k = sb_uri_opt(&u, "bench")     ? "bench"
+			    : sb_uri_opt(&u, "cooling") ? "cooling"
+			                                : NULL;
+		if (k)
+			return sb_yaml_error(&p->y, root_key(p, "bench", "device"), SB_ERR_PARSE,
+			                     "key 'device': '%s': sim option '%s' is the AC-510 "
+			                     "bench's; the simulated HBM2 card stands on no bench",
+			                     c->device[i], k);
+	}
+	if (sb_yaml_get(sb_yaml_root(&p->y), "cooling_settle"))
+		return sb_yaml_error(&p->y, root_key(p, "cooling_settle", NULL), SB_ERR_PARSE,
+		                     "key 'cooling_settle': the AC-510 bench's cooling rig; an "
+		                     "HBM2 card has none");
 	for (int k = 0; k < SB_INST_COUNT; k++) {
 		const char *conn = c->inst.conn[k];
 
@@ -759,8 +858,8 @@ static int parse_instruments(struct parse *p, struct fy_node *n)
 /* recovery: {retries, cool_margin_c, cool_max_s, cooling, rig_fault}. */
 static int parse_recovery(struct parse *p, struct fy_node *n)
 {
-	static const char *const keys[] = {"retries", "cool_margin_c", "cool_max_s",
-	                                   "cooling", "rig_fault",     NULL};
+	static const char *const keys[] = {"retries",   "cool_margin_c", "cool_max_s", "cooling",
+	                                   "rig_fault", "limit_c",       "resume_c",   NULL};
 	static const char *const rig_fault[] = {"recover", "abort", NULL};
 	struct sb_campaign_recovery *r = &p->c->recovery;
 	const char *s = NULL;
@@ -775,8 +874,12 @@ static int parse_recovery(struct parse *p, struct fy_node *n)
 	        0 ||
 	    (e = sb_yaml_get_double(&p->y, n, "cool_max_s", false, 0, 604800, &r->cool_max_s)) <
 	        0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "limit_c", false, 1, 150, &r->limit_c)) < 0 ||
+	    (e = sb_yaml_get_double(&p->y, n, "resume_c", false, 0, 150, &r->resume_c)) < 0 ||
 	    (e = sb_yaml_get_str(&p->y, n, "cooling", false, &s)) < 0)
 		return e;
+	if (sb_yaml_get(n, "limit_c"))
+		r->limit_line = sb_yaml_line(sb_yaml_get(n, "limit_c"));
 	if ((e = sb_yaml_get_enum(&p->y, n, "rig_fault", false, rig_fault, &idx)) < 0)
 		return e;
 	if (e == 1)
@@ -1381,7 +1484,8 @@ static int normalize(struct sb_campaign *c)
 	 * their defaults, so that older campaigns keep their content hash (and resume). */
 	if (c->recovery.retries || c->recovery.cool_margin_c != RECOVERY_MARGIN_C ||
 	    c->recovery.cool_max_s != RECOVERY_MAX_S ||
-	    strcmp(c->recovery.cooling, SB_RECOVERY_STRONGEST) || c->recovery.rig_abort) {
+	    strcmp(c->recovery.cooling, SB_RECOVERY_STRONGEST) || c->recovery.rig_abort ||
+	    !isnan(c->recovery.limit_c)) {
 		cJSON *r = cJSON_AddObjectToObject(o, "recovery");
 
 		cJSON_AddNumberToObject(r, "retries", c->recovery.retries);
@@ -1390,6 +1494,10 @@ static int normalize(struct sb_campaign *c)
 		cJSON_AddStringToObject(r, "cooling", c->recovery.cooling);
 		if (c->recovery.rig_abort)
 			cJSON_AddStringToObject(r, "rig_fault", "abort");
+		if (!isnan(c->recovery.limit_c)) /* an HBM2 card's thermal campaign */
+			cJSON_AddNumberToObject(r, "limit_c", c->recovery.limit_c);
+		if (!isnan(c->recovery.resume_c))
+			cJSON_AddNumberToObject(r, "resume_c", c->recovery.resume_c);
 	}
 	if (c->settle.tolerance_c != SETTLE_TOLERANCE_C || c->settle.window_s != SETTLE_WINDOW_S ||
 	    c->settle.max_s != SETTLE_MAX_S || c->settle.poll_s != SETTLE_POLL_S) {
@@ -1438,6 +1546,7 @@ static void set_defaults(struct sb_campaign *c, const char *name)
 	snprintf(c->device[0], sizeof(c->device[0]), "sim:");
 	c->recovery.cool_margin_c = RECOVERY_MARGIN_C;
 	c->recovery.cool_max_s = RECOVERY_MAX_S;
+	c->recovery.limit_c = c->recovery.resume_c = NAN;
 	snprintf(c->recovery.cooling, sizeof(c->recovery.cooling), "%s", SB_RECOVERY_STRONGEST);
 	c->settle = (struct sb_cooling_settle){SETTLE_TOLERANCE_C, SETTLE_WINDOW_S, SETTLE_MAX_S,
 	                                       SETTLE_POLL_S};
@@ -1461,7 +1570,7 @@ static int load(struct sb_campaign *c, struct parse *p)
 	int e;
 
 	p->c = c;
-	if ((e = parse_root(p)) < 0 || (e = check_cooling(p)) < 0 || (e = check_hbm(p)) < 0)
+	if ((e = parse_root(p)) < 0 || (e = check_hbm(p)) < 0 || (e = check_cooling(p)) < 0)
 		goto fail;
 	apply_profile(c);
 	check_filters(p, c->exclude, c->nexclude, "exclude");

@@ -85,6 +85,7 @@ static void trace_ports_to_file(cJSON *trace)
 static int to_file(const cJSON *norm, const struct sb_campaign_change *ch, cJSON **out)
 {
 	cJSON *o = cJSON_Duplicate(norm, true), *b, *in, *s, *v;
+	bool hbm;
 	int e;
 
 	*out = NULL;
@@ -109,11 +110,13 @@ static int to_file(const cJSON *norm, const struct sb_campaign_change *ch, cJSON
 	in = cJSON_GetObjectItemCaseSensitive(o, "instruments");
 	if (!cJSON_IsObject(in))
 		in = NULL; /* "none" */
+	v = cJSON_GetObjectItemCaseSensitive(b, "engine");
+	hbm = cJSON_IsString(v) && !strcmp(v->valuestring, "hbm2");
 	cJSON_ArrayForEach(v, in)
 	{
 		const char *conn = cJSON_IsString(v) ? v->valuestring : "";
 
-		if (!conn[0])
+		if (!conn[0] || (ch && ch->sim_instruments && hbm))
 			cJSON_SetValuestring(v, "none");
 		else if (ch && ch->sim_instruments)
 			cJSON_SetValuestring(v, "sim:");

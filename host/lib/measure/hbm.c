@@ -529,6 +529,55 @@ static void totals(struct sb_hbm_result *r, double cyc_ns)
 	}
 }
 
+/* The counters of the n ports from a to z, summed. */
+static void window_sum(const struct snap *a, const struct snap *z, unsigned n,
+                       struct sb_hbm_window *w)
+{
+	memset(w, 0, sizeof(*w));
+	for (unsigned k = 0; k < n; k++) {
+		w->txns += z[k].txns - a[k].txns;
+		w->rd_bytes += z[k].rd_bytes - a[k].rd_bytes;
+		w->wr_bytes += z[k].wr_bytes - a[k].wr_bytes;
+		w->rd_lat_sum += z[k].rd_sum - a[k].rd_sum;
+		w->rd_lat_count += z[k].rd_cnt - a[k].rd_cnt;
+	}
+}
+
+/*
+ * The measurement window: one wait, or with a sample hook a wait per sample_ns, the hook seeing
+ * the counters so far after each (not at the window's end: the caller's last reading is the
+ * window's); nonzero from it ends the window there (r->stopped). z is scratch here.
+ */
+static int run_window(struct sb_device *dev, const struct sb_hbm_spec *s, const uint32_t *blk,
+                      struct sb_hbm_result *r, const struct snap *a, struct snap *z, uint64_t t0)
+{
+	uint64_t elapsed = 0, next = s->sample_ns;
+	struct sb_hbm_window w;
+	int err;
+
+	if (!s->sample || !s->sample_ns)
+		return sb_device_wait_ns(dev, s->duration_ns);
+	for (;;) {
+		uint64_t to = next < s->duration_ns ? next : s->duration_ns;
+
+		if (to > elapsed && (err = sb_device_wait_ns(dev, to - elapsed)) < 0)
+			return err;
+		elapsed = sb_device_now_ns(dev) - t0;
+		if (elapsed >= s->duration_ns)
+			return 0;
+		for (unsigned k = 0; k < r->nports; k++)
+			if ((err = snapshot(dev, blk[r->port[k].port], &z[k])) < 0)
+				return err;
+		window_sum(a, z, r->nports, &w);
+		if (s->sample(s->sample_ctx, s->warmup_ns + elapsed, &w)) {
+			r->stopped = true;
+			return 0;
+		}
+		while (next <= elapsed)
+			next += s->sample_ns;
+	}
+}
+
 int sb_hbm_point_run(struct sb_device *dev, const struct sb_hbm_spec *s, struct sb_hbm_result *r)
 {
 	struct sb_hbm_card c;
@@ -581,7 +630,7 @@ int sb_hbm_point_run(struct sb_device *dev, const struct sb_hbm_spec *s, struct 
 	for (unsigned k = 0; k < n; k++)
 		if ((err = snapshot(dev, blk[r->port[k].port], &a[k])) < 0)
 			goto stop;
-	if ((err = sb_device_wait_ns(dev, s->duration_ns)) < 0)
+	if ((err = run_window(dev, s, blk, r, a, z, t0)) < 0)
 		goto stop;
 	t1 = sb_device_now_ns(dev);
 	for (unsigned k = 0; k < n; k++)

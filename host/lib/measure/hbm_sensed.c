@@ -2,6 +2,7 @@
 /* An HBM2 card's point with its sensors read before the ports start and after the window. */
 #include <math.h>
 
+#include "stackbench/capture.h"
 #include "stackbench/error.h"
 #include "stackbench/hbm_sensed.h"
 #include "stackbench/instrument.h"
@@ -25,6 +26,13 @@ int sb_hbm_point_run_sensed(struct sb_device *dev, const struct sb_hbm_spec *s,
                             const struct sb_point_instruments *inst, struct sb_hbm_result *r,
                             struct sb_hbm_sensed *out)
 {
+	return sb_hbm_point_capture_sensed(dev, s, inst, NULL, r, out);
+}
+
+int sb_hbm_point_capture_sensed(struct sb_device *dev, const struct sb_hbm_spec *s,
+                                const struct sb_point_instruments *inst, struct sb_capture *cap,
+                                struct sb_hbm_result *r, struct sb_hbm_sensed *out)
+{
 	struct sb_temp_reading t = {0};
 	struct sb_power_reading p = {0};
 	int e;
@@ -36,7 +44,9 @@ int sb_hbm_point_run_sensed(struct sb_device *dev, const struct sb_hbm_spec *s,
 		return e;
 	if (inst->temp)
 		out->temp_start_c = t.hotspot_c;
-	if ((e = sb_hbm_point_run(dev, s, r)) < 0)
+	/* the capture drains the trace while the window waits (a wait hook): the readings
+	   around it are the same */
+	if ((e = cap ? sb_hbm_point_capture(dev, s, cap, r) : sb_hbm_point_run(dev, s, r)) < 0)
 		return e;
 	if ((e = sample(inst, "after", &t, &p)) < 0)
 		return e;
