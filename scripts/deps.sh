@@ -48,6 +48,8 @@ python3 curl
 # stackbenchd's units rated by systemd-analyze security; the multi-user daemon tests run as
 # throwaway users in a private mount namespace (unshare, setpriv)
 systemd util-linux
+# (pkill: the dashboard tests end every process of a throwaway user)
+procps
 # the cooling rig: its firmware (an ATmega328P, firmware/) and the simavr board of its tests
 gcc-avr binutils-avr avr-libc libsimavr-dev libelf-dev
 # campaigns through Slurm (docs/cluster.md): the client commands, and for the cluster tests a

@@ -47,6 +47,7 @@
 #include "stackbench/log.h"
 
 #define SSE_KEEPALIVE_S 15
+#define SSE_PEER_CHECK_S 1 /* how often a waiting event stream looks whether its client left */
 #define REQUEST_MAX 32768 /* a request's line and headers */
 #define SSE_SAMPLE_S 0.1
 #define COOKIE "sbd_token"
@@ -87,6 +88,7 @@ struct sse {
 	char *pending; /* a message that did not fit the last buffer */
 	size_t plen, poff;
 	double last_sample[SBD_MAX_BOARDS];
+	int fd; /* the connection's socket (-1: unknown), to see a client that left */
 };
 
 static const char *const csp =
@@ -251,11 +253,27 @@ static int put(struct sse *s, char *buf, size_t max, size_t *o, const char *fmt,
 	return 2;
 }
 
+/*
+ * Whether the client of an event stream closed its end (or shut down its sending side: an
+ * event stream's client has nothing more to send). A stream waiting for events writes only
+ * every SSE_KEEPALIVE_S, and the write that finds the socket closed may be the second one: a
+ * closed stream would otherwise hold its user's share of the connections for up to half a
+ * minute (a dashboard reloaded a few times in that while was refused).
+ */
+static bool sse_peer_gone(const struct sse *s)
+{
+	struct pollfd p = {.fd = s->fd, .events = POLLRDHUP};
+
+	if (s->fd < 0)
+		return false;
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct sse *s = cls;
 	struct sbd *d = s->h->d;
-	struct timespec until;
+	struct timespec until, keepalive;
 	size_t o = 0;
 
 	(void)pos;
@@ -276,11 +294,23 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 		return (ssize_t)o;
 	}
 	pthread_mutex_lock(&d->mu);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += SSE_KEEPALIVE_S;
-	while (!d->stopping && s->cursor >= d->next_seq)
-		if (pthread_cond_timedwait(&d->cond, &d->mu, &until) == ETIMEDOUT)
+	clock_gettime(CLOCK_REALTIME, &keepalive);
+	keepalive.tv_sec += SSE_KEEPALIVE_S;
+	while (!d->stopping && s->cursor >= d->next_seq) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += SSE_PEER_CHECK_S;
+		if (until.tv_sec > keepalive.tv_sec ||
+		    (until.tv_sec == keepalive.tv_sec && until.tv_nsec > keepalive.tv_nsec))
+			until = keepalive;
+		if (pthread_cond_timedwait(&d->cond, &d->mu, &until) != ETIMEDOUT)
+			continue;
+		if (sse_peer_gone(s)) {
+			pthread_mutex_unlock(&d->mu);
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		}
+		if (until.tv_sec == keepalive.tv_sec && until.tv_nsec == keepalive.tv_nsec)
 			break;
+	}
 	if (d->stopping) {
 		pthread_mutex_unlock(&d->mu);
 		return MHD_CONTENT_READER_END_OF_STREAM;
@@ -328,12 +358,15 @@ static void sse_free(void *cls)
 static enum MHD_Result serve_events(struct sbd_http *h, struct MHD_Connection *conn)
 {
 	struct sse *s = calloc(1, sizeof(*s));
+	const union MHD_ConnectionInfo *ci;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 
 	if (!s)
 		return MHD_NO;
 	s->h = h;
+	ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	s->fd = ci ? ci->connect_fd : -1;
 	r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16384, sse_read, s, sse_free);
 	if (!r) {
 		free(s);
