@@ -286,11 +286,13 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < TB_N; p++) /* the identity both report */
 		TB_EQ(b.read(port_base(p) + SB_HBM_PORT_INFO),
 		      mread(m, port_base(p) + SB_HBM_PORT_INFO), "hbm_port.info RTL vs model");
-	/* the walk: fw_id -> hbm_card -> trace -> the ports, on both */
-	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET;
+	/* the walk: fw_id -> hbm_card -> trace -> hbm_replay -> the ports, on both */
+	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET, rp = SB_REGSPACE_HBM2_HBM_REPLAY_OFFSET;
 	TB_EQ(b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_NEXT), tr, "RTL hbm_card.NEXT");
 	TB_EQ(b.read(tr + SB_BLK_TYPE), SB_BLK_TRACE_TYPE, "RTL: the trace block");
-	TB_EQ(b.read(tr + SB_BLK_NEXT), SB_REGSPACE_HBM2_HBM_PORT_OFFSET, "RTL trace.NEXT");
+	TB_EQ(b.read(tr + SB_BLK_NEXT), rp, "RTL trace.NEXT");
+	TB_EQ(b.read(rp + SB_BLK_TYPE), SB_BLK_HBM_REPLAY_TYPE, "RTL: the hbm_replay block");
+	TB_EQ(b.read(rp + SB_BLK_NEXT), SB_REGSPACE_HBM2_HBM_PORT_OFFSET, "RTL hbm_replay.NEXT");
 	for (uint32_t off = 0; off < SB_REGSPACE_HBM2_HBM_PORT_OFFSET; off += 4)
 		if (off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_HI &&
