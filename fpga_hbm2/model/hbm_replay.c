@@ -66,7 +66,8 @@ static void lane_plan(struct sb_hbm_model *m, unsigned port)
 		return;
 	}
 	burst_of(l, d, rp->issued, &b);
-	t = max64(l->t_head, l->t_free);
+	/* never before now: a lane left full while enable was clear goes from when it is set */
+	t = max64(max64(l->t_head, l->t_free), hbm_mem_cycle_up(&m->mem, m->now));
 	if (rp->timed)
 		t = max64(t, due_tick(m, d));
 	t = max64(t, l->fl[b.id].t_done + m->mem.tm.cyc);
@@ -285,6 +286,7 @@ void hbm_replay_write(struct sb_hbm_model *m, uint32_t reg, uint32_t value, uint
 	struct hbm_replay *rp = &m->replay;
 	uint64_t now = hbm_mem_cycle_up(&m->mem, m->now);
 	bool was = rp->enable;
+	uint32_t lanes = 0;
 
 	switch (reg) {
 	case SB_HBM_REPLAY_DESC_W0:
@@ -306,12 +308,16 @@ void hbm_replay_write(struct sb_hbm_model *m, uint32_t reg, uint32_t value, uint
 		if (rp->enable && !was) {
 			rp->start_cycle = hbm_div(&m->mem.tm.div_cyc, m->now);
 			rp->t_start = rp->start_cycle * m->mem.tm.cyc;
+			for (unsigned p = 0; p < SB_HBM_MAX_PORTS; p++)
+				if (rp->lane[p].n) /* their heads wait from now on */
+					rp->lane[p].t_head = max64(rp->lane[p].t_head, now);
 		}
+		lanes = UINT32_MAX >> (32 - m->nports); /* enable, timed: every lane */
 		break;
 	default:
 		return;
 	}
-	replan(m, dispatch(m, now) | UINT32_MAX >> (32 - m->nports));
+	replan(m, dispatch(m, now) | lanes);
 }
 
 static uint32_t status(struct sb_hbm_model *m)
