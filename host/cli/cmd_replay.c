@@ -380,7 +380,7 @@ out:
 
 const struct sb_cli_command sb_cmd_replay = {
     .name = "replay",
-    .summary = "issue a trace's memory traffic on a board and measure it per vault",
+    .summary = "issue a trace's memory traffic on a board, measure it per vault or port",
     .run = replay_run,
     .help = replay_help,
 };
