@@ -87,7 +87,8 @@ module sb_hbm_port (
 	// engine is stopped: the IDs the engine has in flight (the replay uses the others) and the
 	// seed register (the replay writes this port's pattern, so a checked run reads it back)
 	output wire [63:0]   ids_busy,
-	output wire [31:0]   seed_cfg
+	output wire [31:0]   seed_cfg,
+	output wire          running           // status.running: the replay skips this port
 );
 
 	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
@@ -223,6 +224,7 @@ module sb_hbm_port (
 	wire [31:0] b_lat = now - id_time[bid];
 
 	assign ids_busy = busy;
+	assign running = started && ctl_enable && (g_more || g_valid || cmd_valid);
 	assign seed_cfg = seed;
 
 	assign trc_r_valid = r_first;
@@ -425,8 +427,7 @@ module sb_hbm_port (
 			SB_HBM_PORT_CONTROL: reg_rd_data <= ctl_word;
 			SB_HBM_PORT_STATUS: begin
 				reg_rd_data <= 32'd0;
-				reg_rd_data[SB_HBM_PORT_STATUS_RUNNING_LSB] <= started && ctl_enable &&
-				                                                (g_more || g_valid || cmd_valid);
+				reg_rd_data[SB_HBM_PORT_STATUS_RUNNING_LSB] <= running;
 				reg_rd_data[SB_HBM_PORT_STATUS_DONE_LSB] <= fin;
 				reg_rd_data[SB_HBM_PORT_STATUS_IDLE_LSB] <= in_use == 7'd0 && !cmd_valid;
 				reg_rd_data[SB_HBM_PORT_STATUS_ERROR_LSB] <= errors != 32'd0;

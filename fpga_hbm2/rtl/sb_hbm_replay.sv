@@ -6,8 +6,10 @@
  * (block RAM, read one cycle after its address into the head register). While control.enable
  * is set, the dispatcher hands the head to its port's lane (sb_hbm_replay_lane, LANE_DEPTH
  * descriptors; a full lane holds the head, so FIFO order is kept per port), one descriptor per
- * cycle; a descriptor naming a port outside port_mask or the card, more than 16 beats, or a
- * burst crossing a 4 KB boundary (AXI forbids it) is skipped and counted in bad. Each lane owns
+ * cycle; a descriptor naming a port outside port_mask or the card or one whose engine is
+ * running (the model's rule: the block takes over stopped ports only), more than 16 beats, or
+ * a burst crossing a 4 KB boundary (AXI forbids it; the model does not check this) is skipped
+ * and counted in bad. Each lane owns
  * its port's AXI3 master while enable is set and the port is in port_mask (the rule is in
  * sb_hbm_replay_lane) and issues its descriptors as single bursts.
  *
@@ -19,7 +21,8 @@
  *
  * start_cycle is hbm_card.cycles in the cycle that control.enable goes from 0 to 1; a timed
  * descriptor's AR / AW valid rises no earlier than the cycle with cycles - start_cycle = time.
- * control.reset also clears enable (the contract asks for it with enable 0).
+ * control.reset empties the FIFO and lanes and clears counters and status; enable and timed
+ * are those of the same write, start_cycle stays (as in the model).
  */
 `resetall
 `timescale 1ns / 1ps
@@ -44,6 +47,7 @@ module sb_hbm_replay #(
 	output reg  [31:0]     reg_rd_data,
 
 	// from the ports' engines
+	input  wire [N-1:0]    eng_running,     // hbm_port.status.running
 	input  wire [N*64-1:0] ids_busy,
 	input  wire [N*32-1:0] seed_cfg,
 
@@ -185,7 +189,9 @@ module sb_hbm_replay #(
 	wire [7:0] h_port = hq[7:0];
 	// 32-byte blocks of a 4 KB page: 128; the burst's last block must be in the same page
 	wire h_cross = {1'b0, h_blk[6:0]} + {3'd0, h_beats} > 8'd128;
-	wire h_bad = h_port >= N[7:0] || !port_mask[h_port[4:0]] || h_beats > 5'd16 || h_cross;
+	wire [31:0] running32 = {{(32 - N){1'b0}}, eng_running};
+	wire h_bad = h_port >= N[7:0] || !port_mask[h_port[4:0]] || running32[h_port[4:0]] ||
+	             h_beats > 5'd16 || h_cross;
 
 	wire [N-1:0] lane_full;
 	wire [31:0] lane_full32 = {{(32 - N){1'b1}}, lane_full};
@@ -456,9 +462,7 @@ module sb_hbm_replay #(
 			rp <= {(FA + 1){1'b0}};
 			hq_valid <= 1'b0;
 			fcount <= {(FA + 1){1'b0}};
-			c_enable <= 1'b0;
 			pushed <= 64'd0;
-			start_cycle <= 64'd0;
 			issued <= 64'd0;
 			completed <= 64'd0;
 			reads <= 64'd0;
@@ -480,7 +484,9 @@ module sb_hbm_replay #(
 				port_bursts[q] <= 64'd0;
 		end
 		if (rst) begin
+			c_enable <= 1'b0;
 			c_timed <= 1'b0;
+			start_cycle <= 64'd0;
 			port_mask <= SB_HBM_REPLAY_PORT_MASK_RESET;
 			dw0 <= 32'd0;
 			dw1 <= 32'd0;

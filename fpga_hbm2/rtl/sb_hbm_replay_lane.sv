@@ -12,13 +12,15 @@
  * until the port is handed back). R and B are routed by ID: the replay takes an AXI ID only
  * when the engine has it free (ids_busy) and it is not in flight here, so a response goes to
  * the replay exactly when its ID is in flight here; the engine's bursts still in flight
- * complete into the engine.
+ * complete into the engine. IDs are taken in turn (0..63, as the board model does), the next
+ * waiting while the engine or the replay has it in flight. (The block skips a descriptor for a
+ * port whose engine is running; a stopped engine's bursts may still be in flight.)
  *
  * Issue: the descriptor at the head of the lane is loaded into the command register (one
  * burst per cycle at most, as the engine does) when the replay owns the port and is enabled,
- * an ID is free, the W queue has room (writes), and - when timed - the AR/AW valid it raises
- * comes no earlier than its due time (elapsed >= time). Writes send the port's write pattern
- * (seed_cfg) for the burst's blocks, W after AW order as the engine does.
+ * the next ID is free, the W queue has room (writes), and - when timed - the AR/AW valid it
+ * raises comes no earlier than its due time (elapsed >= time). Writes send the port's write
+ * pattern (seed_cfg) for the burst's blocks, W after AW order as the engine does.
  *
  * Events for the block's counters (one cycle, combinational): handshake (counted bursts: those
  * loaded since the last clear) with its lag, the first R beat / B with the latency (handshake
@@ -179,16 +181,10 @@ module sb_hbm_replay_lane #(
 	reg [4:0]  id_beats [0:63];
 	reg [31:0] id_time [0:63];       // handshake, cycles' low word
 
-	// the lowest ID neither the engine nor the replay has in flight
-	wire [63:0] free = ~(ids_busy | in_flight);
-	reg [5:0] free_id;
-	integer fi;
-	always @* begin
-		free_id = 6'd0;
-		for (fi = 63; fi >= 0; fi = fi - 1)
-			if (free[fi])
-				free_id = fi[5:0];
-	end
+	// IDs in turn (0..63, as the board model takes them); the next waits while the engine or
+	// the replay has it in flight
+	reg [5:0] next_id;
+	wire id_free = !ids_busy[next_id] && !in_flight[next_id];
 
 	// ---------------------------------------------------------------- command register
 	reg        cmd_valid, cmd_write;
@@ -208,13 +204,13 @@ module sb_hbm_replay_lane #(
 
 	wire due = !timed || elapsed[63:48] != 16'd0 || elapsed[47:0] + 48'd1 >= h_time;
 	// not in the cycle of control.reset (the burst would be counted, its lane emptied)
-	assign pop = !clear && owned && enable && head_valid && due && free != 64'd0 &&
+	assign pop = !clear && owned && enable && head_valid && due && id_free &&
 	             (!cmd_valid || cmd_hs) && !(h_write && !wq_ready);
 	wire load = pop;
 
 	sb_fifo #(.WIDTH(40), .DEPTH(4)) u_wq (
 		.clk(clk), .rst(rst), .clear(1'b0),
-		.s_data({h_blk, h_beats, free_id}), .s_valid(load && h_write), .s_ready(wq_ready),
+		.s_data({h_blk, h_beats, next_id}), .s_valid(load && h_write), .s_ready(wq_ready),
 		.m_data(wq_head), .m_valid(wq_valid), .m_ready(w_hs && w_last), .count(wq_count));
 
 	// ---------------------------------------------------------------- the multiplexer
@@ -296,10 +292,11 @@ module sb_hbm_replay_lane #(
 			cmd_write <= h_write;
 			cmd_blk <= h_blk;
 			cmd_len <= h_beats[3:0] - 4'd1;
-			cmd_id <= free_id;
+			cmd_id <= next_id;
 			cmd_ref <= timed ? {16'd0, h_time} : since;
-			id_blk[free_id] <= h_blk;
-			id_beats[free_id] <= h_beats;
+			id_blk[next_id] <= h_blk;
+			id_beats[next_id] <= h_beats;
+			next_id <= next_id + 6'd1;
 		end
 		if (cmd_hs)
 			id_time[cmd_id] <= cycles;
@@ -324,10 +321,10 @@ module sb_hbm_replay_lane #(
 			if (b_mine)
 				f[bid] = 1'b0;
 			if (load) begin
-				f[free_id] = 1'b1;
-				s[free_id] = 1'b0;
-				e[free_id] = 1'b0;
-				c[free_id] = 1'b1;
+				f[next_id] = 1'b1;
+				s[next_id] = 1'b0;
+				e[next_id] = 1'b0;
+				c[next_id] = 1'b1;
 			end
 			in_flight <= f;
 			first_seen <= s;
@@ -336,6 +333,7 @@ module sb_hbm_replay_lane #(
 		end
 		if (rst) begin
 			owned <= 1'b0;
+			next_id <= 6'd0;
 			since <= 64'd0;
 			cmd_valid <= 1'b0;
 			w_beat <= 4'd0;

@@ -221,12 +221,13 @@ module sb_hbm_top #(
 	wire [N*256-1:0] e_wdata;
 	wire [N*32-1:0]  e_wstrb, seed_cfg;
 	wire [N*64-1:0]  ids_busy;
+	wire [N-1:0]     eng_running;
 
 	sb_hbm_replay #(.N(N), .NEXT_OFFSET(PORT0)) u_replay (
 		.clk(clk), .rst(rst), .cycles(cycles),
 		.reg_sel(sel_replay), .reg_addr(a - REPLAY), .reg_wr_en(bus_wr),
 		.reg_wr_data(bus_wdata), .reg_wr_strb(bus_wstrb), .reg_rd_en(bus_rd),
-		.reg_rd_data(rd_replay), .ids_busy(ids_busy), .seed_cfg(seed_cfg),
+		.reg_rd_data(rd_replay), .eng_running(eng_running), .ids_busy(ids_busy), .seed_cfg(seed_cfg),
 		.e_araddr(e_araddr), .e_arid(e_arid), .e_arlen(e_arlen), .e_arsize(e_arsize),
 		.e_arburst(e_arburst), .e_arvalid(e_arvalid), .e_arready(e_arready),
 		.e_awaddr(e_awaddr), .e_awid(e_awid), .e_awlen(e_awlen), .e_awsize(e_awsize),
@@ -287,7 +288,8 @@ module sb_hbm_top #(
 				.trc_r_beats(p_trc_r_beats[p*5 +: 5]), .trc_r_lat(p_trc_r_lat[p*32 +: 32]),
 				.trc_b_valid(p_trc_b_valid[p]), .trc_b_blk(p_trc_b_blk[p*29 +: 29]),
 				.trc_b_beats(p_trc_b_beats[p*5 +: 5]), .trc_b_lat(p_trc_b_lat[p*32 +: 32]),
-				.ids_busy(ids_busy[p*64 +: 64]), .seed_cfg(seed_cfg[p*32 +: 32]));
+				.ids_busy(ids_busy[p*64 +: 64]), .seed_cfg(seed_cfg[p*32 +: 32]),
+				.running(eng_running[p]));
 		end
 	endgenerate
 

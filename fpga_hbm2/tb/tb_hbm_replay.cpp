@@ -10,8 +10,8 @@
  *     engine reads it back with check on without a mismatch;
  *   - untimed reads without back-pressure: every lag is one cycle;
  *   - timed: no burst's handshake before start_cycle + time, lag_sum / lag_max by value;
- *   - bad descriptors (port beyond the card, outside port_mask, 17 beats, crossing 4 KB):
- *     skipped, counted in bad, status.bad_desc;
+ *   - bad descriptors (port beyond the card, outside port_mask, 17 beats, crossing 4 KB, a
+ *     port whose engine is running): skipped, counted in bad, status.bad_desc;
  *   - FIFO full: fifo_count = fifo_depth, overflows, status.overflow; then the 512 run in order;
  *   - control.reset with bursts in flight: FIFO emptied, counters cleared, the bursts in
  *     flight complete uncounted; the next list is counted exactly;
@@ -471,6 +471,40 @@ int main(int argc, char **argv)
 		stop(b);
 	}
 
+	/* 5b. a port whose engine is running: its descriptors are skipped (bad), others go */
+	if (!g_fail) {
+		PortCfg c;
+		size_t n3 = b.slaves[3].log.size();
+
+		set_back_pressure(b, true, 30, 0);
+		restart(b, 0xFFFFFFFFu);
+		c.c.op = SB_HBM_OP_READ;
+		c.c.burst_bytes = 64;
+		c.c.outstanding = 4;
+		c.c.stride = 64;
+		c.c.start_addr = 2ull << 28;
+		c.c.ws_size = 1 << 16;
+		c.c.run_len = 0; /* until stopped */
+		c.c.seed = seeds[2];
+		program_port([&](uint32_t o, uint32_t v) { b.write(port_base(2) + o, v); }, c);
+		b.write(port_base(2) + SB_HBM_PORT_CONTROL, start_word(c));
+		for (unsigned i = 0; i < 6; i++)
+			push(b, rand_desc(b.rng, i % 2 ? 2 : 3, false, 1 << 20));
+		start(b, false);
+		for (unsigned i = 0; i < 100; i++) {
+			b.idle(50);
+			if (rr(b, SB_HBM_REPLAY_STATUS) & SB_HBM_REPLAY_STATUS_IDLE_MASK)
+				break;
+		}
+		TB_EQ(rr(b, SB_HBM_REPLAY_BAD), 3, "5b: descriptors of a running engine's port");
+		TB_EQ(rr64(b, SB_HBM_REPLAY_PORT_BURSTS(2)), 0, "5b: port 2 bursts");
+		TB_EQ(rr64(b, SB_HBM_REPLAY_PORT_BURSTS(3)), 3, "5b: port 3 bursts");
+		TB_EQ(b.slaves[3].log.size() - n3, 3, "5b: port 3 bursts seen");
+		stop(b);
+		b.write(port_base(2) + SB_HBM_PORT_CONTROL, 0);
+		wait_idle(b, "5b");
+	}
+
 	/* 6. FIFO full: 512 kept, the rest dropped and counted; then they run in order */
 	if (!g_fail) {
 		std::vector<Desc> d;
@@ -520,7 +554,7 @@ int main(int argc, char **argv)
 			TB_CHECK(seen > 0 && seen < 200, "7: %zu of 200 bursts before the reset", seen);
 			for (uint32_t o = SB_HBM_REPLAY_PUSHED; o < SB_BLK_HBM_REPLAY_SIZE; o += 4)
 				if (o != SB_HBM_REPLAY_LAT_MIN && o != SB_HBM_REPLAY_LANE_DEPTH &&
-				    o != SB_HBM_REPLAY_FIFO_DEPTH)
+				    o != SB_HBM_REPLAY_START_CYCLE_LO && o != SB_HBM_REPLAY_START_CYCLE_HI)
 					TB_EQ(rr(b, o), 0, "7: a counter after reset and the bursts in flight");
 			TB_EQ(rr(b, SB_HBM_REPLAY_LAT_MIN), 0xFFFFFFFFu, "7: lat_min after reset");
 			TB_EQ(rr(b, SB_HBM_REPLAY_STATUS), SB_HBM_REPLAY_STATUS_IDLE_MASK, "7: status");
