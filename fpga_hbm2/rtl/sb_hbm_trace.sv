@@ -17,7 +17,8 @@
  * ports, into the on-chip ring of DEPTH records (block RAM) read through rd_index / rd_data
  * and emptied from its oldest record with rd_release. A record that finds its port's queue
  * full or the ring full is dropped and counted, and so is every record while control.dma is
- * set: this card has no DMA engine (buf_addr / buf_size are kept, wr_ptr stays 0). seq is the number of records written before.
+ * set: this card has no DMA engine (buf_addr / buf_size are kept, wr_ptr stays 0). seq is the
+ * number of records written before.
  *
  * Differences from the model, which makes a record when a burst is issued: records enter the
  * ring in completion order (the host sorts by time); burst_len counts the bursts taken at the
