@@ -221,7 +221,7 @@ module sb_hbm_replay #(
 	generate
 		for (p = 0; p < N; p = p + 1) begin : g_lane
 			sb_hbm_replay_lane #(.LANE_DEPTH(LD)) u_lane (
-				.clk(clk), .rst(rst), .clear(clear), .enable(c_enable),
+				.clk(clk), .rst(rst), .clear(clear),
 				.want(c_enable && port_mask[p]), .timed(c_timed), .cycles(cycles[31:0]),
 				.elapsed(elapsed),
 				.push(take && !h_bad && h_port == p[7:0]), .push_time(h_time), .push_blk(h_blk),

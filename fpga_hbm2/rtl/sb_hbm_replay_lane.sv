@@ -17,7 +17,7 @@
  * port whose engine is running; a stopped engine's bursts may still be in flight.)
  *
  * Issue: the descriptor at the head of the lane is loaded into the command register (one
- * burst per cycle at most, as the engine does) when the replay owns the port and is enabled,
+ * burst per cycle at most, as the engine does) when the replay owns the port and wants it,
  * the next ID is free, the W queue has room (writes), and - when timed - the AR/AW valid it
  * raises comes no earlier than its due time (elapsed >= time). Writes send the port's write
  * pattern (seed_cfg) for the burst's blocks, W after AW order as the engine does.
@@ -36,7 +36,6 @@ module sb_hbm_replay_lane #(
 	input  wire          clk,
 	input  wire          rst,
 	input  wire          clear,              // control.reset: empty the lane, uncount in flight
-	input  wire          enable,             // control.enable
 	input  wire          want,               // enable and this port in port_mask
 	input  wire          timed,              // control.timed
 	input  wire [31:0]   cycles,             // hbm_card.cycles, low word (latencies)
@@ -204,7 +203,9 @@ module sb_hbm_replay_lane #(
 
 	wire due = !timed || elapsed[63:48] != 16'd0 || elapsed[47:0] + 48'd1 >= h_time;
 	// not in the cycle of control.reset (the burst would be counted, its lane emptied)
-	assign pop = !clear && owned && enable && head_valid && due && id_free &&
+	// want, not enable alone: a load in the cycle the port is given back (port_mask bit
+	// cleared while enabled) would leave a command no one issues
+	assign pop = !clear && owned && want && head_valid && due && id_free &&
 	             (!cmd_valid || cmd_hs) && !(h_write && !wq_ready);
 	wire load = pop;
 
