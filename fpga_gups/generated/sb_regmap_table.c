@@ -810,7 +810,7 @@ static const struct sb_regmap_field f_hbm_replay_status[] = {
 	{"busy", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Descriptors in the FIFO or the lanes, or bursts in flight."},
 	{"idle", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "FIFO and lanes empty and every issued burst completed."},
 	{"error", 2, 2, SB_ACC_RO, false, 0x0u, NULL, 0, "A response carried a nonzero RRESP or BRESP (sticky until reset)."},
-	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor named a port outside port_mask or the card (skipped, counted in bad; sticky)."},
+	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor named a port outside port_mask or the card or one whose own engine is running, or more than 16 beats (skipped, counted in bad; sticky)."},
 	{"overflow", 4, 4, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor was written while the FIFO was full (dropped, counted in overflows; sticky)."},
 };
 
@@ -883,7 +883,7 @@ static const struct sb_regmap_reg r_hbm_replay[] = {
 	 NULL, 0, "Responses with a nonzero RRESP or BRESP."},
 	{"bad", 0x88u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
-	 NULL, 0, "Descriptors skipped (port outside port_mask or the card)."},
+	 NULL, 0, "Descriptors skipped (port outside port_mask or the card, port whose own engine is running, beats over 16)."},
 	{"overflows", 0x8Cu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Descriptors dropped because the FIFO was full."},

@@ -176,20 +176,16 @@ static void port_prepare(struct hbm_port *p, uint64_t t, uint64_t cyc)
 	p->t_next = p->enabled ? ready_time(p, &p->next, t, cyc) : SB_HBM_NEVER;
 }
 
-/* Issue the port's prepared burst at p->t_next, then prepare the next one. */
-static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
+void hbm_engine_issue(struct sb_hbm_model *m, unsigned port, const struct sb_hbm_burst *b,
+                      uint64_t t, struct hbm_result *r)
 {
-	const uint64_t cyc = m->mem.tm.cyc, t = p->t_next;
-	struct sb_hbm_burst *b = &p->next;
-	struct hbm_flight *f = &p->fl[b->id];
+	struct hbm_port *p = &m->port[port];
+	const uint64_t cyc = m->mem.tm.cyc;
 	struct hbm_xfer x;
-	struct hbm_result r;
 
-	if (f->live)
-		account(m, p, b->id);
 	x.t_issue = t;
 	x.addr = b->addr;
-	x.port = (uint8_t)p->idx;
+	x.port = (uint8_t)port;
 	x.beats = b->beats;
 	x.write = b->write;
 	x.t_wlast = 0;
@@ -200,15 +196,40 @@ static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
 		p->w_free = x.t_wlast + cyc;
 		p->wfifo[p->wpos] = x.t_wlast;
 		p->wpos = (p->wpos + 1) & 3;
-		p->wr_bursts++;
 		m->writes++;
 		m->write_bytes += (uint64_t)b->beats * SB_HBM_BEAT_BYTES;
 	} else {
-		p->rd_bursts++;
 		m->reads++;
 		m->read_bytes += (uint64_t)b->beats * SB_HBM_BEAT_BYTES;
 	}
-	hbm_mem_serve(&m->mem, &x, &r);
+	hbm_mem_serve(&m->mem, &x, r);
+	if (m->trace.enable)
+		hbm_trace_record(m, port, b, t, r);
+	if (m->hook)
+		report(m, p, b, t, r);
+}
+
+uint64_t hbm_engine_ready(const struct sb_hbm_model *m, unsigned port, const struct sb_hbm_burst *b,
+                          uint64_t t)
+{
+	return ready_time(&m->port[port], b, t, m->mem.tm.cyc);
+}
+
+/* Issue the port's prepared burst at p->t_next, then prepare the next one. */
+static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
+{
+	const uint64_t cyc = m->mem.tm.cyc, t = p->t_next;
+	struct sb_hbm_burst *b = &p->next;
+	struct hbm_flight *f = &p->fl[b->id];
+	struct hbm_result r;
+
+	if (f->live)
+		account(m, p, b->id);
+	if (b->write)
+		p->wr_bursts++;
+	else
+		p->rd_bursts++;
+	hbm_engine_issue(m, p->idx, b, t, &r);
 	f->t_issue = t;
 	f->t_first = r.t_first;
 	f->t_done = r.t_done;
@@ -218,21 +239,38 @@ static void port_step(struct sb_hbm_model *m, struct hbm_port *p)
 	f->resp = r.resp;
 	f->live = true;
 	p->live |= 1ull << b->id;
-	if (m->trace.enable)
-		hbm_trace_record(m, p->idx, b, t, &r);
-	if (m->hook)
-		report(m, p, b, t, &r);
 	port_prepare(p, t + cyc, cyc);
 }
 
+/* The ports' engines and the replay block (hbm_replay.c) take turns in time order; at equal
+ * times the engines go first. */
 void hbm_engine_run(struct sb_hbm_model *m, uint64_t until)
 {
-	while (m->tn[1] != SB_HBM_NEVER && m->tn[1] >> 5 < until) {
-		unsigned w = (unsigned)(m->tn[1] & (SB_HBM_MAX_PORTS - 1));
+	for (;;) {
+		uint64_t te = m->tn[1] == SB_HBM_NEVER ? SB_HBM_NEVER : m->tn[1] >> 5;
+		uint64_t tr = m->replay.t_next;
+		unsigned w;
+
+		if (tr < te) {
+			if (tr >= until)
+				return;
+			hbm_replay_step(m);
+			continue;
+		}
+		if (te == SB_HBM_NEVER || te >= until)
+			return;
+		w = (unsigned)(m->tn[1] & (SB_HBM_MAX_PORTS - 1));
 
 		port_step(m, &m->port[w]);
 		tree_update(m, w);
 	}
+}
+
+bool hbm_engine_running(const struct sb_hbm_model *m, unsigned port)
+{
+	const struct hbm_port *p = &m->port[port];
+
+	return p->started && p->enabled && (p->have_next || sb_hbm_gen_more(&p->gen));
 }
 
 /* ---- control ----------------------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The HBM2 board model's public interface (sb_hbm_model.h): the register file of board 'hbm2'
- * with the behaviour of its blocks (fw_id, hbm_card, trace, hbm_port, hbm_sim), time,
+ * with the behaviour of its blocks (fw_id, hbm_card, trace, hbm_replay, hbm_port, hbm_sim), time,
  * temperature.
  */
 #include <stdlib.h>
@@ -63,6 +63,8 @@ static void apply_mc(struct sb_hbm_model *m)
 		if (m->port[p].live || (m->port[p].enabled && m->port[p].t_next != SB_HBM_NEVER))
 			return;
 	}
+	if (hbm_replay_busy(m))
+		return;
 	if (!memcmp(&m->mc_pending, &m->mem.mc, sizeof(m->mc_pending)))
 		return;
 	hbm_mem_configure(&m->mem, &m->mc_pending, m->now);
@@ -168,6 +170,8 @@ static uint64_t regs_read(void *ctx, const struct sb_hbm_regloc *l, uint64_t sto
 		return card_read(m, reg, stored);
 	if (type == SB_BLK_TRACE_TYPE)
 		return hbm_trace_read(m, reg, stored);
+	if (type == SB_BLK_HBM_REPLAY_TYPE)
+		return hbm_replay_read(m, reg, stored);
 	if (type == SB_BLK_HBM_SIM_TYPE) {
 		if (reg == SB_HBM_SIM_REQUESTS)
 			return m->mem.requests;
@@ -213,6 +217,10 @@ static void regs_write(void *ctx, const struct sb_hbm_regloc *l, uint32_t value,
 	}
 	if (type == SB_BLK_TRACE_TYPE) {
 		hbm_trace_write(m, reg, value, pulses);
+		return;
+	}
+	if (type == SB_BLK_HBM_REPLAY_TYPE) {
+		hbm_replay_write(m, reg, value, pulses);
 		return;
 	}
 	if (type == SB_BLK_HBM_SIM_TYPE && reg == SB_HBM_SIM_MC_CONFIG) {
@@ -296,6 +304,7 @@ int sb_hbm_model_new(struct sb_hbm_model **out, const char *profile,
 	if ((err = hbm_trace_init(m)) < 0)
 		goto fail_trace;
 	hbm_engine_init(m);
+	hbm_replay_init(m);
 	for (unsigned i = 0; i < m->nports; i++)
 		m->port[i].blk = sb_hbm_regs_offset(m->board, SB_BLK_HBM_PORT_TYPE, i);
 	m->mc_pending = m->prof.mc;

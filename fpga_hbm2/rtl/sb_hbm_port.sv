@@ -81,7 +81,14 @@ module sb_hbm_port (
 	output wire          trc_b_valid,
 	output wire [28:0]   trc_b_blk,
 	output wire [4:0]    trc_b_beats,
-	output wire [31:0]   trc_b_lat
+	output wire [31:0]   trc_b_lat,
+
+	// For trace replay (sb_hbm_replay_lane), which takes this port's AXI master while the
+	// engine is stopped: the IDs the engine has in flight (the replay uses the others) and the
+	// seed register (the replay writes this port's pattern, so a checked run reads it back)
+	output wire [63:0]   ids_busy,
+	output wire [31:0]   seed_cfg,
+	output wire          running           // status.running: the replay skips this port
 );
 
 	/* verilator lint_off UNUSEDPARAM */ // the map defines every register; a block uses its own
@@ -102,20 +109,7 @@ module sb_hbm_port (
 			$error("sb_hbm_port: ctl_word assumes the map's hbm_port.control fields");
 	endgenerate
 
-	// ---------------------------------------------------------------- helpers
-	function automatic [31:0] rotl32(input [31:0] x, input integer r);
-		rotl32 = (r == 0) ? x : ((x << r) | (x >> (32 - r)));
-	endfunction
-
-	// The 256-bit beat of the write pattern at 32-byte block blk (address >> 5).
-	function automatic [255:0] pattern(input [31:0] seed, input [28:0] blk);
-		integer w;
-		begin
-			for (w = 0; w < 8; w = w + 1)
-				pattern[w*32 +: 32] = seed ^ rotl32({3'd0, blk}, 3 * w + 1) ^
-				                      (32'h0101_0101 * (w + 1));
-		end
-	endfunction
+`include "sb_hbm_pattern.vh"
 
 	// ---------------------------------------------------------------- registers
 	reg        ctl_enable, ctl_mode, ctl_check;
@@ -211,7 +205,7 @@ module sb_hbm_port (
 	assign m_axi_wid = wq_id[wq_rd];
 	assign m_axi_wlast = w_beat == wq_beats[wq_rd][3:0] - 4'd1;
 	assign m_axi_wstrb = 32'hFFFF_FFFF;
-	assign m_axi_wdata = pattern(seed_l, wq_blk[wq_rd] + {25'd0, w_beat});
+	assign m_axi_wdata = sb_hbm_pattern(seed_l, wq_blk[wq_rd] + {25'd0, w_beat});
 	assign m_axi_rready = 1'b1;
 	assign m_axi_bready = 1'b1;
 
@@ -222,12 +216,16 @@ module sb_hbm_port (
 	wire r_done = r_ev && m_axi_rlast;
 	wire r_count = counted[rid], b_count = counted[bid];
 	wire r_first = r_ev && !first_seen[rid];
-	wire [255:0] r_expect = pattern(seed_l, id_blk[rid] + {25'd0, id_beat[rid]});
+	wire [255:0] r_expect = sb_hbm_pattern(seed_l, id_blk[rid] + {25'd0, id_beat[rid]});
 	wire r_mismatch = r_ev && r_count && check_l && m_axi_rdata != r_expect;
 	wire r_err = r_done && r_count && (err_acc[rid] || m_axi_rresp != 2'b00);
 	wire b_err = b_ev && b_count && m_axi_bresp != 2'b00;
 	wire [31:0] r_lat = now - id_time[rid];
 	wire [31:0] b_lat = now - id_time[bid];
+
+	assign ids_busy = busy;
+	assign running = started && ctl_enable && (g_more || g_valid || cmd_valid);
+	assign seed_cfg = seed;
 
 	assign trc_r_valid = r_first;
 	assign trc_r_blk = id_blk[rid];
@@ -429,8 +427,7 @@ module sb_hbm_port (
 			SB_HBM_PORT_CONTROL: reg_rd_data <= ctl_word;
 			SB_HBM_PORT_STATUS: begin
 				reg_rd_data <= 32'd0;
-				reg_rd_data[SB_HBM_PORT_STATUS_RUNNING_LSB] <= started && ctl_enable &&
-				                                                (g_more || g_valid || cmd_valid);
+				reg_rd_data[SB_HBM_PORT_STATUS_RUNNING_LSB] <= running;
 				reg_rd_data[SB_HBM_PORT_STATUS_DONE_LSB] <= fin;
 				reg_rd_data[SB_HBM_PORT_STATUS_IDLE_LSB] <= in_use == 7'd0 && !cmd_valid;
 				reg_rd_data[SB_HBM_PORT_STATUS_ERROR_LSB] <= errors != 32'd0;

@@ -12,12 +12,13 @@
  * and its record is made when its latency is known: at the first R beat (reads, RRESP of that
  * beat) or B (writes, BRESP), with the handshake time (hbm_card.cycles) = now - latency.
  *
- * Each port has a 4-record queue (a read and a write may complete in the same cycle); one
- * record per cycle leaves the queues, round-robin among the ports, into the on-chip ring of
- * DEPTH records (block RAM) read through rd_index / rd_data and emptied from its oldest record
- * with rd_release. A record that finds its port's queue full or the ring full is dropped and
- * counted, and so is every record while control.dma is set: this card has no DMA engine
- * (buf_addr / buf_size are kept, wr_ptr stays 0). seq is the number of records written before.
+ * Each port has a 4-record queue (a read and a write may complete in the same cycle; two
+ * LUT-RAM banks, see g_q); one record per cycle leaves the queues, round-robin among the
+ * ports, into the on-chip ring of DEPTH records (block RAM) read through rd_index / rd_data
+ * and emptied from its oldest record with rd_release. A record that finds its port's queue
+ * full or the ring full is dropped and counted, and so is every record while control.dma is
+ * set: this card has no DMA engine (buf_addr / buf_size are kept, wr_ptr stays 0). seq is the
+ * number of records written before.
  *
  * Differences from the model, which makes a record when a burst is issued: records enter the
  * ring in completion order (the host sorts by time); burst_len counts the bursts taken at the
@@ -148,7 +149,11 @@ module sb_hbm_trace #(
 		for (p = 0; p < N; p = p + 1) begin : g_q
 			reg        smp [0:63];          // the burst with this ID was taken
 			reg [15:0] smp_sid [0:63];      // and its sample_id's low bits
-			reg [QW-1:0] q [0:3];
+			// The 4-record queue as two banks of 2 (slot s in bank s[0], row s[1]): a cycle
+			// writes at most two records into consecutive slots, so one per bank, and each
+			// bank is a memory of one write port read asynchronously: LUT-RAM, not flip-flops.
+			(* ram_style = "distributed" *) reg [QW-1:0] q_even [0:1];
+			(* ram_style = "distributed" *) reg [QW-1:0] q_odd [0:1];
 			reg [1:0]  q_rd, q_wr;
 			reg [2:0]  q_count;
 
@@ -175,7 +180,15 @@ module sb_hbm_trace #(
 			                       bc_beats[p*5 +: 5], bid, bc_resp[p*2 +: 2], b_lat,
 			                       full_sid(smp_sid[bid])};
 
-			assign q_head[p] = q[q_rd];
+			// slot q_wr takes the first record of the cycle (R if any), slot q_wr + 1 the B
+			// that comes with an R
+			wire w_first = r_ok || b_ok;
+			wire w_second = r_ok && b_ok;
+			wire [QW-1:0] first_rec = r_ok ? r_rec : b_rec;
+			wire q_row1 = q_wr[1] ^ q_wr[0];  // row of slot q_wr + 1
+			wire first_even = !q_wr[0];    // the second goes to the other bank
+
+			assign q_head[p] = q_rd[0] ? q_odd[q_rd[1]] : q_even[q_rd[1]];
 			assign q_lost[p] = {1'b0, r_in && !r_ok} + {1'b0, b_in && !b_ok};
 			always @* q_nonempty[p] = q_count != 3'd0;
 
@@ -186,10 +199,14 @@ module sb_hbm_trace #(
 				end else if (hs_valid[p]) begin
 					smp[hid] <= 1'b0;
 				end
-				if (r_ok)
-					q[q_wr] <= r_rec;
-				if (b_ok)
-					q[q_wr + {1'b0, r_ok}] <= b_rec;
+				if (w_first && first_even)
+					q_even[q_wr[1]] <= first_rec;
+				else if (w_second && !first_even)
+					q_even[q_row1] <= b_rec;
+				if (w_first && !first_even)
+					q_odd[q_wr[1]] <= first_rec;
+				else if (w_second && first_even)
+					q_odd[q_row1] <= b_rec;
 				q_wr <= q_wr + {1'b0, r_ok} + {1'b0, b_ok};
 				if (pop)
 					q_rd <= q_rd + 2'd1;

@@ -16,6 +16,8 @@
  * a record when the burst completes, the model when it issues it) the same direction,
  * address, beats, AXI ID and port — with check words, seq 0, 1, ... in ring order, sample_id
  * 0, no response error, records == the ports' bursts and nothing dropped on either side.
+ *
+ * Then trace replay (replay_trip) twice, untimed and timed, on both.
  *   tb_hbm_cosim [--seed N]
  */
 #include "hbm_top_bench.h"
@@ -123,6 +125,61 @@ static void check_trace(TopBench &b, R rd, const std::vector<Rec> &recs, const c
 	}
 }
 
+/* The two trace blocks' records of the traced ports, per port in handshake order: the same
+ * direction, address, beats, AXI ID and port. */
+static void compare_traces(const std::vector<Rec> &rrec, const std::vector<Rec> &mrec,
+                           const unsigned tp[2], const char *label)
+{
+	char who[80];
+
+	for (unsigned j = 0; j < 2 && !g_fail; j++) {
+		std::vector<const Rec *> x = port_recs(rrec, tp[j]), y = port_recs(mrec, tp[j]);
+
+		snprintf(who, sizeof(who), "%s trace of port %u", label, tp[j]);
+		TB_EQ(x.size(), y.size(), who);
+		for (size_t i = 0; i < std::min(x.size(), y.size()); i++) {
+			const uint32_t *u = x[i]->w, *v = y[i]->w;
+			uint32_t keep = SB_HBM_TRACE_RECORD_ADDR_HI_MASK |
+			                SB_HBM_TRACE_RECORD_WRITE_MASK |
+			                SB_HBM_TRACE_RECORD_BEATS_MASK |
+			                SB_HBM_TRACE_RECORD_ID_MASK | SB_HBM_TRACE_RECORD_PORT_MASK;
+
+			if (u[2] != v[2] || (u[3] & keep) != (v[3] & keep)) {
+				fail("%s record %zu: RTL 0x%08x 0x%08x, model 0x%08x 0x%08x", who,
+				     i, u[2], u[3], v[2], v[3]);
+				break;
+			}
+		}
+		total_trace += x.size();
+	}
+}
+
+/* Every port's bursts since rfrom / mfrom: the same, in order, on both. */
+static void compare_bursts(TopBench &b, ModelLog &ml, const size_t *rfrom, const size_t *mfrom,
+                           const char *label)
+{
+	char who[80];
+
+	for (unsigned p = 0; p < TB_N && !g_fail; p++) {
+		const std::vector<AxiBurst> &r = b.slaves[p].log, &mm = ml.port[p];
+
+		snprintf(who, sizeof(who), "%s port %u", label, p);
+		TB_EQ(r.size() - rfrom[p], mm.size() - mfrom[p], who);
+		for (size_t i = 0; i < std::min(r.size() - rfrom[p], mm.size() - mfrom[p]); i++) {
+			const AxiBurst &x = r[rfrom[p] + i], &y = mm[mfrom[p] + i];
+
+			if (x.write != y.write || x.addr != y.addr || x.beats != y.beats ||
+			    x.id != y.id) {
+				fail("%s burst %zu: RTL %s 0x%" PRIx64
+				     " %u beats ID %u, model %s 0x%" PRIx64 " %u beats ID %u",
+				     who, i, x.write ? "write" : "read", x.addr, x.beats, x.id,
+				     y.write ? "write" : "read", y.addr, y.beats, y.id);
+				break;
+			}
+		}
+	}
+}
+
 static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsigned round,
                        bool via_card)
 {
@@ -213,43 +270,11 @@ static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsign
 	drain(mod_rd, mod_wr, mrec);
 	check_trace(b, rtl_rd, rrec, "RTL", round, tp, rfrom);
 	check_trace(b, mod_rd, mrec, "model", round, tp, rfrom);
-	for (unsigned j = 0; j < 2 && !g_fail; j++) {
-		std::vector<const Rec *> x = port_recs(rrec, tp[j]), y = port_recs(mrec, tp[j]);
-
-		snprintf(who, sizeof(who), "round %u trace of port %u", round, tp[j]);
-		TB_EQ(x.size(), y.size(), who);
-		for (size_t i = 0; i < std::min(x.size(), y.size()); i++) {
-			const uint32_t *u = x[i]->w, *v = y[i]->w;
-			uint32_t keep = SB_HBM_TRACE_RECORD_ADDR_HI_MASK |
-			                SB_HBM_TRACE_RECORD_WRITE_MASK |
-			                SB_HBM_TRACE_RECORD_BEATS_MASK |
-			                SB_HBM_TRACE_RECORD_ID_MASK | SB_HBM_TRACE_RECORD_PORT_MASK;
-
-			if (u[2] != v[2] || (u[3] & keep) != (v[3] & keep)) {
-				fail("%s record %zu: RTL 0x%08x 0x%08x, model 0x%08x 0x%08x", who,
-				     i, u[2], u[3], v[2], v[3]);
-				break;
-			}
-		}
-		total_trace += x.size();
-	}
+	snprintf(who, sizeof(who), "round %u", round);
+	compare_traces(rrec, mrec, tp, who);
+	compare_bursts(b, ml, rfrom, mfrom, who);
 	for (unsigned p = 0; p < TB_N && !g_fail; p++) {
-		const std::vector<AxiBurst> &r = b.slaves[p].log, &mm = ml.port[p];
-
 		snprintf(who, sizeof(who), "round %u port %u", round, p);
-		TB_EQ(r.size() - rfrom[p], mm.size() - mfrom[p], who);
-		for (size_t i = 0; i < std::min(r.size() - rfrom[p], mm.size() - mfrom[p]); i++) {
-			const AxiBurst &x = r[rfrom[p] + i], &y = mm[mfrom[p] + i];
-
-			if (x.write != y.write || x.addr != y.addr || x.beats != y.beats ||
-			    x.id != y.id) {
-				fail("%s burst %zu: RTL %s 0x%" PRIx64
-				     " %u beats ID %u, model %s 0x%" PRIx64 " %u beats ID %u",
-				     who, i, x.write ? "write" : "read", x.addr, x.beats, x.id,
-				     y.write ? "write" : "read", y.addr, y.beats, y.id);
-				break;
-			}
-		}
 		/* the counters that do not depend on timing */
 		for (uint32_t reg : {SB_HBM_PORT_TXNS, SB_HBM_PORT_RD_BURSTS, SB_HBM_PORT_WR_BURSTS,
 		                     SB_HBM_PORT_RD_BYTES, SB_HBM_PORT_WR_BYTES,
@@ -269,6 +294,130 @@ static void round_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsign
 	}
 }
 
+/*
+ * Trace replay: the same descriptors (every port, reads and writes of 1..16 beats within the
+ * port's stack, not crossing 4 KB; some bad: a port beyond the card, one outside port_mask, 17
+ * beats) written into both hbm_replay blocks, untimed or timed (then also more than the FIFO
+ * holds: overflows), two ports traced. Both must issue the same bursts per port in order
+ * (direction, address, beats, AXI ID: the lanes take IDs in turn), record them alike, and end
+ * with the same timing-free counters (pushed, issued, completed, reads, writes, bytes, errors,
+ * bad, overflows, fifo_count, port_bursts, status); latencies, lags and cycles depend on the
+ * memory's timing, as the ports' do, and are not compared.
+ */
+static void replay_trip(TopBench &b, struct sb_hbm_model *m, ModelLog &ml, unsigned round,
+                        bool timed)
+{
+	const uint32_t rp = SB_REGSPACE_HBM2_HBM_REPLAY_OFFSET, tr = SB_REGSPACE_HBM2_TRACE_OFFSET;
+	size_t rfrom[TB_N], mfrom[TB_N];
+	unsigned skip = b.rng.range(0, TB_N - 1), n = timed ? 520 : 400;
+	unsigned tp[2] = {b.rng.range(0, TB_N - 1), b.rng.range(0, TB_N - 1)};
+	std::vector<Rec> rrec, mrec;
+	uint64_t t = 0;
+	unsigned good = 0; /* descriptors the FIFO took that are not bad */
+	char who[120];
+	auto both = [&](uint32_t off, uint32_t v) {
+		b.write(off, v);
+		if (sb_hbm_model_write32(m, off, v) < 0)
+			fail("model write 0x%x: %s", off, sb_error_detail());
+	};
+	auto rtl_rd = [&](uint32_t o) { return b.read(tr + o); };
+	auto rtl_wr = [&](uint32_t o, uint32_t v) { b.write(tr + o, v); };
+	auto mod_rd = [&](uint32_t o) { return mread(m, tr + o); };
+	auto mod_wr = [&](uint32_t o, uint32_t v) {
+		if (sb_hbm_model_write32(m, tr + o, v) < 0)
+			fail("model write 0x%x: %s", tr + o, sb_error_detail());
+	};
+
+	if (tp[1] == skip || tp[0] == skip)
+		skip = (tp[0] + 1) % TB_N == tp[1] ? (tp[1] + 1) % TB_N : (tp[0] + 1) % TB_N;
+	for (unsigned p = 0; p < TB_N; p++) {
+		rfrom[p] = b.slaves[p].log.size();
+		mfrom[p] = ml.port[p].size();
+	}
+	both(tr + SB_TRACE_CONTROL, SB_TRACE_CONTROL_RESET_MASK);
+	both(tr + SB_TRACE_BURST_LEN, 0);
+	both(tr + SB_TRACE_GAP, 0);
+	both(tr + SB_TRACE_PORT_MASK, 1u << tp[0] | 1u << tp[1]);
+	both(tr + SB_TRACE_CONTROL, SB_TRACE_CONTROL_ENABLE_MASK);
+	both(rp + SB_HBM_REPLAY_CONTROL, SB_HBM_REPLAY_CONTROL_RESET_MASK);
+	both(rp + SB_HBM_REPLAY_PORT_MASK, ~(1u << skip));
+	for (unsigned i = 0; i < n; i++) {
+		unsigned p = b.rng.range(0, TB_N - 1), beats = b.rng.range(1, 16);
+		uint64_t a = ((uint64_t)(p / 16) << 32) + (b.rng.u64() % (1ull << 31) & ~4095ull) +
+		             32ull * b.rng.range(0, 128 - beats) + b.rng.range(0, 31);
+		bool w = b.rng.chance(40);
+
+		if (i % 50 == 7)
+			p = TB_N + b.rng.range(0, 200); /* beyond the card */
+		else if (i % 50 == 17)
+			beats = 17;
+		else if (i % 50 == 27)
+			p = skip;
+		good += i < SB_HBM_REPLAY_FIFO_DEPTH_RESET && p < TB_N && p != skip && beats <= 16;
+		t += b.rng.chance(50) ? 0 : b.rng.range(0, 40);
+		both(rp + SB_HBM_REPLAY_DESC_W0, (uint32_t)t);
+		both(rp + SB_HBM_REPLAY_DESC_W1, (uint32_t)(t >> 32));
+		both(rp + SB_HBM_REPLAY_DESC_W2, (uint32_t)a);
+		both(rp + SB_HBM_REPLAY_DESC_W3,
+		     SB_FIELD_PREP(SB_HBM_REPLAY_DESC_ADDR_HI, (uint32_t)(a >> 32)) |
+		         SB_FIELD_PREP(SB_HBM_REPLAY_DESC_WRITE, w) |
+		         SB_FIELD_PREP(SB_HBM_REPLAY_DESC_BEATS, beats) |
+		         SB_FIELD_PREP(SB_HBM_REPLAY_DESC_PORT, p & 0xFF));
+	}
+	snprintf(who, sizeof(who), "replay %u: fifo_count before enable, RTL vs model", round);
+	TB_EQ(b.read(rp + SB_HBM_REPLAY_FIFO_COUNT), mread(m, rp + SB_HBM_REPLAY_FIFO_COUNT), who);
+	both(rp + SB_HBM_REPLAY_CONTROL,
+	     SB_HBM_REPLAY_CONTROL_ENABLE_MASK | (timed ? SB_HBM_REPLAY_CONTROL_TIMED_MASK : 0));
+	for (unsigned k = 0;; k++) {
+		b.idle(300);
+		drain(rtl_rd, rtl_wr, rrec);
+		if (b.read(rp + SB_HBM_REPLAY_STATUS) & SB_HBM_REPLAY_STATUS_IDLE_MASK)
+			break;
+		if (k > 20000) {
+			fail("replay %u: RTL not idle", round);
+			return;
+		}
+	}
+	for (unsigned k = 0;; k++) {
+		if (sb_hbm_model_advance(m, 500000ull) < 0)
+			fail("model advance: %s", sb_error_detail());
+		drain(mod_rd, mod_wr, mrec);
+		if (mread(m, rp + SB_HBM_REPLAY_STATUS) & SB_HBM_REPLAY_STATUS_IDLE_MASK)
+			break;
+		if (k > 200000) {
+			fail("replay %u: model not idle", round);
+			return;
+		}
+	}
+	both(tr + SB_TRACE_CONTROL, 0);
+	b.idle(300);
+	drain(rtl_rd, rtl_wr, rrec);
+	drain(mod_rd, mod_wr, mrec);
+	check_trace(b, rtl_rd, rrec, "RTL", round, tp, rfrom);
+	check_trace(b, mod_rd, mrec, "model", round, tp, rfrom);
+	snprintf(who, sizeof(who), "replay %u", round);
+	compare_traces(rrec, mrec, tp, who);
+	compare_bursts(b, ml, rfrom, mfrom, who);
+	for (uint32_t reg = SB_HBM_REPLAY_STATUS; reg < SB_BLK_HBM_REPLAY_SIZE && !g_fail; reg += 4) {
+		if (reg == SB_HBM_REPLAY_START_CYCLE_LO || reg == SB_HBM_REPLAY_START_CYCLE_HI ||
+		    reg == SB_HBM_REPLAY_LAT_SUM_LO || reg == SB_HBM_REPLAY_LAT_SUM_HI ||
+		    reg == SB_HBM_REPLAY_LAT_MIN || reg == SB_HBM_REPLAY_LAT_MAX ||
+		    reg == SB_HBM_REPLAY_LAG_SUM_LO || reg == SB_HBM_REPLAY_LAG_SUM_HI ||
+		    reg == SB_HBM_REPLAY_LAG_MAX || reg == SB_HBM_REPLAY_END_CYCLE_LO ||
+		    reg == SB_HBM_REPLAY_END_CYCLE_HI)
+			continue;
+		snprintf(who, sizeof(who), "replay %u: register +0x%x, RTL vs model", round, reg);
+		TB_EQ(b.read(rp + reg), mread(m, rp + reg), who);
+	}
+	snprintf(who, sizeof(who), "replay %u: issued", round);
+	TB_EQ(b.read(rp + SB_HBM_REPLAY_ISSUED), good, who);
+	TB_EQ(b.read(rp + SB_HBM_REPLAY_ERRORS), 0, "replay: RTL errors");
+	printf("tb_hbm_cosim: replay %u (%s): %u bursts, %u bad, %u overflows agree\n", round,
+	       timed ? "timed" : "untimed", good, b.read(rp + SB_HBM_REPLAY_BAD),
+	       b.read(rp + SB_HBM_REPLAY_OVERFLOWS));
+	both(rp + SB_HBM_REPLAY_CONTROL, 0);
+}
+
 int main(int argc, char **argv)
 {
 	Verilated::commandArgs(argc, argv);
@@ -286,11 +435,13 @@ int main(int argc, char **argv)
 	for (unsigned p = 0; p < TB_N; p++) /* the identity both report */
 		TB_EQ(b.read(port_base(p) + SB_HBM_PORT_INFO),
 		      mread(m, port_base(p) + SB_HBM_PORT_INFO), "hbm_port.info RTL vs model");
-	/* the walk: fw_id -> hbm_card -> trace -> the ports, on both */
-	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET;
+	/* the walk: fw_id -> hbm_card -> trace -> hbm_replay -> the ports, on both */
+	const uint32_t tr = SB_REGSPACE_HBM2_TRACE_OFFSET, rp = SB_REGSPACE_HBM2_HBM_REPLAY_OFFSET;
 	TB_EQ(b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_BLK_NEXT), tr, "RTL hbm_card.NEXT");
 	TB_EQ(b.read(tr + SB_BLK_TYPE), SB_BLK_TRACE_TYPE, "RTL: the trace block");
-	TB_EQ(b.read(tr + SB_BLK_NEXT), SB_REGSPACE_HBM2_HBM_PORT_OFFSET, "RTL trace.NEXT");
+	TB_EQ(b.read(tr + SB_BLK_NEXT), rp, "RTL trace.NEXT");
+	TB_EQ(b.read(rp + SB_BLK_TYPE), SB_BLK_HBM_REPLAY_TYPE, "RTL: the hbm_replay block");
+	TB_EQ(b.read(rp + SB_BLK_NEXT), SB_REGSPACE_HBM2_HBM_PORT_OFFSET, "RTL hbm_replay.NEXT");
 	for (uint32_t off = 0; off < SB_REGSPACE_HBM2_HBM_PORT_OFFSET; off += 4)
 		if (off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_LO &&
 		    off != SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_CYCLES_HI &&
@@ -307,6 +458,8 @@ int main(int argc, char **argv)
 		s.configure(b.acfg);
 	for (unsigned round = 0; round < 4 && !g_fail; round++)
 		round_trip(b, m, ml, round, round % 2 == 0);
+	for (unsigned round = 0; round < 2 && !g_fail; round++)
+		replay_trip(b, m, ml, round, round == 1);
 	for (unsigned p = 0; p < TB_N; p++)
 		total += ml.port[p].size();
 	printf("tb_hbm_cosim: %zu bursts over %d ports agree, %zu trace records\n", total, TB_N,

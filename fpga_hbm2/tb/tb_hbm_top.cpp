@@ -2,7 +2,8 @@
 /*
  * tb_hbm_top: the HBM2 engine's top (sb_hbm_top, N = TB_N engines) through its AXI4-Lite slave:
  *   - the self-describing block list the host walks: fw_id at 0 with the magic, the register
- *     map's hash and the size of register space 'hbm2', then hbm_card, then hbm_port 0..N-1,
+ *     map's hash and the size of register space 'hbm2', then hbm_card, trace, hbm_replay, then
+ *     hbm_port 0..N-1,
  *     NEXT ending at 0; each port's info.index; hbm_card.engine (kind, ports, stacks);
  *     hbm_temp from the controller pins; holes read 0, reads beyond the space 0xFFFFFFFF;
  *   - every port programmed at random (own address region), started together through
@@ -86,11 +87,14 @@ int main(int argc, char **argv)
 		else if (nblocks == 2) {
 			TB_EQ(type, SB_BLK_TRACE_TYPE, "block 2 (trace)");
 			TB_EQ(off, SB_REGSPACE_HBM2_TRACE_OFFSET, "trace offset");
+		} else if (nblocks == 3) {
+			TB_EQ(type, SB_BLK_HBM_REPLAY_TYPE, "block 3 (hbm_replay)");
+			TB_EQ(off, SB_REGSPACE_HBM2_HBM_REPLAY_OFFSET, "hbm_replay offset");
 		} else {
 			TB_EQ(type, SB_BLK_HBM_PORT_TYPE, "an hbm_port block");
-			TB_EQ(off, port_base(nblocks - 3), "hbm_port offset");
+			TB_EQ(off, port_base(nblocks - 4), "hbm_port offset");
 			TB_EQ(SB_FIELD_GET(SB_HBM_PORT_INFO_INDEX, b.read(off + SB_HBM_PORT_INFO)),
-			      nblocks - 3, "info.index");
+			      nblocks - 4, "info.index");
 		}
 		TB_EQ(b.read(off + SB_BLK_VERSION) >> 16, 1, "block major version");
 		nblocks++;
@@ -98,7 +102,7 @@ int main(int argc, char **argv)
 			break;
 		off = next;
 	}
-	TB_EQ(nblocks, TB_N + 3, "blocks in the walk");
+	TB_EQ(nblocks, TB_N + 4, "blocks in the walk");
 	v = b.read(SB_REGSPACE_HBM2_HBM_CARD_OFFSET + SB_HBM_CARD_ENGINE);
 	TB_EQ(SB_FIELD_GET(SB_HBM_CARD_ENGINE_KIND, v), SB_HBM_CARD_ENGINE_KIND_HBM2_AXI, "engine");
 	TB_EQ(SB_FIELD_GET(SB_HBM_CARD_ENGINE_PORTS, v), TB_N, "engine.ports");
@@ -107,6 +111,8 @@ int main(int argc, char **argv)
 	TB_EQ(v, 41 | 44 << 8, "hbm_temp");
 	TB_EQ(b.read(0x200), 0, "hole after hbm_card");
 	TB_EQ(b.read(SB_REGSPACE_HBM2_TRACE_OFFSET + SB_BLK_TRACE_SIZE), 0, "hole after trace");
+	TB_EQ(b.read(SB_REGSPACE_HBM2_HBM_REPLAY_OFFSET + SB_BLK_HBM_REPLAY_SIZE), 0,
+	      "hole after hbm_replay");
 	TB_EQ(b.read(port_base(TB_N)), 0, "after the last port");
 	TB_EQ(b.read(SB_REGSPACE_HBM2_SIZE), 0xFFFFFFFFu, "beyond the register space");
 	TB_EQ(b.read(SB_REGSPACE_HBM2_SIZE + 0x100), 0xFFFFFFFFu, "beyond the register space");

@@ -2,7 +2,9 @@
 /*
  * stackbench replay: issue the memory traffic of a trace (SCALE-Sim, GPGPU-Sim, CSV, a
  * captured sbt) on a board through its replay block and report bandwidth, latency and queueing
- * per vault; with --trace the replay's own requests are captured as a measured trace.
+ * per vault; with --trace the replay's own requests are captured as a measured trace. On an
+ * HBM2 card (an hbm_card block) the hbm_replay block issues one AXI3 burst per record and the
+ * report is per port (cmd_replay_hbm.c).
  */
 #include <getopt.h>
 #include <math.h>
@@ -13,9 +15,11 @@
 #include <cjson/cJSON.h>
 
 #include "cli.h"
+#include "cmd_replay_hbm.h"
 #include "stackbench/capture.h"
 #include "stackbench/device.h"
 #include "stackbench/error.h"
+#include "stackbench/hbm.h"
 #include "stackbench/lock.h"
 #include "stackbench/output.h"
 #include "stackbench/replay.h"
@@ -32,6 +36,12 @@ static void replay_help(FILE *out)
 	    "pace or as fast as the board accepts, and report bandwidth, latency and queueing\n"
 	    "per vault. Inputs: a SCALE-Sim run or layer folder, a GPGPU-Sim log, a CSV or sbt\n"
 	    "trace (several are merged in time order).\n"
+	    "\n"
+	    "On an HBM2 card (--device sim:u280, or a card's BAR) each record is one AXI3 burst\n"
+	    "(1..16 beats of 32 bytes, 32-byte aligned, within a 4 KiB page; a record that is\n"
+	    "not is refused, by number, before the card is touched) written through the\n"
+	    "hbm_replay block's registers into its FIFO, and the report is per port. A trace\n"
+	    "captured on one board kind does not replay on the other.\n"
 	    "\n"
 	    "      --device URI      board to use\n"
 	    "  -f, --format FMT      scalesim, gpgpusim, csv or sbt (default: from the input)\n"
@@ -51,7 +61,8 @@ static void replay_help(FILE *out)
 	    "      --no-coalesce     one request per record instead of merging records of one\n"
 	    "                        time in one 128-byte block\n"
 	    "      --ports LIST      ports that issue, e.g. 0-8 or 0,2 (default: all)\n"
-	    "      --ring-log2 N     descriptors in the host ring: 2^N (default 16)\n"
+	    "      --ring-log2 N     descriptors in the host ring: 2^N (default 16; not on an\n"
+	    "                        HBM2 card, which has a FIFO and no ring)\n"
 	    "      --trace OUT.sbt   capture the replay's own requests (measured timing); the\n"
 	    "                        --trace-* options of 'stackbench point' apply (default\n"
 	    "                        here: every request, no gap)\n"
@@ -167,7 +178,7 @@ static cJSON *result_json(const char *name, const struct sb_replay_result *r, co
 	return o;
 }
 
-static int write_json(const char *out, cJSON *o)
+int sb_cli_replay_write_json(const char *out, cJSON *o)
 {
 	struct sb_output f;
 	char *text = cJSON_Print(o);
@@ -302,6 +313,22 @@ static int replay_run(int argc, char **argv)
 		rc = sb_cli_device_error(err);
 		goto out;
 	}
+	if (sb_hbm_is_card(dev)) {
+		struct sb_cli_replay_hbm h = {
+		    .dev = dev,
+		    .r = r,
+		    .cfg = &cfg,
+		    .co = &co,
+		    .to = &to,
+		    .inputs = argv + optind,
+		    .ninputs = argc - optind,
+		    .json = json,
+		};
+
+		rc = sb_cli_replay_hbm(&h);
+		r = h.r; /* reopened for the replay after the check */
+		goto out;
+	}
 	if (co.out) {
 		/* The capture records the ports the replay issues on (by default, on dev: into
 		 * the module's trace buffer; the descriptor ring has a buffer of its own). */
@@ -337,7 +364,8 @@ static int replay_run(int argc, char **argv)
 	if (json) {
 		cJSON *o = result_json(r->name, &res, co.out, &cst);
 
-		err = o ? write_json(json, o) : sb_error_set(SB_ERR_NOMEM, "out of memory");
+		err = o ? sb_cli_replay_write_json(json, o)
+		        : sb_error_set(SB_ERR_NOMEM, "out of memory");
 		cJSON_Delete(o);
 		if (err < 0)
 			rc = sb_cli_error(err);
@@ -352,7 +380,7 @@ out:
 
 const struct sb_cli_command sb_cmd_replay = {
     .name = "replay",
-    .summary = "issue a trace's memory traffic on a board and measure it per vault",
+    .summary = "issue a trace's memory traffic on a board, measure it per vault or port",
     .run = replay_run,
     .help = replay_help,
 };

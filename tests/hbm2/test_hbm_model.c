@@ -18,7 +18,7 @@
 #define CARD SB_REGSPACE_HBM2_HBM_CARD_OFFSET
 #define SIM SB_REGSPACE_HBM2_HBM_SIM_OFFSET
 
-Test(hbm_model, register_space_is_fw_id_then_card_then_trace_then_32_ports_then_sim)
+Test(hbm_model, register_space_is_fw_id_card_trace_replay_then_32_ports_then_sim)
 {
 	struct sb_hbm_model *m = hbm_bench_new(NULL, NULL);
 	uint32_t off = 0, v, n = 0;
@@ -36,7 +36,9 @@ Test(hbm_model, register_space_is_fw_id_then_card_then_trace_then_32_ports_then_
 			cr_assert_eq(type, SB_BLK_HBM_CARD_TYPE);
 		else if (n == 2)
 			cr_assert_eq(type, SB_BLK_TRACE_TYPE, "block 2 at 0x%x", off);
-		else if (n < 35)
+		else if (n == 3)
+			cr_assert_eq(type, SB_BLK_HBM_REPLAY_TYPE, "block 3 at 0x%x", off);
+		else if (n < 36)
 			cr_assert_eq(type, SB_BLK_HBM_PORT_TYPE, "block %u at 0x%x", n, off);
 		else
 			cr_assert_eq(type, SB_BLK_HBM_SIM_TYPE);
@@ -45,7 +47,7 @@ Test(hbm_model, register_space_is_fw_id_then_card_then_trace_then_32_ports_then_
 		if (!off)
 			break;
 	}
-	cr_assert_eq(n, 36, "blocks in the walk");
+	cr_assert_eq(n, 37, "blocks in the walk");
 	v = hbm_r32(m, CARD + SB_HBM_CARD_ENGINE);
 	cr_assert_eq(SB_FIELD_GET(SB_HBM_CARD_ENGINE_KIND, v), SB_HBM_CARD_ENGINE_KIND_HBM2_AXI);
 	cr_assert_eq(SB_FIELD_GET(SB_HBM_CARD_ENGINE_PORTS, v), 32);

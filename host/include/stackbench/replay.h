@@ -112,6 +112,14 @@ size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_
                              const struct sb_trace_record *rec, struct sb_replay_desc *out);
 
 /*
+ * The first rule above for one record (counted in b->records, b->skipped): 1 when it is memory
+ * traffic under the selection, *write its direction; 0 when it is left out. The HBM2 replay
+ * (stackbench/hbm_replay.h) uses it for its own descriptors.
+ */
+int sb_replay_builder_select(struct sb_replay_builder *b, const struct sb_trace_info *info,
+                             const struct sb_trace_record *rec, uint8_t *write);
+
+/*
  * Replay only the records of the subpartition named name (looked up in info when the first
  * record arrives, since readers may declare subpartitions as they go). SB_ERR_INVAL if the
  * name is longer than a subpartition name.

@@ -136,15 +136,10 @@ static size_t flush(struct sb_replay_builder *b, struct sb_replay_desc *out)
 	return 1;
 }
 
-size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_info *info,
-                             const struct sb_trace_record *rec, struct sb_replay_desc *out)
+int sb_replay_builder_select(struct sb_replay_builder *b, const struct sb_trace_info *info,
+                             const struct sb_trace_record *rec, uint8_t *write)
 {
 	const struct sb_trace_subpart *sp;
-	unsigned __int128 a;
-	uint64_t addr, end, size;
-	int64_t t;
-	size_t n = 0;
-	uint8_t write;
 
 	b->records++;
 	if (rec->subpart >= info->nsubparts) {
@@ -169,25 +164,40 @@ size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_
 				b->skipped++;
 				return 0;
 			}
-			write = 1;
+			*write = 1;
 		} else {
-			write = 0;
+			*write = 0;
 		}
-		break;
+		return 1;
 	case SB_ACC_FETCH:
-		write = 0;
-		break;
+		*write = 0;
+		return 1;
 	case SB_ACC_WRITE:
 		if (b->select == SB_REPLAY_SELECT_DRAM) {
 			b->skipped++; /* an SRAM write of the array's outputs */
 			return 0;
 		}
-		write = 1;
-		break;
+		*write = 1;
+		return 1;
 	default:
 		b->skipped++;
 		return 0;
 	}
+}
+
+size_t sb_replay_builder_add(struct sb_replay_builder *b, const struct sb_trace_info *info,
+                             const struct sb_trace_record *rec, struct sb_replay_desc *out)
+{
+	const struct sb_trace_subpart *sp;
+	unsigned __int128 a;
+	uint64_t addr, end, size;
+	int64_t t;
+	size_t n = 0;
+	uint8_t write;
+
+	if (!sb_replay_builder_select(b, info, rec, &write))
+		return 0;
+	sp = &info->subparts[rec->subpart];
 	if (!b->have_first) {
 		b->have_first = true;
 		b->first_time = rec->time;
@@ -532,6 +542,19 @@ int sb_replay_run(struct sb_device *dev, struct sb_trace_reader *r,
 	}
 	mask = (cfg->port_mask ? cfg->port_mask : UINT32_MAX) &
 	       (bi.ports >= 16 ? 0xFFFFu : (1u << bi.ports) - 1);
+	{
+		const char *sub = sb_trace_info_attr(info, "capture.subpartitions");
+
+		if (sub && !strcmp(sub, "pc")) {
+			err =
+			    sb_error_set(SB_ERR_PARSE,
+			                 "'%s' was captured on an HBM2 card (its subpartitions are "
+			                 "pseudo channels, its records AXI bursts of its ports): "
+			                 "replay it on an HBM2 card (sim:u280), not on the cube",
+			                 r->name);
+			goto fail_alloc;
+		}
+	}
 	density = cfg->interpolate ? sb_replay_density(info) : 1;
 	if (cfg->interpolate && !info->capture.sampled)
 		sb_warn("replay --interpolate: '%s' is not a sampled trace; times are kept",
