@@ -802,7 +802,7 @@ static const struct sb_regmap_reg r_hbm_port[] = {
 
 static const struct sb_regmap_field f_hbm_replay_control[] = {
 	{"enable", 0, 0, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue descriptors from the FIFO on the ports of port_mask. Setting it starts the replay clock (start_cycle)."},
-	{"reset", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Empty the FIFO and the lanes, clear the counters and status (with enable 0; bursts in flight still complete)."},
+	{"reset", 1, 1, SB_ACC_RW, true, 0x0u, NULL, 0, "Empty the FIFO and the lanes, clear the counters and status; bursts in flight still complete. enable and timed take the values written with it; start_cycle is kept."},
 	{"timed", 2, 2, SB_ACC_RW, false, 0x0u, NULL, 0, "Issue each descriptor not before start_cycle + its time; 0 = as fast as the port accepts."},
 };
 
@@ -810,7 +810,7 @@ static const struct sb_regmap_field f_hbm_replay_status[] = {
 	{"busy", 0, 0, SB_ACC_RO, false, 0x0u, NULL, 0, "Descriptors in the FIFO or the lanes, or bursts in flight."},
 	{"idle", 1, 1, SB_ACC_RO, false, 0x1u, NULL, 0, "FIFO and lanes empty and every issued burst completed."},
 	{"error", 2, 2, SB_ACC_RO, false, 0x0u, NULL, 0, "A response carried a nonzero RRESP or BRESP (sticky until reset)."},
-	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor named a port outside port_mask or the card or one whose own engine is running, or more than 16 beats (skipped, counted in bad; sticky)."},
+	{"bad_desc", 3, 3, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor was skipped and counted in bad (sticky)."},
 	{"overflow", 4, 4, SB_ACC_RO, false, 0x0u, NULL, 0, "A descriptor was written while the FIFO was full (dropped, counted in overflows; sticky)."},
 };
 
@@ -880,10 +880,10 @@ static const struct sb_regmap_reg r_hbm_replay[] = {
 	 NULL, 0, "Largest lag in cycles."},
 	{"errors", 0x84u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
-	 NULL, 0, "Responses with a nonzero RRESP or BRESP."},
+	 NULL, 0, "Bursts whose response carried a nonzero RRESP (on any beat; a read counts once) or BRESP."},
 	{"bad", 0x88u, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
-	 NULL, 0, "Descriptors skipped (port outside port_mask or the card, port whose own engine is running, beats over 16)."},
+	 NULL, 0, "Descriptors skipped - the port is outside port_mask or the card or its own engine is running, more than 16 beats, or the burst crosses a 4 KiB boundary (AXI3 forbids it)."},
 	{"overflows", 0x8Cu, 32, 1, 0x4u, SB_ACC_RO, 0x0ull,
 	 {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u}, {0x00000000u, 0x00000000u},
 	 NULL, 0, "Descriptors dropped because the FIFO was full."},

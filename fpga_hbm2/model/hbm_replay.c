@@ -11,7 +11,8 @@
  *
  * A descriptor is skipped and counted in bad when its port is not on the card, not in
  * port_mask, or has its own engine running (the block takes over stopped ports only), or when
- * it asks for more than 16 beats.
+ * it asks for more than 16 beats or crosses a 4 KiB boundary (AXI3 forbids a burst to; the RTL
+ * refuses it too).
  */
 #include <string.h>
 
@@ -85,7 +86,9 @@ static void find_next(struct hbm_replay *rp)
 static bool bad_desc(const struct sb_hbm_model *m, const struct hbm_rdesc *d)
 {
 	return d->port >= m->nports || !(m->replay.port_mask >> d->port & 1) ||
-	       d->beats > SB_HBM_MAX_BEATS || hbm_engine_running(m, d->port);
+	       d->beats > SB_HBM_MAX_BEATS || hbm_engine_running(m, d->port) ||
+	       (d->addr & (SB_HBM_AXI_PAGE - 1)) + (uint64_t)d->beats * SB_HBM_BEAT_BYTES >
+	           SB_HBM_AXI_PAGE;
 }
 
 /*

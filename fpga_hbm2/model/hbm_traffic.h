@@ -16,6 +16,7 @@
 #define SB_HBM_BEAT_BYTES 32u           /* 256-bit AXI data beat */
 #define SB_HBM_MAX_BEATS 16u            /* AXI3 bursts: up to 16 beats */
 #define SB_HBM_MAX_BURST 4096u          /* largest transaction */
+#define SB_HBM_AXI_PAGE 4096u           /* no AXI burst crosses a multiple of it */
 #define SB_HBM_MAX_IDS 64u              /* AXI IDs per port */
 #define SB_HBM_ADDR_MASK 0x3FFFFFFFFull /* 34-bit AXI address */
 #define SB_HBM_WS_MASK 0x7FFFFFFFFull   /* 35-bit working-set size */

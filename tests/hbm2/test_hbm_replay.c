@@ -294,15 +294,17 @@ Test(hbm_replay, refused_descriptors_are_skipped_and_counted)
 	push(m, 0, 0x40, 1, false, 9);      /* not on the card */
 	push(m, 0, 0x40, 1, false, 2);      /* its own engine runs */
 	push(m, 0, 0x40, 17, false, 3);     /* 17 beats */
+	push(m, 0, 0xFE0, 2, false, 3);     /* 0xFE0..0x101F: crosses 4 KiB */
+	push(m, 0, 0xFC0, 2, false, 3);     /* 0xFC0..0xFFF: ends at it */
 	push(m, 0, 3ull << 28, 0, true, 3); /* 0 beats: one */
 	start(m, false);
 	advance_us(m, 2);
-	cr_assert_eq(hbm_r32(m, RP + SB_HBM_REPLAY_BAD), 4);
+	cr_assert_eq(hbm_r32(m, RP + SB_HBM_REPLAY_BAD), 5);
 	cr_assert(status(m) & SB_HBM_REPLAY_STATUS_BAD_DESC_MASK);
-	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_ISSUED), 2);
-	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_BYTES), 64);
+	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_ISSUED), 3);
+	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_BYTES), 128);
 	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_PORT_BURSTS(2)), 0);
-	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_PORT_BURSTS(3)), 1);
+	cr_assert_eq(hbm_r64(m, RP + SB_HBM_REPLAY_PORT_BURSTS(3)), 2);
 	sb_hbm_model_free(m);
 }
 
