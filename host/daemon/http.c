@@ -48,7 +48,7 @@
 
 #define SSE_KEEPALIVE_S 15
 #define SSE_PEER_CHECK_S 1 /* how often a waiting event stream looks whether its client left */
-#define REQUEST_MAX 32768 /* a request's line and headers */
+#define REQUEST_MAX 32768  /* a request's line and headers */
 #define SSE_SAMPLE_S 0.1
 #define COOKIE "sbd_token"
 #define SESSION_COOKIE "sbd_session"

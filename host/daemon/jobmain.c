@@ -241,7 +241,7 @@ static void on_event(void *ctx, const struct sb_run_event *ev)
 	}
 	if (ev->kind != SB_RUN_SAMPLE)
 		return;
-	/* Samples come fast on the simulated bench: printed directly, numbers only. */
+		/* Samples come fast on the simulated bench: printed directly, numbers only. */
 #define NUM(buf, v) snprintf(buf, sizeof(buf), isfinite(v) ? "%.6g" : "null", v)
 	NUM(bw, ev->bandwidth_gbps);
 	NUM(mr, ev->mrps);

@@ -43,8 +43,8 @@ static void round_trip(struct sb_campaign *c)
 		/* the simulated card has no instruments and no thermal model */
 		cr_assert_eq(sb_campaign_load_stored(&r, "stored", c->normalized, c->hash, &ch),
 		             SB_ERR_PARSE, "%s", c->file);
-		cr_assert(strstr(sb_error_detail(), "the simulated card has no thermal model"), "%s",
-		          sb_error_detail());
+		cr_assert(strstr(sb_error_detail(), "the simulated card has no thermal model"),
+		          "%s", sb_error_detail());
 		return;
 	}
 	cr_assert_eq(sb_campaign_load_stored(&r, "stored", c->normalized, c->hash, &ch), 0,

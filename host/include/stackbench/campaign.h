@@ -270,7 +270,7 @@ int sb_notify_run(const struct sb_campaign *c, const struct sb_notify_facts *f, 
 
 /* What changes when a stored campaign is run again elsewhere (sb_campaign_load_stored). */
 struct sb_campaign_change {
-	const char *device;   /* NULL: the stored devices; else this one device URI */
+	const char *device; /* NULL: the stored devices; else this one device URI */
 	/* each instrument the campaign has becomes the sim: one (an HBM2 card's: none, the
 	 * simulated card has no instruments; its thermal campaign is then refused) */
 	bool sim_instruments;
