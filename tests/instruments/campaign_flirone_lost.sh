@@ -29,8 +29,9 @@ lost=$(q "select count(*) from events where kind = 'instrument_lost'")
 	fail "a reconnect after each loss but the last: $(q "select kind, point_idx from events")"
 # each loss: the temperature source, the reason, and what was measured until then (writes in
 # the campaign's wo points, reads in its ro points: which point loses the camera depends on how
-# fast the model runs against the replay's frame rate)
-[ "$(q "select count(*) from events where kind = 'instrument_lost' and json_extract(data, '\$.source') = 'temperature' and json_extract(data, '\$.reason') like '%disconnected%' and json_extract(data, '\$.samples') >= 1 and json_extract(data, '\$.reads') + json_extract(data, '\$.writes') > 0")" -eq "$lost" ] ||
+# fast the model runs against the replay's frame rate; a loss at a point's first reading,
+# before its ports start, has measured nothing and is reconnected like the others)
+[ "$(q "select count(*) from events where kind = 'instrument_lost' and json_extract(data, '\$.source') = 'temperature' and json_extract(data, '\$.reason') like '%disconnected%' and ((json_extract(data, '\$.samples') >= 1 and json_extract(data, '\$.reads') + json_extract(data, '\$.writes') > 0) or (json_extract(data, '\$.samples') = 0 and json_extract(data, '\$.reads') + json_extract(data, '\$.writes') = 0))")" -eq "$lost" ] ||
 	fail "instrument_lost data: $(q "select data from events where kind = 'instrument_lost'")"
 q "select message from events where kind = 'instrument_lost'" | grep -q "the ports were stopped" ||
 	fail "the ports are stopped first"

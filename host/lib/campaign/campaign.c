@@ -997,8 +997,13 @@ static int start_point(struct worker *w, const struct sb_point_spec *spec,
 	w->nsamples = 0;
 	w->sample_err = 0;
 	if (w->nsources && !spec->stream) {
-		if ((e = take_sample(w, 0, &zero)) < 0)
-			return e;
+		if ((e = take_sample(w, 0, &zero)) < 0) {
+			/* Lost before the ports start: a loss like one mid-point (the caller
+			 * reconnects and runs the point again), with nothing measured. */
+			memset(&r->total, 0, sizeof(r->total));
+			w->sample_err = e;
+			return 0;
+		}
 		/* The meter's reading covers the time before the point: keep only V and A. */
 		w->samples[0].power_w = NAN;
 	}
