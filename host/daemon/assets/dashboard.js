@@ -290,9 +290,13 @@
   async function session() {
     try {
       const r = await fetch('api/session', { cache: 'no-store', credentials: 'same-origin' });
-      if (r.ok) st.session = await r.json();
+      if (r.ok) {
+        // Rendered at once, not at the next debounced render: whoever sees the session (a
+        // user, or a test waiting for it) sees the buttons it allows.
+        st.session = await r.json();
+        renderNow();
+      }
     } catch (e) { /* retried by refresh */ }
-    render();
     return st.session;
   }
   // POST an action; resolves to {status, body} (body: the daemon's JSON answer).
