@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,12 @@ static cJSON *recv_msg(void)
 	}
 }
 
-/* A command and its result (caller frees the whole message). */
-static cJSON *call(const char *method, cJSON *params, const char *session)
+/*
+ * A command and its result (caller frees the whole message). An error answer ends the probe,
+ * unless SOFT: then it is returned (the polls of a condition: an evaluation that meets the
+ * page navigating is answered "Inspected target navigated or closed", and is asked again).
+ */
+static cJSON *call_soft(const char *method, cJSON *params, const char *session, bool soft)
 {
 	cJSON *m = cJSON_CreateObject();
 	int id = next_id++;
@@ -120,7 +125,7 @@ static cJSON *call(const char *method, cJSON *params, const char *session)
 		cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
 
 		if (cJSON_IsNumber(rid) && (int)rid->valuedouble == id) {
-			if (cJSON_GetObjectItemCaseSensitive(r, "error")) {
+			if (!soft && cJSON_GetObjectItemCaseSensitive(r, "error")) {
 				char *t = cJSON_PrintUnformatted(r);
 
 				fprintf(stderr, "sb_cdp_probe: %s: %s\n", method, t ? t : "?");
@@ -132,15 +137,23 @@ static cJSON *call(const char *method, cJSON *params, const char *session)
 	}
 }
 
-/* Evaluate an expression in the page; returns the result's value (caller frees the message). */
-static cJSON *eval(const char *session, const char *expr, cJSON **msg)
+static cJSON *call(const char *method, cJSON *params, const char *session)
+{
+	return call_soft(method, params, session, false);
+}
+
+/*
+ * Evaluate an expression in the page; returns the result's value (caller frees the message).
+ * POLL: a condition polled until true (an error answer is "not yet": NULL).
+ */
+static cJSON *eval(const char *session, const char *expr, cJSON **msg, bool poll)
 {
 	cJSON *p = cJSON_CreateObject(), *res;
 
 	cJSON_AddStringToObject(p, "expression", expr);
 	cJSON_AddTrueToObject(p, "returnByValue");
 	cJSON_AddTrueToObject(p, "awaitPromise");
-	*msg = call("Runtime.evaluate", p, session);
+	*msg = call_soft("Runtime.evaluate", p, session, poll);
 	res = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(*msg, "result"),
 	                                       "result");
 	return cJSON_GetObjectItemCaseSensitive(res, "value");
@@ -232,7 +245,7 @@ int main(int argc, char **argv)
 		snprintf(until, sizeof(until),
 		         "location.href !== 'about:blank' && document.readyState === 'complete'");
 		for (double t_end = now() + timeout_s;; usleep(200000)) {
-			v = eval(session, until, &m);
+			v = eval(session, until, &m, true);
 			if (cJSON_IsTrue(v)) {
 				cJSON_Delete(m);
 				break;
@@ -255,14 +268,14 @@ int main(int argc, char **argv)
 		         argv[i + 1]);
 	}
 	for (double t_end = now() + timeout_s;;) {
-		v = eval(session, until, &m);
+		v = eval(session, until, &m, true);
 		if (cJSON_IsTrue(v)) {
 			cJSON_Delete(m);
 			break;
 		}
 		cJSON_Delete(m);
 		if (now() > t_end) {
-			v = eval(session, argv[i + 2], &m);
+			v = eval(session, argv[i + 2], &m, false);
 			fprintf(stderr, "sb_cdp_probe: '%s' not true within %.0f s; result: %s\n",
 			        argv[i + 1], timeout_s, cJSON_IsString(v) ? v->valuestring : "?");
 			cJSON_Delete(m);
@@ -273,7 +286,7 @@ int main(int argc, char **argv)
 	}
 	if (hold_s > 0)
 		usleep((useconds_t)(hold_s * 1e6));
-	v = eval(session, argv[i + 2], &m);
+	v = eval(session, argv[i + 2], &m, false);
 	if (cJSON_IsString(v))
 		printf("%s\n", v->valuestring);
 	else {

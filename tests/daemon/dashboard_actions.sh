@@ -105,6 +105,7 @@ cat >"$work/evil/index.html" <<EOF
 <form id=f method=POST action="$base/api/jobs/$a/cancel"></form>
 <script>document.getElementById('f').submit()</script>
 EOF
+: >"$work/evil.log"
 "$py" -u -m http.server --bind 127.0.0.1 --directory "$work/evil" 0 >"$work/evil.log" 2>&1 &
 epid=$!
 tries=0
