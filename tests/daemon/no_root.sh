@@ -31,7 +31,8 @@ start_as() {
 	else
 		set --
 	fi
-	served=$(grep -c 'serving' "$work/daemon.log" 2>/dev/null) || served=0
+	touch "$work/daemon.log"
+	served=$(grep -c 'serving' "$work/daemon.log") || served=0
 	setpriv --reuid=sbt_daemon --regid="$daemon_gid" --init-groups "$@" "$daemon" --foreground \
 		--socket /run/stackbench/stackbench.sock --state-dir "$work/state" --group "$lab" \
 		--http none --limit grace-s=2 >>"$work/daemon.log" 2>&1 &
