@@ -87,6 +87,9 @@ expect "bob's job at the end" "$(job_state "$bob_job")" running
 
 # Reports: bob's finished job's report is made as bob, from his database in his own folder
 # (0700: only he, and root, can read it); alice may not see it, bob may.
+# Four points (two sizes by two patterns: points 0..3) draw figures; a slow machine may have
+# stored fewer by now.
+wait_points "$work/bob/b.db" 4
 chmod 700 "$work/bob"
 as_bob "$exe" cancel "$bob_job" >/dev/null || fail "cancel"
 wait_job_state "$bob_job" cancelled
